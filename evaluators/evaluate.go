@@ -1,0 +1,184 @@
+package evaluators
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// Evaluate validates input and config against the catalogue entry of slug
+// and runs the evaluator. Input and config are decoded JSON objects (config
+// may be nil). Errors are *Error: KindUnknownEvaluator for an unknown slug,
+// KindInvalidInput for a bad request, KindInternal otherwise (a panic inside
+// an evaluator is recovered into KindInternal, with the stack in Err).
+func Evaluate(ctx context.Context, slug string, input, config map[string]any) (Result, error) {
+	d, ok := Lookup(slug)
+	if !ok {
+		return nil, &Error{Kind: KindUnknownEvaluator, Msg: fmt.Sprintf("unknown evaluator %q", slug)}
+	}
+	req, err := d.NewRequest(input, config)
+	if err != nil {
+		return nil, err
+	}
+	return d.Run(ctx, req)
+}
+
+// Run runs the evaluator on a request already validated by NewRequest.
+func (d *Definition) Run(ctx context.Context, req Request) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = nil
+			err = &Error{Kind: KindInternal, Msg: "internal error", Err: fmt.Errorf("evaluator %s panicked: %v\n%s", d.Slug, p, debug.Stack())}
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Kind: KindInternal, Msg: "evaluation cancelled", Err: err}
+	}
+	return d.run(ctx, req)
+}
+
+// NewRequest validates input and config against the definition: every
+// required input present and a string, no unknown config field, config
+// values of the right type and range. Defaults fill absent config fields.
+func (d *Definition) NewRequest(input, config map[string]any) (Request, error) {
+	req := Request{Input: make(map[string]string, len(d.Inputs)), Config: make(map[string]any, len(d.Config))}
+	for _, f := range d.Inputs {
+		v, ok := input[f.Name]
+		if !ok || v == nil {
+			if f.Required {
+				return Request{}, invalidf("input."+f.Name, "input.%s is required", f.Name)
+			}
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return Request{}, invalidf("input."+f.Name, "input.%s must be a string, got %s", f.Name, jsonTypeName(v))
+		}
+		req.Input[f.Name] = s
+	}
+	for name, v := range config {
+		f, ok := d.ConfigField(name)
+		if !ok {
+			return Request{}, invalidf("config."+name, "config.%s is not a config field of %s%s", name, d.Slug, knownFields(d.Config))
+		}
+		if v == nil {
+			continue
+		}
+		cv, err := checkConfigValue(f, v)
+		if err != nil {
+			return Request{}, err
+		}
+		req.Config[name] = cv
+	}
+	for _, f := range d.Config {
+		if _, ok := req.Config[f.Name]; !ok && f.Default != nil {
+			req.Config[f.Name] = f.Default
+		}
+	}
+	return req, nil
+}
+
+func checkConfigValue(f Field, v any) (any, error) {
+	field := "config." + f.Name
+	switch f.Type {
+	case TypeNumber, TypeInteger:
+		n, ok := v.(float64)
+		if !ok {
+			if i, isInt := v.(int); isInt {
+				n, ok = float64(i), true
+			}
+		}
+		if !ok || math.IsNaN(n) || math.IsInf(n, 0) {
+			return nil, invalidf(field, "%s must be a number, got %s", field, jsonTypeName(v))
+		}
+		if (f.Min != nil && n < *f.Min) || (f.Max != nil && n > *f.Max) {
+			return nil, invalidf(field, "%s must be between %g and %g, got %g", field, *f.Min, *f.Max, n)
+		}
+		return n, nil
+	case TypeBoolean:
+		b, ok := v.(bool)
+		if !ok {
+			return nil, invalidf(field, "%s must be a boolean, got %s", field, jsonTypeName(v))
+		}
+		return b, nil
+	default:
+		s, ok := v.(string)
+		if !ok {
+			return nil, invalidf(field, "%s must be a string, got %s", field, jsonTypeName(v))
+		}
+		return s, nil
+	}
+}
+
+func knownFields(fs []Field) string {
+	if len(fs) == 0 {
+		return " (it takes no config)"
+	}
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	sort.Strings(names)
+	return " (known: " + strings.Join(names, ", ") + ")"
+}
+
+// jsonTypeName names the JSON type of a decoded JSON value.
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case float64, int, int64:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+// ScoreOf returns the value and label of a result's score field, as the
+// processor records them on a span event: numbers as themselves, booleans
+// as 1 or 0 with label "true" or "false", "safe"/"unsafe" enums as 1 or 0
+// with the enum value as label.
+func (d *Definition) ScoreOf(r Result) (value float64, label string) {
+	switch v := r[d.Score].(type) {
+	case float64:
+		return v, ""
+	case int:
+		return float64(v), ""
+	case bool:
+		if v {
+			return 1, "true"
+		}
+		return 0, "false"
+	case string:
+		if v == SafeLabel {
+			return 1, v
+		}
+		return 0, v
+	}
+	return 0, ""
+}
+
+// The values of the is_safe and has_injection fields.
+const (
+	SafeLabel   = "safe"
+	UnsafeLabel = "unsafe"
+)
+
+// safety returns "safe" or "unsafe".
+func safety(unsafe bool) string {
+	if unsafe {
+		return UnsafeLabel
+	}
+	return SafeLabel
+}

@@ -1,0 +1,24 @@
+package evaluators
+
+import "context"
+
+var placeholderRegex = Definition{
+	Slug:        "placeholder-regex",
+	Category:    CategoryFormatting,
+	Description: "Validates the text against a regex given in the input (Python re syntax).",
+	Inputs: []Field{
+		textInput("placeholder_value", "Pattern", "The regex pattern, in Python re syntax."),
+		textInput("text", "Text", "The text to search."),
+	},
+	Config:  regexFlags(),
+	Outputs: []Field{boolOutput("is_valid_regex", "Is valid", "Whether (the pattern is found in the text) == should_match.")},
+	Side:    SideOutput,
+	Score:   "is_valid_regex",
+	PassDoc: "is_valid_regex == true",
+	run:     runPlaceholderRegex,
+	pass:    passWhenTrue("is_valid_regex"),
+}
+
+func runPlaceholderRegex(ctx context.Context, req Request) (Result, error) {
+	return nil, errNotImplemented
+}
