@@ -19,6 +19,10 @@ const (
 	KindInternal
 )
 
+// ErrPanic is wrapped by the KindInternal error of an evaluator that
+// panicked (Definition.Run recovers it).
+var ErrPanic = errors.New("evaluator panicked")
+
 // Error is the error type Evaluate returns.
 type Error struct {
 	Kind ErrorKind

@@ -31,7 +31,7 @@ func (d *Definition) Run(ctx context.Context, req Request) (res Result, err erro
 	defer func() {
 		if p := recover(); p != nil {
 			res = nil
-			err = &Error{Kind: KindInternal, Msg: "internal error", Err: fmt.Errorf("evaluator %s panicked: %v\n%s", d.Slug, p, debug.Stack())}
+			err = &Error{Kind: KindInternal, Msg: "internal error", Err: fmt.Errorf("%w: evaluator %s: %v\n%s", ErrPanic, d.Slug, p, debug.Stack())}
 		}
 	}()
 	if err := ctx.Err(); err != nil {

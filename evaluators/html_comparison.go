@@ -1,6 +1,10 @@
 package evaluators
 
-import "context"
+import (
+	"context"
+
+	"github.com/evalcol/evalcol/evaluators/internal/htmlsim"
+)
 
 var htmlComparison = Definition{
 	Slug:        "html-comparison",
@@ -18,6 +22,12 @@ var htmlComparison = Definition{
 	pass:    passWhenAtLeastHalf("similarity_score"),
 }
 
-func runHTMLComparison(ctx context.Context, req Request) (Result, error) {
-	return nil, errNotImplemented
+// runHTMLComparison scores the two documents with htmlsim: a weighted mean
+// of tag-tree (pq-gram), attribute and visible-text similarity.
+func runHTMLComparison(_ context.Context, req Request) (Result, error) {
+	sim, err := htmlsim.Compare(req.Text("html1"), req.Text("html2"))
+	if err != nil {
+		return nil, &Error{Kind: KindInternal, Msg: "html comparison failed", Err: err}
+	}
+	return Result{"similarity_score": sim.Score}, nil
 }

@@ -3,7 +3,6 @@ package evaluators
 import (
 	"context"
 	"encoding/json"
-
 	"math"
 )
 
@@ -40,11 +39,12 @@ func runPerplexity(_ context.Context, req Request) (Result, error) {
 }
 
 // parseLogprobs decodes a JSON array of numbers or of {"token","logprob"}
-// objects. Every value must be a finite number.
+// objects. Every value must be a finite number no greater than 0 (a log
+// probability); null is not a number.
 func parseLogprobs(s string) ([]float64, error) {
 	const field = "input.logprobs"
 	var raw []json.RawMessage
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+	if err := json.Unmarshal([]byte(s), &raw); err != nil || raw == nil {
 		return nil, invalidf(field, "%s must be a JSON array of numbers or of {\"token\", \"logprob\"} objects serialized into a string", field)
 	}
 	if len(raw) == 0 {
@@ -52,20 +52,25 @@ func parseLogprobs(s string) ([]float64, error) {
 	}
 	out := make([]float64, len(raw))
 	for i, r := range raw {
-		var f float64
-		if err := json.Unmarshal(r, &f); err != nil {
+		// Decoding into a pointer leaves it nil for null, which
+		// json.Unmarshal would otherwise accept as 0.
+		var f *float64
+		if err := json.Unmarshal(r, &f); err != nil || f == nil {
 			var obj struct {
 				Logprob *float64 `json:"logprob"`
 			}
 			if err := json.Unmarshal(r, &obj); err != nil || obj.Logprob == nil {
 				return nil, invalidf(field, "%s[%d] must be a number or an object with a numeric \"logprob\"", field, i)
 			}
-			f = *obj.Logprob
+			f = obj.Logprob
 		}
-		if math.IsNaN(f) || math.IsInf(f, 0) {
+		if math.IsNaN(*f) || math.IsInf(*f, 0) {
 			return nil, invalidf(field, "%s[%d] is not a finite number", field, i)
 		}
-		out[i] = f
+		if *f > 0 {
+			return nil, invalidf(field, "%s[%d] is %g, but a log probability is at most 0", field, i, *f)
+		}
+		out[i] = *f
 	}
 	return out, nil
 }

@@ -19,6 +19,6 @@ var placeholderRegex = Definition{
 	pass:    passWhenTrue("is_valid_regex"),
 }
 
-func runPlaceholderRegex(ctx context.Context, req Request) (Result, error) {
-	return nil, errNotImplemented
+func runPlaceholderRegex(_ context.Context, req Request) (Result, error) {
+	return matchRegex(req, "input.placeholder_value", req.Text("placeholder_value"))
 }
