@@ -1,6 +1,11 @@
 package evaluators
 
-import "context"
+import (
+	"context"
+	"fmt"
+
+	"github.com/evalcol/evalcol/evaluators/internal/profanity"
+)
 
 var profanityDetector = Definition{
 	Slug:        "profanity-detector",
@@ -15,6 +20,13 @@ var profanityDetector = Definition{
 	pass:        passWhenFalse("has_profanity"),
 }
 
-func runProfanity(ctx context.Context, req Request) (Result, error) {
-	return nil, errNotImplemented
+// runProfanity flags the text when the profanity score exceeds 0.5
+// (profanity-check's own rule): a whole-token lexicon match, or the
+// profanity-check probability of the text or of its normalised variants.
+func runProfanity(_ context.Context, req Request) (Result, error) {
+	d, err := profanity.Default()
+	if err != nil {
+		return nil, &Error{Kind: KindInternal, Msg: "profanity model unavailable", Err: fmt.Errorf("profanity-detector: %w", err)}
+	}
+	return Result{"has_profanity": d.HasProfanity(req.Text("text"))}, nil
 }

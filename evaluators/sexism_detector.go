@@ -1,6 +1,13 @@
 package evaluators
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
+	"github.com/evalcol/evalcol/evaluators/internal/textclass/models"
+)
 
 var sexismDetector = Definition{
 	Slug:        "sexism-detector",
@@ -16,6 +23,16 @@ var sexismDetector = Definition{
 	pass:        passWhenSafe("is_safe"),
 }
 
-func runSexism(ctx context.Context, req Request) (Result, error) {
-	return nil, errNotImplemented
+// sexismModel is the classifier trained on EDOS (see
+// evaluators/internal/train), loaded once. Its Platt calibration is
+// shifted so that 0.5 is the macro-F1 operating point found on
+// out-of-fold scores of EDOS train.
+var sexismModel = sync.OnceValues(func() (*textclass.Model, error) { return models.Load("sexism") })
+
+func runSexism(_ context.Context, req Request) (Result, error) {
+	m, err := sexismModel()
+	if err != nil {
+		return nil, &Error{Kind: KindInternal, Msg: "sexism model unavailable", Err: fmt.Errorf("sexism-detector: %w", err)}
+	}
+	return Result{"is_safe": safety(m.Probability(req.Text("text")) > req.Float("threshold"))}, nil
 }

@@ -1,0 +1,117 @@
+// Package profanity detects profanity. It combines a Go port of the
+// profanity-check 1.0.3 classifier (MIT, Copyright (c) 2018 Victor Zhou;
+// see data/NOTICE), scored on the text as given and on normalised variants
+// of it (accents removed, leetspeak, spacing and repeated letters folded),
+// with an exact-token lexicon built from the Surge AI and LDNOOBW word
+// lists. Lexicon entries match whole normalised tokens only, so
+// Scunthorpe-style words ("assassin", "cocktail", "grape") do not match.
+package profanity
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
+)
+
+//go:embed data/profanity-check.bin
+var checkWeights []byte
+
+//go:embed data/lexicon.txt
+var lexiconText string
+
+//go:embed data/slurs.txt
+var slursText string
+
+// Detector scores texts for profanity. It is safe for concurrent use.
+type Detector struct {
+	check   *checkModel
+	lexicon *lexicon
+	slurs   *lexicon
+}
+
+// Default returns the detector built from the embedded model and lexicon,
+// loaded once.
+var Default = sync.OnceValues(func() (*Detector, error) {
+	m, err := loadCheckModel(checkWeights)
+	if err != nil {
+		return nil, fmt.Errorf("load embedded profanity model: %w", err)
+	}
+	return &Detector{check: m, lexicon: newLexicon(lexiconText), slurs: newLexicon(slursText)}, nil
+})
+
+// CheckProbability is profanity-check's own probability for text, exactly
+// as the Python package computes it (no normalisation, no lexicon).
+func (d *Detector) CheckProbability(text string) float64 {
+	return d.check.probability(text)
+}
+
+// Score returns the profanity score of text in 0..1: 1 when a lexicon
+// entry matches a whole normalised token or token sequence (see
+// lexicon.matches, matchesMasked, matchesSpaced), else the largest
+// profanity-check probability over the text as given, its folded form
+// (textclass.Fold) and its folded form with runs of three or more equal
+// letters cut to one ("fuuuck" → "fuck", where Fold gives "fuuck").
+func (d *Detector) Score(text string) float64 {
+	normalised := textclass.Normalize(text)
+	folded := textclass.Fold(normalised)
+	if d.lexicon.matches(folded) || d.lexicon.matchesMasked(normalised) || d.lexicon.matchesSpaced(normalised) {
+		return 1
+	}
+	p := d.check.probability(text)
+	for _, v := range [...]string{folded, textclass.Fold(cutLongRuns(normalised))} {
+		if v == text {
+			continue
+		}
+		p = max(p, d.check.probability(v))
+	}
+	return p
+}
+
+// HasSlur reports whether text holds a racial, ethnic or severe
+// sexual-orientation/gender slur of the Surge AI list, as a whole
+// normalised token (leetspeak, spacing and repeats folded).
+func (d *Detector) HasSlur(text string) bool {
+	return d.slurs.matches(textclass.Fold(text)) || d.slurs.matchesMasked(textclass.Normalize(text))
+}
+
+// HasProfanity reports whether Score(text) > 0.5, profanity-check's own
+// decision rule.
+func (d *Detector) HasProfanity(text string) bool { return d.Score(text) > 0.5 }
+
+// cutLongRuns cuts every run of three or more equal ASCII letters to one
+// letter, leaving double letters ("all", "see") alone.
+func cutLongRuns(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if c := s[i]; c >= 'a' && c <= 'z' && j-i >= 3 {
+			b.WriteByte(c)
+		} else {
+			b.WriteString(s[i:j])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// collapseRepeats cuts every run of equal ASCII letters to one letter
+// ("fuuck" → "fuck", "shiit" → "shit").
+func collapseRepeats(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i > 0 && c == s[i-1] && c >= 'a' && c <= 'z' {
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
+)
+
+// Suite of the toxicity detector: the Davidson et al. rows held out from
+// training (20%, textclass.InHoldout("davidson-v1:"+id, 20), the split of
+// `go run ./evaluators/internal/train toxicity`), and the false-positive
+// rate on the benign NotInject prompts (ordinary, non-tweet text).
+
+// davidsonRow is one row of toxicity/davidson.jsonl.
+type davidsonRow struct {
+	ID    any    `json:"id"`
+	Text  string `json:"text"`
+	Label bool   `json:"label"`
+}
+
+func toxicitySuite(dataDir string) ([]Report, error) {
+	rows, err := readJSONL[davidsonRow](dataDir, "toxicity/davidson.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	var texts []string
+	var labels []bool
+	for _, r := range rows {
+		if textclass.InHoldout(fmt.Sprint("davidson-v1:", r.ID), 20) {
+			texts = append(texts, r.Text)
+			labels = append(labels, r.Label)
+		}
+	}
+	r, err := classifierReport("toxicity-detector", texts, labels)
+	if err != nil {
+		return nil, err
+	}
+	r.Dataset = "toxicity/davidson.jsonl"
+	r.Split = `held-out 20% (FNV-1a("davidson-v1:"+id) mod 100 < 20), not trained on`
+	r.Target = "roc_auc >= 0.95"
+	r.Notes = "tweets; offensive+hate = positive (83%); AUC from the probability recovered by bisecting config.threshold"
+	benign, err := readJSONL[davidsonRow](dataDir, "injection/notinject.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	texts, labels = nil, nil
+	for _, b := range benign {
+		texts = append(texts, b.Text)
+		labels = append(labels, false)
+	}
+	fp, err := classifierReport("toxicity-detector", texts, labels)
+	if err != nil {
+		return nil, err
+	}
+	delete(fp.Metrics, "roc_auc") // one class only
+	fp.Dataset = "injection/notinject.jsonl"
+	fp.Split = "all (benign prompts, never trained on)"
+	fp.Target = "low fpr on ordinary prompts"
+	fp.Notes = "false-positive rate on non-tweet text (English, Chinese, Russian prompts)"
+	return []Report{r, fp}, nil
+}
+
+// classifierReport runs a thresholded classifier (output is_safe, config
+// threshold) on texts through evaluators.Evaluate: P/R/F1 at the default
+// threshold 0.5, and ROC AUC of the probability, which it recovers per
+// text by bisecting config.threshold (the largest threshold that still
+// flags the text) to 2^-20.
+func classifierReport(slug string, texts []string, labels []bool) (Report, error) {
+	ctx := context.Background()
+	unsafe := func(text string, threshold any) (bool, error) {
+		var cfg map[string]any
+		if threshold != nil {
+			cfg = map[string]any{"threshold": threshold}
+		}
+		res, err := evaluators.Evaluate(ctx, slug, map[string]any{"text": text}, cfg)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", slug, err)
+		}
+		return res["is_safe"] == evaluators.UnsafeLabel, nil
+	}
+	pred := make([]bool, len(texts))
+	scores := make([]float64, len(texts))
+	var elapsed time.Duration
+	for i, t := range texts {
+		start := time.Now()
+		u, err := unsafe(t, nil)
+		elapsed += time.Since(start)
+		if err != nil {
+			return Report{}, err
+		}
+		pred[i] = u
+		lo, hi := 0.0, 1.0 // flagged at lo, not at hi
+		for range 20 {
+			mid := (lo + hi) / 2
+			u, err := unsafe(t, mid)
+			if err != nil {
+				return Report{}, err
+			}
+			if u {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		scores[i] = lo
+	}
+	m := binaryMetrics(pred, labels)
+	m["roc_auc"] = rocAUC(scores, labels)
+	return Report{
+		Slug: slug, N: len(texts), Metrics: m, Threshold: "0.5 (default)",
+		PerCall: elapsed / time.Duration(max(len(texts), 1)),
+	}, nil
+}

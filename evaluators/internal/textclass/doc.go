@@ -1,0 +1,10 @@
+// Package textclass is the small text classifier shared by the trained
+// evaluators (toxicity, sexism, prompt injection): logistic regression over
+// signed, hashed word and character n-grams of normalised text, with a
+// Platt-scaled (calibrated) probability.
+//
+// Training (Train) is deterministic: the same texts, labels and options give
+// the same model bytes (MarshalBinary) on every run. Scoring (Probability)
+// hashes n-grams with FNV-1a over byte ranges of a pooled normalisation
+// buffer, so it does not allocate per call once warm.
+package textclass

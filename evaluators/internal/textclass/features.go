@@ -1,0 +1,143 @@
+package textclass
+
+import (
+	"fmt"
+	"math"
+)
+
+// Features are the options of feature extraction: hashed word n-grams
+// (1..WordNgrams) and character n-grams (CharMinN..CharMaxN bytes, over the
+// normalised text with a space before and after) of the normalised text,
+// each hashed with FNV-1a into 2^HashBits signed buckets.
+type Features struct {
+	// WordNgrams is the longest word n-gram (0: no word features).
+	WordNgrams int
+	// CharMinN and CharMaxN bound the character n-grams (CharMaxN 0: none).
+	CharMinN, CharMaxN int
+	// HashBits is log2 of the number of buckets (1..26).
+	HashBits int
+	// Norm selects the optional folding steps of normalisation.
+	Norm NormOptions
+}
+
+// DefaultFeatures are word uni- and bigrams and character 2- to 5-grams in
+// 2^20 buckets.
+func DefaultFeatures() Features {
+	return Features{WordNgrams: 2, CharMinN: 2, CharMaxN: 5, HashBits: 20}
+}
+
+// maxWordNgrams bounds WordNgrams so the rolling window fits on the stack.
+const maxWordNgrams = 8
+
+func (f Features) validate() error {
+	switch {
+	case f.HashBits < 1 || f.HashBits > 26:
+		return fmt.Errorf("features: HashBits %d outside 1..26", f.HashBits)
+	case f.WordNgrams < 0 || f.WordNgrams > maxWordNgrams:
+		return fmt.Errorf("features: WordNgrams %d outside 0..%d", f.WordNgrams, maxWordNgrams)
+	case f.CharMaxN < 0 || f.CharMaxN > 16:
+		return fmt.Errorf("features: CharMaxN %d outside 0..16", f.CharMaxN)
+	case f.CharMaxN > 0 && (f.CharMinN < 1 || f.CharMinN > f.CharMaxN):
+		return fmt.Errorf("features: CharMinN %d outside 1..CharMaxN (%d)", f.CharMinN, f.CharMaxN)
+	case f.WordNgrams == 0 && f.CharMaxN == 0:
+		return fmt.Errorf("features: no word or character n-grams selected")
+	}
+	return nil
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnv1a hashes b with FNV-1a from seed h.
+func fnv1a(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime
+	}
+	return h
+}
+
+// mix is a 64-bit finaliser (splitmix64) that spreads FNV hashes over all
+// bits before bucketing.
+func mix(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
+	return h
+}
+
+// feature is a hashed feature: bucket index and sign (+1 or -1) packed as
+// index<<1 | signBit.
+type feature = uint32
+
+// visit calls fn for every hashed feature of normalised text b (which has no
+// leading or trailing space). It does not allocate.
+func (f Features) visit(b []byte, fn func(feature)) {
+	shift := 64 - uint(f.HashBits)
+	emit := func(h uint64) {
+		h = mix(h)
+		fn(feature(h>>shift)<<1 | feature(h&1))
+	}
+	if f.WordNgrams > 0 {
+		var window [maxWordNgrams]uint64 // hashes of the last words, newest last
+		filled := 0
+		for i := 0; i < len(b); {
+			if !isWordByte(b[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(b) && isWordByte(b[j]) {
+				j++
+			}
+			h := fnv1a(fnvOffset, b[i:j])
+			i = j
+			copy(window[:], window[1:])
+			window[maxWordNgrams-1] = h
+			if filled < maxWordNgrams {
+				filled++
+			}
+			// n-gram of the last n words, n = 1..WordNgrams.
+			acc := uint64(0x77)
+			for n := 1; n <= f.WordNgrams && n <= filled; n++ {
+				acc = (acc^window[maxWordNgrams-n])*fnvPrime + uint64(n)
+				emit(acc)
+			}
+		}
+	}
+	if f.CharMaxN > 0 {
+		// Character n-grams of " " + b + " ", by byte.
+		n := len(b) + 2
+		at := func(i int) byte {
+			if i == 0 || i == n-1 {
+				return ' '
+			}
+			return b[i-1]
+		}
+		for i := 0; i < n; i++ {
+			h := uint64(fnvOffset) ^ 0x5bd1e995 // separate from word hashes
+			for k := 0; k < f.CharMaxN && i+k < n; k++ {
+				h ^= uint64(at(i + k))
+				h *= fnvPrime
+				if k+1 >= f.CharMinN {
+					emit(h + uint64(k))
+				}
+			}
+		}
+	}
+}
+
+// collect returns the features of normalised text b and the scale
+// 1/sqrt(count) every feature value is multiplied by.
+func (f Features) collect(b []byte, dst []feature) ([]feature, float64) {
+	dst = dst[:0]
+	f.visit(b, func(x feature) { dst = append(dst, x) })
+	if len(dst) == 0 {
+		return dst, 0
+	}
+	return dst, 1 / math.Sqrt(float64(len(dst)))
+}
