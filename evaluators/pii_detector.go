@@ -1,6 +1,10 @@
 package evaluators
 
-import "context"
+import (
+	"context"
+
+	"github.com/evalcol/evalcol/evaluators/internal/pii"
+)
 
 var piiDetector = Definition{
 	Slug:        "pii-detector",
@@ -20,6 +24,8 @@ var piiDetector = Definition{
 	pass:    passWhenFalse("has_pii"),
 }
 
-func runPII(ctx context.Context, req Request) (Result, error) {
-	return nil, errNotImplemented
+// runPII runs the recognizers of package pii and reports whether any
+// entity scores at least the probability threshold.
+func runPII(_ context.Context, req Request) (Result, error) {
+	return Result{"has_pii": pii.HasPII(req.Text("text"), req.Float("probability_threshold"))}, nil
 }

@@ -1,6 +1,10 @@
 package evaluators
 
-import "context"
+import (
+	"context"
+
+	"github.com/evalcol/evalcol/evaluators/internal/secrets"
+)
 
 var secretsDetector = Definition{
 	Slug:        "secrets-detector",
@@ -15,6 +19,12 @@ var secretsDetector = Definition{
 	pass:        passWhenFalse("has_secret"),
 }
 
-func runSecrets(ctx context.Context, req Request) (Result, error) {
-	return nil, errNotImplemented
+// runSecrets runs gitleaks' default rules and the keyword and entropy
+// detectors of package secrets.
+func runSecrets(_ context.Context, req Request) (Result, error) {
+	has, err := secrets.Has(req.Text("text"))
+	if err != nil {
+		return nil, &Error{Kind: KindInternal, Msg: "secrets detector unavailable", Err: err}
+	}
+	return Result{"has_secret": has}, nil
 }

@@ -1,0 +1,277 @@
+// Package pii finds personal data in text with a Presidio-shaped registry of
+// recognizers: one recognizer per entity type, each with patterns that carry
+// a base score, context words that raise the score when they appear shortly
+// before a match, and validators (Luhn, mod-97, checksums, range rules) that
+// move the score to 1.0 or drop the match. README.md lists every recognizer
+// with its scores.
+//
+// Everything is compiled once at package init; Analyze is safe for
+// concurrent use.
+package pii
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The entity types the recognizers report.
+const (
+	Email       = "EMAIL_ADDRESS"
+	Phone       = "PHONE_NUMBER"
+	CreditCard  = "CREDIT_CARD"
+	IBAN        = "IBAN_CODE"
+	USSSN       = "US_SSN"
+	USITIN      = "US_ITIN"
+	USPassport  = "US_PASSPORT"
+	USDriver    = "US_DRIVER_LICENSE"
+	IPAddress   = "IP_ADDRESS"
+	MACAddress  = "MAC_ADDRESS"
+	URL         = "URL"
+	Crypto      = "CRYPTO"
+	DateOfBirth = "DATE_OF_BIRTH"
+	Person      = "PERSON"
+)
+
+// DefaultThreshold is the default probability threshold of the evaluator,
+// as Presidio's score threshold.
+const DefaultThreshold = 0.7
+
+// Entity is one recognised span: its type, its byte offsets in the text
+// (end-exclusive) and its score in 0..1.
+type Entity struct {
+	Type       string
+	Start, End int
+	Score      float64
+}
+
+// Context enhancement, as Presidio's LemmaContextAwareEnhancer.
+const (
+	contextBoost      = 0.35 // added to a score when a context word precedes the match
+	minContextScore   = 0.4  // floor of a score raised by context
+	contextWindow     = 5    // words before the match searched for context
+	maxScore          = 1.0
+	minPrefixMatchLen = 5 // context words this long also match as a prefix ("phone" ~ "phones")
+)
+
+// candidate is a match proposed by a recognizer before context enhancement.
+type candidate struct {
+	start, end int
+	score      float64
+}
+
+// recognizer finds one entity type.
+type recognizer struct {
+	entity string
+	// context lists lower-case words that raise the score when found among
+	// the contextWindow words before a match.
+	context []string
+	// applies is a cheap check on the whole text; when it returns false the
+	// recognizer is skipped.
+	applies func(text string) bool
+	// find returns the candidates in text.
+	find func(text string) []candidate
+}
+
+// registry is every recognizer, built once.
+var registry = []recognizer{
+	emailRecognizer(),
+	phoneRecognizer(),
+	creditCardRecognizer(),
+	ibanRecognizer(),
+	ssnRecognizer(),
+	itinRecognizer(),
+	passportRecognizer(),
+	driverLicenseRecognizer(),
+	ipRecognizer(),
+	macRecognizer(),
+	urlRecognizer(),
+	cryptoRecognizer(),
+	dateOfBirthRecognizer(),
+	personRecognizer(),
+}
+
+// Analyze runs every recognizer on text and returns the entities found with
+// a score above 0, sorted by start offset. Overlapping entities of the same
+// type are merged into the highest-scoring one; entities of different types
+// may overlap (as in Presidio, the caller filters by score).
+func Analyze(text string) []Entity {
+	var out []Entity
+	for i := range registry {
+		r := &registry[i]
+		if r.applies != nil && !r.applies(text) {
+			continue
+		}
+		for _, c := range r.find(text) {
+			score := c.score
+			if score < maxScore && len(r.context) > 0 && hasContext(text, c.start, r.context) {
+				score = min(max(score+contextBoost, minContextScore), maxScore)
+			}
+			if score > 0 {
+				out = append(out, Entity{Type: r.entity, Start: c.start, End: c.end, Score: score})
+			}
+		}
+	}
+	return dedupe(out)
+}
+
+// HasPII reports whether text holds an entity scored at least threshold.
+func HasPII(text string, threshold float64) bool {
+	for _, e := range Analyze(text) {
+		if e.Score >= threshold {
+			return true
+		}
+	}
+	return false
+}
+
+// dedupe sorts entities by start and keeps, among overlapping entities of
+// one type, the highest score (the longest on a tie).
+func dedupe(es []Entity) []Entity {
+	if len(es) < 2 {
+		return es
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].Start != es[j].Start {
+			return es[i].Start < es[j].Start
+		}
+		return es[i].Type < es[j].Type
+	})
+	out := es[:0]
+	for _, e := range es {
+		merged := false
+		for k := range out {
+			o := &out[k]
+			if o.Type != e.Type || e.Start >= o.End || o.Start >= e.End {
+				continue
+			}
+			if e.Score > o.Score || (e.Score == o.Score && e.End-e.Start > o.End-o.Start) {
+				*o = e
+			}
+			merged = true
+			break
+		}
+		if !merged {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// hasContext reports whether one of words is among the contextWindow words
+// before offset start. Words are runs of letters, digits, '#' and inner
+// apostrophes, compared lower-cased; a context word of minPrefixMatchLen
+// bytes or more also matches as a prefix of a text word.
+func hasContext(text string, start int, words []string) bool {
+	i := start
+	for n := 0; n < contextWindow && i > 0; n++ {
+		// Skip separators backwards.
+		for i > 0 {
+			r, size := utf8.DecodeLastRuneInString(text[:i])
+			if isContextRune(r) {
+				break
+			}
+			i -= size
+		}
+		end := i
+		for i > 0 {
+			r, size := utf8.DecodeLastRuneInString(text[:i])
+			if !isContextRune(r) && !(r == '\'' && i < end && i-size > 0) {
+				break
+			}
+			i -= size
+		}
+		if i == end {
+			return false
+		}
+		if matchesContext(strings.ToLower(strings.Trim(text[i:end], "'")), words) {
+			return true
+		}
+	}
+	return false
+}
+
+func isContextRune(r rune) bool {
+	return r == '#' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func matchesContext(word string, words []string) bool {
+	for _, w := range words {
+		if word == w || (len(w) >= minPrefixMatchLen && strings.HasPrefix(word, w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Cheap prefilters.
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+// hasDigitRun reports whether s holds n ASCII digits in a row.
+func hasDigitRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			run++
+			if run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// hasAlnumRun reports whether s holds n ASCII letters or digits in a row,
+// at least one of them a digit.
+func hasAlnumRun(s string, n int) bool {
+	run, digit := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			run++
+			digit = true
+		case (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
+			run++
+		default:
+			run, digit = 0, false
+		}
+		if run >= n && digit {
+			return true
+		}
+	}
+	return false
+}
+
+// countDigits counts the ASCII digits of s.
+func countDigits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// digitsOf returns the ASCII digits of s.
+func digitsOf(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// isWordByte reports whether b is an ASCII letter or digit (or a byte of a
+// multi-byte rune, treated as a letter).
+func isWordByte(b byte) bool {
+	return b >= 0x80 || (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')
+}
