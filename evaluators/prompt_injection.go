@@ -1,6 +1,10 @@
 package evaluators
 
-import "context"
+import (
+	"context"
+
+	"github.com/evalcol/evalcol/evaluators/internal/injection"
+)
 
 var promptInjection = Definition{
 	Slug:        "prompt-injection",
@@ -16,6 +20,15 @@ var promptInjection = Definition{
 	pass:        passWhenSafe("has_injection"),
 }
 
-func runPromptInjection(ctx context.Context, req Request) (Result, error) {
-	return nil, errNotImplemented
+// runPromptInjection flags the prompt when the injection probability (rules
+// for chat-template markers, override phrases in nine languages and hidden
+// or base64-encoded instructions, combined with a trained model scored over
+// sliding windows; see injection.Score) is above the threshold.
+func runPromptInjection(_ context.Context, req Request) (Result, error) {
+	det, err := injection.Default()
+	if err != nil {
+		return nil, &Error{Kind: KindInternal, Msg: "prompt-injection model unavailable", Err: err}
+	}
+	p := det.Score(req.Text("prompt")).Probability
+	return Result{"has_injection": safety(p > req.Float("threshold"))}, nil
 }

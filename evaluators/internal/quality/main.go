@@ -24,7 +24,20 @@ type suite struct {
 
 // suites lists every quality suite, in catalogue order. Each suite_*.go
 // file contributes one entry.
-var suites = []suite{}
+var suites = []suite{
+	{"profanity-detector", profanitySuite},
+	{"toxicity-detector", toxicitySuite},
+	{"sexism-detector", sexismSuite},
+	{"prompt-injection", injectionSuite},
+	{"uncertainty-detector", judgeUncertainty},
+	{"faithfulness", judgeFaithfulness},
+	{"answer-correctness", judgeAnswerCorrectness},
+	{"answer-relevancy", judgeAnswerRelevancy},
+	{"semantic-similarity", judgeSemanticSimilarity},
+	{"conversation-quality", judgeConversationQuality},
+	{"pii-detector", piiQuality},
+	{"secrets-detector", secretsQuality},
+}
 
 func main() {
 	dataDir := flag.String("data", "../shared/data", "folder of the shared labelled datasets")

@@ -33,6 +33,7 @@ var trainers = []trainer{
 	{"profanity", trainProfanity},
 	{"toxicity", trainToxicity},
 	{"sexism", trainSexism},
+	{"injection", trainInjection},
 }
 
 func main() {

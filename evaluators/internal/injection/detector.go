@@ -1,0 +1,131 @@
+package injection
+
+import (
+	"strings"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
+)
+
+// Score is the verdict on one text.
+type Score struct {
+	// Probability combines the rule and model evidence in 0..1:
+	// 1 − (1 − Rule.Score)(1 − Model), a noisy-OR, so either a strong rule
+	// or a confident model flags the text, and both together push it
+	// towards 1.
+	Probability float64
+	// Model is the model's highest window probability, moved to the
+	// detector's operating point (see ModelOperatingPoint).
+	Model float64
+	// Rule is the strongest rule that matched (zero when none did).
+	Rule Finding
+}
+
+// Detector scores texts for prompt injection with the rules and a trained
+// text model. It is safe for concurrent use.
+type Detector struct {
+	model *textclass.Model
+}
+
+// NewDetector returns a detector that uses model for the statistical part.
+func NewDetector(model *textclass.Model) *Detector { return &Detector{model: model} }
+
+// Score returns the rule finding, the model probability and their
+// combination for text.
+func (d *Detector) Score(text string) Score {
+	rule := MatchRules(text)
+	m := d.ModelProbability(text)
+	// max guards against rounding below either part.
+	p := max(1-(1-rule.Score)*(1-m), rule.Score, m)
+	return Score{Probability: p, Model: m, Rule: rule}
+}
+
+// ModelOperatingPoint is the calibrated model probability that Score maps
+// to 0.5. The model's calibration is class-balanced, which puts 0.5 at
+// equal error rates on both classes; with injections the minority class,
+// the F1-best cut on the training sets' 5-fold cross-validation is higher
+// (F1 0.931 at 0.5, 0.936 at 0.75, flat from 0.6 to 0.85), so Score
+// divides the model's odds by 0.75/0.25 = 3 to put that cut at 0.5.
+const ModelOperatingPoint = 0.75
+
+// atOperatingPoint divides the odds of p by the odds of
+// ModelOperatingPoint: p' = p / (p + k(1−p)), k = op/(1−op).
+func atOperatingPoint(p float64) float64 {
+	const k = ModelOperatingPoint / (1 - ModelOperatingPoint)
+	return p / (p + k*(1-p))
+}
+
+// ModelProbability is the highest model probability over the windows of
+// text (see Windows), with zero-width and tag characters removed first,
+// moved to the operating point (see ModelOperatingPoint).
+// Scoring windows rather than the whole text keeps an injection appended
+// to a long benign prompt visible, and keeps text length from deciding.
+func (d *Detector) ModelProbability(text string) float64 {
+	if hasHidden(text) {
+		text = stripHidden(text)
+	}
+	best := 0.0
+	Windows(text, func(w string) {
+		best = max(best, d.model.Probability(w))
+	})
+	return atOperatingPoint(best)
+}
+
+// stripHidden removes zero-width and tag characters.
+func stripHidden(s string) string {
+	return strings.Map(func(r rune) rune {
+		if isZeroWidth(r) || isTag(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Window geometry, in words (runs of non-space bytes): a text of up to
+// WindowWords words is one window; a longer one is covered by windows of
+// WindowWords words that start every WindowStride words.
+const (
+	WindowWords  = 48
+	WindowStride = 24
+)
+
+// Windows calls fn with each window of text, substrings of text in order.
+// A text of up to WindowWords words is a single window. It does not
+// allocate.
+func Windows(text string, fn func(window string)) {
+	// starts[k] is the byte offset of the k-th word, kept for the current
+	// window only: a ring of WindowWords+1 offsets.
+	var starts [WindowWords + 1]int
+	words := 0
+	inWord := false
+	lastEnd := 0
+	for i := 0; i < len(text); i++ {
+		space := isSpace(text[i])
+		switch {
+		case !space && !inWord:
+			inWord = true
+			if words >= WindowWords && (words-WindowWords)%WindowStride == 0 {
+				// Window of the WindowWords words before this one.
+				fn(text[starts[(words-WindowWords)%len(starts)]:lastEnd])
+			}
+			starts[words%len(starts)] = i
+			words++
+		case space && inWord:
+			inWord = false
+			lastEnd = i
+		}
+	}
+	if inWord {
+		lastEnd = len(text)
+	}
+	switch {
+	case words == 0:
+		fn(text)
+	case words <= WindowWords:
+		fn(text[starts[0]:lastEnd])
+	default:
+		// The window of the last WindowWords words.
+		fn(text[starts[(words-WindowWords)%len(starts)]:lastEnd])
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
