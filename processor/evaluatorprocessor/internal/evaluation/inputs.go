@@ -1,0 +1,131 @@
+package evaluation
+
+import (
+	"context"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/monitor"
+)
+
+// Span attributes that carry token log probabilities, in order of preference.
+var logprobsAttributes = []string{"gen_ai.completion.logprobs", "llm.completions.0.logprobs"}
+
+// inputSource builds evaluator inputs for one span.
+type inputSource struct {
+	attrs       pcommon.Map
+	groundTruth string
+	maxText     int
+	content     contentOnce
+}
+
+// build returns the evaluator's input for the span: each field from the
+// monitor's OTTL expression when it has one, else from the default mapping.
+// missing names the first required field without a value (the span is
+// skipped for this evaluator); truncated reports that a text was cut to
+// maxText bytes.
+func (s *inputSource) build(ctx context.Context, tctx *ottlspan.TransformContext, m *monitor.Monitor, def *evaluators.Definition) (input map[string]any, truncated bool, missing string) {
+	values := make([]string, len(def.Inputs))
+	for i, f := range def.Inputs {
+		var (
+			v   string
+			cut bool
+		)
+		if e, ok := m.Inputs[f.Name]; ok {
+			var err error
+			v, _, err = e.EvalString(ctx, tctx)
+			if err != nil {
+				v = ""
+			}
+			if !f.JSONArray {
+				v, cut = truncateUTF8(v, s.maxText)
+			}
+		} else {
+			v, cut = s.defaultInput(f, def.Side)
+		}
+		if v == "" && f.Required {
+			return nil, false, f.Name
+		}
+		truncated = truncated || cut
+		values[i] = v
+	}
+	input = make(map[string]any, len(def.Inputs))
+	for i, f := range def.Inputs {
+		if values[i] != "" {
+			input[f.Name] = values[i]
+		}
+	}
+	return input, truncated, ""
+}
+
+// defaultInput maps an evaluator input field to the span's content.
+func (s *inputSource) defaultInput(f evaluators.Field, side evaluators.Side) (string, bool) {
+	switch f.Name {
+	case "text", "prompt":
+		c := s.content.get()
+		if side == evaluators.SideInput {
+			return truncateUTF8(c.LastUserPrompt(), s.maxText)
+		}
+		return truncateUTF8(c.LastCompletion(), s.maxText)
+	case "question":
+		return truncateUTF8(s.content.get().LastUserPrompt(), s.maxText)
+	case "completion", "answer":
+		return truncateUTF8(s.content.get().LastCompletion(), s.maxText)
+	case "context":
+		return truncateUTF8(s.content.get().SystemContext(), s.maxText)
+	case "ground_truth", "reference":
+		if s.groundTruth == "" {
+			return "", false
+		}
+		if v, ok := s.attrs.Get(s.groundTruth); ok {
+			return truncateUTF8(v.AsString(), s.maxText)
+		}
+	case "prompts":
+		return s.turns(s.content.get().UserPrompts())
+	case "completions":
+		return s.turns(s.content.get().AssistantTurns())
+	case "logprobs":
+		for _, k := range logprobsAttributes {
+			if v, ok := s.attrs.Get(k); ok {
+				return v.AsString(), false // a JSON array; never cut
+			}
+		}
+	}
+	return "", false
+}
+
+// turns renders conversation turns as a JSON array of strings, each turn
+// truncated to maxText bytes; "" when there are none.
+func (s *inputSource) turns(ts []string) (string, bool) {
+	if len(ts) == 0 {
+		return "", false
+	}
+	cut := false
+	for i, t := range ts {
+		var c bool
+		ts[i], c = truncateUTF8(t, s.maxText)
+		cut = cut || c
+	}
+	b, err := json.Marshal(ts)
+	if err != nil {
+		return "", false
+	}
+	return string(b), cut
+}
+
+// truncateUTF8 cuts s to at most max bytes at a rune boundary; max <= 0
+// means no limit.
+func truncateUTF8(s string, max int) (string, bool) {
+	if max <= 0 || len(s) <= max {
+		return s, false
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}

@@ -1,0 +1,440 @@
+// Package evaluation is the evaluator processor's logic, free of collector
+// wiring: it matches spans to monitors, builds evaluator inputs, runs the
+// evaluators in a bounded worker pool with a per-evaluation timeout and
+// records every result on its span as a gen_ai.evaluation.result event.
+package evaluation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/genai"
+	"github.com/evalcol/evalcol/internal/monitor"
+)
+
+// Event and attribute names of an evaluation result.
+const (
+	EventName           = "gen_ai.evaluation.result"
+	AttrName            = "gen_ai.evaluation.name"
+	AttrScoreValue      = "gen_ai.evaluation.score.value"
+	AttrScoreLabel      = "gen_ai.evaluation.score.label"
+	AttrOutputPrefix    = "gen_ai.evaluation.output."
+	AttrMonitorID       = "evalcol.monitor.id"
+	AttrTruncated       = "evalcol.truncated"
+	AttrErrorType       = "error.type"
+	AttrErrorMessage    = "gen_ai.evaluation.error.message"
+	DefaultGroundTruth  = "gen_ai.evaluation.ground_truth"
+	maxErrorMessageSize = 1024
+	// stuckPerWorker * Workers abandoned evaluations may run on before new
+	// evaluations are refused.
+	stuckPerWorker = 8
+)
+
+// The error.type values of failed evaluations.
+const (
+	ErrorTimeout      = "timeout"
+	ErrorPanic        = "panic"
+	ErrorInvalidInput = "invalid_input"
+	ErrorInternal     = "internal"
+)
+
+// Settings configure a Processor.
+type Settings struct {
+	// Static monitors come from the configuration.
+	Static []*monitor.Monitor
+	// Workers bounds the evaluations that run at once (default GOMAXPROCS).
+	Workers int
+	// Timeout bounds one evaluation.
+	Timeout time.Duration
+	// MaxTextBytes truncates longer text inputs (0 = no limit).
+	MaxTextBytes int
+	// GroundTruthAttribute is the span attribute read for ground_truth and
+	// reference inputs.
+	GroundTruthAttribute string
+	Logger               *zap.Logger
+	MeterProvider        metric.MeterProvider
+}
+
+// runFunc runs one validated evaluator request.
+type runFunc func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
+
+func runDefinition(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error) {
+	return def.Run(ctx, req)
+}
+
+// Processor evaluates the spans of trace batches. ProcessTraces may be
+// called concurrently; at most Workers evaluations run at once overall.
+type Processor struct {
+	static      []*monitor.Monitor
+	provider    monitor.Provider
+	workers     int
+	sem         chan struct{}
+	stuck       atomic.Int64 // abandoned evaluations still running
+	maxStuck    int
+	timeout     time.Duration
+	maxText     int
+	groundTruth string
+	logger      *zap.Logger
+	tel         *telemetry
+	run         runFunc // replaced by tests
+}
+
+// New returns a processor.
+func New(set Settings) (*Processor, error) {
+	if set.Workers <= 0 {
+		set.Workers = runtime.GOMAXPROCS(0)
+	}
+	if set.Timeout <= 0 {
+		return nil, errors.New("timeout must be positive")
+	}
+	if set.Logger == nil {
+		set.Logger = zap.NewNop()
+	}
+	tel, err := newTelemetry(set.MeterProvider)
+	if err != nil {
+		return nil, err
+	}
+	return &Processor{
+		static:      set.Static,
+		workers:     set.Workers,
+		sem:         make(chan struct{}, set.Workers),
+		maxStuck:    stuckPerWorker * set.Workers,
+		timeout:     set.Timeout,
+		maxText:     set.MaxTextBytes,
+		groundTruth: set.GroundTruthAttribute,
+		logger:      set.Logger,
+		tel:         tel,
+		run:         runDefinition,
+	}, nil
+}
+
+// SetProvider installs the provider of dynamic monitors. It must be called
+// before the first ProcessTraces (the processor's Start).
+func (p *Processor) SetProvider(pr monitor.Provider) { p.provider = pr }
+
+// job is one evaluator run on one span.
+type job struct {
+	span      ptrace.Span
+	mon       *monitor.Monitor
+	dynamic   bool
+	binding   *monitor.Binding
+	req       evaluators.Request
+	truncated bool
+
+	res     evaluators.Result
+	err     error
+	end     time.Time
+	dur     time.Duration
+	invalid bool // the request failed validation; the evaluator never runs
+}
+
+// ProcessTraces evaluates the spans of td that match a monitor and records
+// the results on them. It never drops or reorders spans and never fails.
+func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	monitors, nStatic := p.monitors()
+	if len(monitors) == 0 {
+		return td, nil
+	}
+	var jobs []job
+	matched := make([]int, 0, len(monitors))
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			ss := sss.At(j)
+			spans := ss.Spans()
+			for k := 0; k < spans.Len(); k++ {
+				jobs = p.spanJobs(ctx, jobs, matched, monitors, nStatic, rs, ss, spans.At(k))
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return td, nil
+	}
+	p.runJobs(ctx, jobs)
+	p.record(ctx, jobs)
+	return td, nil
+}
+
+// monitors returns the static monitors followed by the provider's; the
+// first nStatic are static.
+func (p *Processor) monitors() (ms []*monitor.Monitor, nStatic int) {
+	var dyn []*monitor.Monitor
+	if p.provider != nil {
+		dyn = p.provider.Monitors()
+	}
+	if len(dyn) == 0 {
+		return p.static, len(p.static)
+	}
+	ms = make([]*monitor.Monitor, 0, len(p.static)+len(dyn))
+	ms = append(append(ms, p.static...), dyn...)
+	return ms, len(p.static)
+}
+
+// spanJobs appends the evaluations one span needs. matched is scratch space.
+func (p *Processor) spanJobs(ctx context.Context, jobs []job, matched []int, monitors []*monitor.Monitor, nStatic int,
+	rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span,
+) []job {
+	traceID := span.TraceID()
+	tctx := ottlspan.NewTransformContext(rs, ss, span)
+	defer tctx.Close()
+	matched = matched[:0]
+	for i, m := range monitors {
+		if monitor.Sampled(traceID, m.SampleRate) && m.MatchesContext(ctx, tctx) {
+			matched = append(matched, i)
+		}
+	}
+	if len(matched) == 0 {
+		return jobs
+	}
+	attrs := span.Attributes()
+	in := inputSource{attrs: attrs, groundTruth: p.groundTruth, maxText: p.maxText, content: contentOnce{attrs: attrs}}
+	for _, i := range matched {
+		m := monitors[i]
+		for b := range m.Evaluators {
+			binding := &m.Evaluators[b]
+			input, truncated, missing := in.build(ctx, tctx, m, binding.Def)
+			if missing != "" {
+				p.tel.skip(ctx, binding.Slug)
+				if ce := p.logger.Check(zap.DebugLevel, "span lacks an evaluator input; skipped"); ce != nil {
+					ce.Write(zap.String("monitor", m.ID), zap.String("evaluator", binding.Slug), zap.String("input", missing),
+						zap.Stringer("trace_id", traceID), zap.Stringer("span_id", span.SpanID()))
+				}
+				continue
+			}
+			j := job{span: span, mon: m, dynamic: i >= nStatic, binding: binding, truncated: truncated}
+			j.req, j.err = binding.Def.NewRequest(input, binding.Config)
+			if j.err != nil {
+				j.invalid, j.end = true, time.Now()
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
+}
+
+// runJobs runs the jobs on at most p.workers goroutines of this batch, each
+// evaluation holding one of the processor's p.workers slots.
+func (p *Processor) runJobs(ctx context.Context, jobs []job) {
+	ctx = context.WithoutCancel(ctx) // evaluations are bounded by p.timeout
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(jobs) {
+				return
+			}
+			if jobs[i].invalid {
+				continue
+			}
+			p.sem <- struct{}{}
+			p.evaluate(ctx, &jobs[i])
+			<-p.sem
+		}
+	}
+	n := min(p.workers, len(jobs))
+	var wg sync.WaitGroup
+	for range n - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+}
+
+type outcome struct {
+	res evaluators.Result
+	err error
+}
+
+// panicError is a panic recovered from an evaluator.
+type panicError struct{ value any }
+
+func (e panicError) Error() string { return fmt.Sprintf("evaluator panicked: %v", e.value) }
+
+var (
+	errTimeout    = errors.New("evaluation timed out")
+	errOverloaded = errors.New("evaluation not started")
+)
+
+// States of one evaluation's goroutine.
+const (
+	stateRunning int32 = iota
+	stateFinished
+	stateAbandoned
+)
+
+// evaluate runs one job with the timeout. The evaluator runs on its own
+// goroutine so that one ignoring its context cannot hold the batch past the
+// deadline: at the deadline the goroutine is abandoned (its late result is
+// discarded) and counted as stuck until it returns. While maxStuck
+// evaluations are stuck, new ones fail at once instead of piling up.
+func (p *Processor) evaluate(ctx context.Context, j *job) {
+	start := time.Now()
+	defer func() {
+		j.end = time.Now()
+		j.dur = j.end.Sub(start)
+	}()
+	if n := p.stuck.Load(); n >= int64(p.maxStuck) {
+		j.err = fmt.Errorf("%w: %d evaluations are still running past their timeout", errOverloaded, n)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	done := make(chan outcome, 1)
+	var state atomic.Int32
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- outcome{err: panicError{r}}
+			}
+			if !state.CompareAndSwap(stateRunning, stateFinished) {
+				p.stuck.Add(-1) // abandoned earlier; no longer stuck
+			}
+		}()
+		res, err := p.run(ctx, j.binding.Def, j.req)
+		done <- outcome{res, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		if state.CompareAndSwap(stateRunning, stateAbandoned) {
+			p.stuck.Add(1)
+			j.err = errTimeout
+			return
+		}
+		o = <-done // it finished just now; its outcome is (being) sent
+	}
+	j.res, j.err = o.res, o.err
+	if j.err == nil && j.res == nil {
+		j.err = errors.New("evaluator returned no result")
+	}
+}
+
+// record appends each job's event to its span, in job order, updates the
+// telemetry and notifies the provider of the dynamic monitors that ran.
+func (p *Processor) record(ctx context.Context, jobs []job) {
+	var notified map[string]bool
+	for i := range jobs {
+		j := &jobs[i]
+		ev := j.span.Events().AppendEmpty()
+		ev.SetName(EventName)
+		ev.SetTimestamp(pcommon.NewTimestampFromTime(j.end))
+		attrs := ev.Attributes()
+		attrs.PutStr(AttrName, j.binding.Slug)
+		attrs.PutStr(AttrMonitorID, j.mon.ID)
+		if j.truncated {
+			attrs.PutBool(AttrTruncated, true)
+		}
+		outcome := "ok"
+		if j.err != nil {
+			outcome = errorType(j.err)
+			attrs.PutStr(AttrErrorType, outcome)
+			msg := errorMessage(j.err)
+			if outcome == ErrorTimeout && !errors.Is(j.err, errOverloaded) {
+				msg = fmt.Sprintf("evaluation timed out after %s", p.timeout)
+			}
+			attrs.PutStr(AttrErrorMessage, msg)
+			p.logger.Debug("evaluation failed", zap.String("monitor", j.mon.ID), zap.String("evaluator", j.binding.Slug),
+				zap.String("error.type", outcome), zap.Error(j.err))
+		} else {
+			putResult(attrs, j.binding.Def, j.res)
+		}
+		p.tel.evaluated(ctx, j.binding.Slug, outcome, j.dur, !j.invalid)
+		if j.dynamic && p.provider != nil && !notified[j.mon.ID] {
+			if notified == nil {
+				notified = make(map[string]bool)
+			}
+			notified[j.mon.ID] = true
+			p.provider.Evaluated(j.mon.ID)
+		}
+	}
+}
+
+// putResult writes the score and every output field, typed.
+func putResult(attrs pcommon.Map, def *evaluators.Definition, res evaluators.Result) {
+	value, label := def.ScoreOf(res)
+	attrs.PutDouble(AttrScoreValue, value)
+	if label != "" {
+		attrs.PutStr(AttrScoreLabel, label)
+	}
+	for _, f := range def.Outputs {
+		if v, ok := res[f.Name]; ok {
+			putTyped(attrs, AttrOutputPrefix+f.Name, v)
+		}
+	}
+}
+
+func putTyped(attrs pcommon.Map, key string, v any) {
+	switch t := v.(type) {
+	case string:
+		attrs.PutStr(key, t)
+	case bool:
+		attrs.PutBool(key, t)
+	case float64:
+		attrs.PutDouble(key, t)
+	case float32:
+		attrs.PutDouble(key, float64(t))
+	case int:
+		attrs.PutInt(key, int64(t))
+	case int64:
+		attrs.PutInt(key, t)
+	default:
+		attrs.PutStr(key, fmt.Sprint(t))
+	}
+}
+
+// errorType classifies an evaluation error.
+func errorType(err error) string {
+	var pe panicError
+	switch {
+	case errors.Is(err, errTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, errOverloaded):
+		return ErrorTimeout
+	case errors.As(err, &pe), errors.Is(err, evaluators.ErrPanic):
+		return ErrorPanic
+	case evaluators.KindOf(err) == evaluators.KindInvalidInput:
+		return ErrorInvalidInput
+	default:
+		return ErrorInternal
+	}
+}
+
+// errorMessage is the first line of the error (no stack traces), capped.
+func errorMessage(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > maxErrorMessageSize {
+		msg, _ = truncateUTF8(msg, maxErrorMessageSize)
+	}
+	return msg
+}
+
+// contentOnce extracts a span's LLM content on first use.
+type contentOnce struct {
+	attrs pcommon.Map
+	done  bool
+	c     genai.Content
+}
+
+func (o *contentOnce) get() *genai.Content {
+	if !o.done {
+		o.c, o.done = genai.Extract(o.attrs), true
+	}
+	return &o.c
+}

@@ -1,0 +1,58 @@
+package evaluatorprocessor
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/processor"
+
+	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/evaluation"
+)
+
+// evaluatorProcessor wires the evaluation logic into the collector: it
+// compiles the static monitors and, at Start, finds the extension that
+// provides the dynamic ones.
+type evaluatorProcessor struct {
+	cfg  *Config
+	proc *evaluation.Processor
+}
+
+func newEvaluatorProcessor(set processor.Settings, cfg *Config) (*evaluatorProcessor, error) {
+	static, err := cfg.compileMonitors(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	proc, err := evaluation.New(evaluation.Settings{
+		Static:               static,
+		Workers:              cfg.Workers,
+		Timeout:              cfg.Timeout,
+		MaxTextBytes:         cfg.MaxTextBytes,
+		GroundTruthAttribute: cfg.GroundTruthAttribute,
+		Logger:               set.Logger,
+		MeterProvider:        set.MeterProvider,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &evaluatorProcessor{cfg: cfg, proc: proc}, nil
+}
+
+// start looks up the api extension, when configured, as the provider of
+// dynamic monitors.
+func (p *evaluatorProcessor) start(_ context.Context, host component.Host) error {
+	if p.cfg.API == nil {
+		return nil
+	}
+	ext, ok := host.GetExtensions()[*p.cfg.API]
+	if !ok {
+		return fmt.Errorf("api: extension %q not found: configure it under extensions and list it in service.extensions", p.cfg.API.String())
+	}
+	prov, ok := ext.(monitor.Provider)
+	if !ok {
+		return fmt.Errorf("api: extension %q (%T) does not provide monitors; it must be an evalapi extension", p.cfg.API.String(), ext)
+	}
+	p.proc.SetProvider(prov)
+	return nil
+}
