@@ -1,0 +1,294 @@
+package warehouse
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Operator is a filter comparison.
+type Operator string
+
+// Filter operators. The numeric ones compare as numbers (a value that is
+// not a number never matches them).
+const (
+	OpEquals             Operator = "equals"
+	OpNotEquals          Operator = "not_equals"
+	OpGreaterThan        Operator = "greater_than"
+	OpGreaterThanOrEqual Operator = "greater_than_or_equal"
+	OpLessThan           Operator = "less_than"
+	OpLessThanOrEqual    Operator = "less_than_or_equal"
+	OpContains           Operator = "contains"
+	OpNotContains        Operator = "not_contains" // metric queries only
+	OpStartsWith         Operator = "starts_with"
+	OpIn                 Operator = "in"
+	OpNotIn              Operator = "not_in"
+	OpExists             Operator = "exists"
+	OpNotExists          Operator = "not_exists"
+)
+
+// spanOperators lists the operators of span filters in documentation order.
+var spanOperators = []Operator{OpEquals, OpNotEquals, OpGreaterThan, OpGreaterThanOrEqual,
+	OpLessThan, OpLessThanOrEqual, OpContains, OpStartsWith, OpIn, OpNotIn, OpExists, OpNotExists}
+
+// metricOperators are the span operators plus not_contains.
+var metricOperators = append(append([]Operator{}, spanOperators...), OpNotContains)
+
+// IsNumeric reports whether op compares numbers.
+func (op Operator) IsNumeric() bool {
+	switch op {
+	case OpGreaterThan, OpGreaterThanOrEqual, OpLessThan, OpLessThanOrEqual:
+		return true
+	}
+	return false
+}
+
+// IsList reports whether op takes a list of values (Filter.Values).
+func (op Operator) IsList() bool { return op == OpIn || op == OpNotIn }
+
+// TakesNoValue reports whether op takes no value at all.
+func (op Operator) TakesNoValue() bool { return op == OpExists || op == OpNotExists }
+
+// ValueType says how a filter value compares.
+type ValueType string
+
+// Value types. The zero value compares as a string.
+const (
+	TypeString  ValueType = "string"
+	TypeNumber  ValueType = "number"
+	TypeBoolean ValueType = "boolean"
+)
+
+// Filter is one condition of a query. Value is used by the scalar
+// operators, Values by in / not_in, neither by exists / not_exists.
+type Filter struct {
+	Field     string
+	Operator  Operator
+	Value     string
+	Values    []string
+	ValueType ValueType
+}
+
+// FieldKind says where a filter field lives.
+type FieldKind int
+
+// Field kinds.
+const (
+	// KindColumn is one of the record's own columns (FieldRef.Column).
+	KindColumn FieldKind = iota
+	// KindSpanAttribute is a span attribute (FieldRef.Key).
+	KindSpanAttribute
+	// KindResourceAttribute is a resource attribute (FieldRef.Key).
+	KindResourceAttribute
+	// KindLabel is a metric point label (FieldRef.Key).
+	KindLabel
+	// KindPointAttribute is a metric point attribute (FieldRef.Key).
+	KindPointAttribute
+)
+
+// ColumnType is the type of a column.
+type ColumnType int
+
+// Column types.
+const (
+	ColText ColumnType = iota
+	ColInt
+	ColFloat
+	ColBool
+)
+
+// FieldRef is a resolved filter field. Column is one of the fixed column
+// names below (never caller text); Key is the caller's attribute key.
+type FieldRef struct {
+	Kind    FieldKind
+	Column  string
+	ColType ColumnType
+	Key     string
+}
+
+// spanColumns maps the filter ids of a span's own columns to the canonical
+// column name and type. Backends name their columns the same.
+var spanColumns = map[string]FieldRef{
+	"environment":             {Column: "environment"},
+	"timestamp":               {Column: "timestamp", ColType: ColInt},
+	"trace_id":                {Column: "trace_id"},
+	"span_id":                 {Column: "span_id"},
+	"parent_span_id":          {Column: "parent_span_id"},
+	"trace_state":             {Column: "trace_state"},
+	"span_name":               {Column: "span_name"},
+	"span_kind":               {Column: "span_kind"},
+	"service_name":            {Column: "service_name"},
+	"scope_name":              {Column: "scope_name"},
+	"scope_version":           {Column: "scope_version"},
+	"duration":                {Column: "duration", ColType: ColInt},
+	"duration_ms":             {Column: "duration", ColType: ColInt},
+	"status_code":             {Column: "status_code"},
+	"status_message":          {Column: "status_message"},
+	"input":                   {Column: "input"},
+	"output":                  {Column: "output"},
+	"workflow_name":           {Column: "workflow_name"},
+	"svc_workflow_name":       {Column: "workflow_name"},
+	"traceloop_workflow_name": {Column: "workflow_name"},
+	"entity_name":             {Column: "entity_name"},
+	"svc_entity_name":         {Column: "entity_name"},
+	"traceloop_entity_name":   {Column: "entity_name"},
+	"agent_name":              {Column: "agent_name"},
+	"request_model":           {Column: "request_model"},
+	"llm_request_model":       {Column: "request_model"},
+	"response_model":          {Column: "response_model"},
+	"llm_response_model":      {Column: "response_model"},
+	"vendor":                  {Column: "vendor"},
+	"llm_vendor":              {Column: "vendor"},
+	"total_tokens":            {Column: "total_tokens", ColType: ColInt},
+	"llm_usage_total_tokens":  {Column: "total_tokens", ColType: ColInt},
+}
+
+// Prefixes of span filter ids that address attributes explicitly.
+const (
+	PrefixSpanAttribute     = "span_attributes."
+	PrefixResource          = "resource."
+	PrefixResourceAttribute = "resource_attributes."
+)
+
+// ResolveSpanField resolves a span filter id: a column name from the list
+// in README.md, "resource.<key>" or "resource_attributes.<key>" for a
+// resource attribute, "span_attributes.<key>" for a span attribute, and any
+// other id is a span attribute key as is.
+func ResolveSpanField(id string) FieldRef {
+	if ref, ok := spanColumns[id]; ok {
+		return ref
+	}
+	for _, p := range []struct {
+		prefix string
+		kind   FieldKind
+	}{{PrefixSpanAttribute, KindSpanAttribute}, {PrefixResourceAttribute, KindResourceAttribute}, {PrefixResource, KindResourceAttribute}} {
+		if key, ok := strings.CutPrefix(id, p.prefix); ok && key != "" {
+			return FieldRef{Kind: p.kind, Key: key}
+		}
+	}
+	return FieldRef{Kind: KindSpanAttribute, Key: id}
+}
+
+// metricColumns are the direct columns of metric filters.
+var metricColumns = map[string]FieldRef{
+	"metric_name":     {Column: "metric_name"},
+	"organization_id": {Column: "organization_id"},
+	"metric_source":   {Column: "source"},
+	"source":          {Column: "source"},
+	"event_time":      {Column: "event_time", ColType: ColInt},
+	"bool_value":      {Column: "bool_value", ColType: ColBool},
+	"numeric_value":   {Column: "numeric_value", ColType: ColFloat},
+	"enum_value":      {Column: "enum_value"},
+	"trace_id":        {Column: "trace_id"},
+	"span_id":         {Column: "span_id"},
+}
+
+// Prefixes of metric filter fields.
+const (
+	PrefixLabel     = "labels."
+	PrefixAttribute = "attributes."
+)
+
+// resolveMetricField resolves a metric filter field; ok is false for an
+// unknown field.
+func resolveMetricField(field string) (FieldRef, bool) {
+	if ref, ok := metricColumns[field]; ok {
+		return ref, true
+	}
+	if key, ok := strings.CutPrefix(field, PrefixLabel); ok && key != "" {
+		return FieldRef{Kind: KindLabel, Key: key}, true
+	}
+	if key, ok := strings.CutPrefix(field, PrefixAttribute); ok && key != "" {
+		return FieldRef{Kind: KindPointAttribute, Key: key}, true
+	}
+	return FieldRef{}, false
+}
+
+// ResolveMetricField resolves a metric filter field of a validated query.
+// Unknown fields resolve to a label of that name (validation rejects them
+// first).
+func ResolveMetricField(field string) FieldRef {
+	if ref, ok := resolveMetricField(field); ok {
+		return ref
+	}
+	return FieldRef{Kind: KindLabel, Key: field}
+}
+
+// ParseNumber parses a filter's number value.
+func ParseNumber(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return f, err == nil
+}
+
+// ParseBool parses a filter's boolean value: true/false (any case), 1/0.
+func ParseBool(s string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "1":
+		return true, true
+	case "false", "0":
+		return false, true
+	}
+	return false, false
+}
+
+func operatorList(ops []Operator) string {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = string(op)
+	}
+	return strings.Join(names, ", ")
+}
+
+func knownOperator(ops []Operator, op Operator) bool {
+	for _, o := range ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// validateFilter checks one filter of a validated query; name is its
+// position, e.g. "filters[1]".
+func validateFilter(name string, f Filter, ops []Operator) *QueryError {
+	if f.Field == "" {
+		return queryErrorf(name, "missing field id")
+	}
+	if !knownOperator(ops, f.Operator) {
+		return queryErrorf(name, "operator %q is not one of %s", f.Operator, operatorList(ops))
+	}
+	switch f.ValueType {
+	case "", TypeString, TypeNumber, TypeBoolean:
+	default:
+		return queryErrorf(name, "valueType %q is not one of string, number, boolean", f.ValueType)
+	}
+	switch {
+	case f.Operator.IsNumeric():
+		if _, ok := ParseNumber(f.Value); !ok {
+			return queryErrorf(name, "operator %s needs a numeric value, got %q", f.Operator, f.Value)
+		}
+	case f.ValueType == TypeNumber && !f.Operator.IsList() && !f.Operator.TakesNoValue() &&
+		f.Operator != OpContains && f.Operator != OpNotContains && f.Operator != OpStartsWith:
+		if _, ok := ParseNumber(f.Value); !ok {
+			return queryErrorf(name, "valueType number needs a numeric value, got %q", f.Value)
+		}
+	case f.ValueType == TypeBoolean && !f.Operator.IsList() && !f.Operator.TakesNoValue():
+		if _, ok := ParseBool(f.Value); !ok {
+			return queryErrorf(name, "valueType boolean needs true or false, got %q", f.Value)
+		}
+	}
+	if f.Operator.IsList() {
+		for i, v := range f.Values {
+			switch f.ValueType {
+			case TypeNumber:
+				if _, ok := ParseNumber(v); !ok {
+					return queryErrorf(name, "values[%d]: valueType number needs a numeric value, got %q", i, v)
+				}
+			case TypeBoolean:
+				if _, ok := ParseBool(v); !ok {
+					return queryErrorf(name, "values[%d]: valueType boolean needs true or false, got %q", i, v)
+				}
+			}
+		}
+	}
+	return nil
+}

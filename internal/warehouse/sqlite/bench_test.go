@@ -1,0 +1,97 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
+)
+
+// BenchmarkWriteSpans writes batches of 1 000 spans with 20 attributes
+// each; spans/s is the ingest rate.
+func BenchmarkWriteSpans(b *testing.B) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const batch = 1000
+	g := spangen.New("bench", 1)
+	ts := int64(1_790_000_000_000)
+	b.ReportAllocs()
+	n := 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		b.StopTimer()
+		spans := g.Batch(batch, ts, ts+60_000)
+		ts += 60_000
+		b.StartTimer()
+		if err := st.WriteSpans(ctx, spans); err != nil {
+			b.Fatal(err)
+		}
+		n += batch
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "spans/s")
+	// On a shared machine wall time varies with the neighbours; CPU time
+	// (including the span generation, so a lower bound) varies less.
+	b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "spans/cpu-s")
+}
+
+// cpuTime is the CPU time (user + system) of this process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkQuerySpans runs the three target query shapes of the load test
+// (../README.md) on 100 000 spans over 7 days (the load test uses 1 000 000).
+func BenchmarkQuerySpans(b *testing.B) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const n, batch = 100_000, 1000
+	const day = int64(24 * 3600 * 1000)
+	start := int64(1_790_000_000_000)
+	end := start + 7*day
+	g := spangen.New("bench", 1)
+	for i := 0; i < n; i += batch {
+		from, to := start+(end-start)*int64(i)/n, start+(end-start)*int64(i+batch)/n
+		if err := st.WriteSpans(ctx, g.Batch(batch, from, to)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	mid := start + 3*day
+	for _, bc := range []struct {
+		name string
+		q    warehouse.SpanQuery
+	}{
+		{"1h_sort_timestamp", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day/24 - 1}},
+		{"1d_attr_equals_1pct_sort_duration_desc", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
+			SortBy: warehouse.SortDuration, Desc: true,
+			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(7)}}}},
+		{"1d_span_name_contains", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
+			Filters: []warehouse.Filter{{Field: "span_name", Operator: warehouse.OpContains, Value: "operation.07"}}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			q := bc.q
+			q.Environments = []string{"bench"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := st.QuerySpans(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

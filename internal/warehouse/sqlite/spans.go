@@ -1,0 +1,376 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+const insertSpanSQL = `INSERT INTO spans (seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
+	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
+	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
+	resource_id, span_attributes, prompts, completions, input, output, evaluations)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+const selectSpanColumns = `seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
+	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
+	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
+	(SELECT attributes FROM resources WHERE id = spans.resource_id), span_attributes, prompts, completions,
+	input, output, evaluations`
+
+// WriteSpans stores spans in one transaction.
+func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
+	if err := s.checkOpen("write spans"); err != nil {
+		return err
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("write spans: begin: %w", mapErr(err))
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	var seq int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM spans`).Scan(&seq); err != nil {
+		return fmt.Errorf("write spans: next sequence: %w", mapErr(err))
+	}
+	stmt, err := tx.PrepareContext(ctx, insertSpanSQL)
+	if err != nil {
+		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
+	}
+	defer stmt.Close()
+	keyStmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO span_keys (key) VALUES (?)`)
+	if err != nil {
+		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
+	}
+	defer keyStmt.Close()
+	idxStmt, err := tx.PrepareContext(ctx, insertIndexSQL)
+	if err != nil {
+		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
+	}
+	defer idxStmt.Close()
+	index := newPostings(seq + 1)
+	res := s.resources.begin()
+	for i := range spans {
+		sp := &spans[i]
+		fresh, err := insertKey(ctx, keyStmt, dedupKey(sp.Environment, sp.TraceID, sp.SpanID))
+		if err != nil {
+			return fmt.Errorf("write spans: span %d: key: %w", i, mapErr(err))
+		}
+		if !fresh {
+			continue // stored by an earlier write of the same span
+		}
+		seq++
+		resID, err := res.id(ctx, tx, encodeMap(sp.ResourceAttributes))
+		if err != nil {
+			return fmt.Errorf("write spans: span %d: resource: %w", i, mapErr(err))
+		}
+		if _, err := stmt.ExecContext(ctx, seq, sp.Environment, sp.Timestamp, sp.Duration, sp.TotalTokens,
+			sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState, sp.SpanName, sp.SpanKind, sp.ServiceName,
+			sp.ScopeName, sp.ScopeVersion, sp.StatusCode, sp.StatusMessage, sp.WorkflowName, sp.EntityName,
+			sp.AgentName, sp.RequestModel, sp.ResponseModel, sp.Vendor, resID,
+			encodeMap(sp.SpanAttributes), encodeMap(sp.Prompts), encodeMap(sp.Completions), sp.Input, sp.Output,
+			encodeEvaluations(sp.Evaluations)); err != nil {
+			return fmt.Errorf("write spans: span %d: %w", i, mapErr(err))
+		}
+		index.add(seq, sp)
+	}
+	if err := index.write(ctx, tx, idxStmt); err != nil {
+		return fmt.Errorf("write spans: attribute index: %w", mapErr(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("write spans: commit: %w", mapErr(err))
+	}
+	res.commit()
+	return nil
+}
+
+// QuerySpans returns one page of spans; see warehouse.SpanCursor for the
+// paging scheme.
+func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehouse.SpanPage, error) {
+	var page warehouse.SpanPage
+	if err := s.checkOpen("query spans"); err != nil {
+		return page, err
+	}
+	q, err := q.Normalize()
+	if err != nil {
+		return page, err
+	}
+	cur, hasCursor, err := warehouse.DecodeSpanCursor(q)
+	if err != nil {
+		return page, err
+	}
+	page.Spans = []warehouse.Span{}
+	if len(q.Environments) == 0 {
+		return page, nil
+	}
+	if !hasCursor {
+		if err := s.reader.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM spans`).Scan(&cur.Snapshot); err != nil {
+			return page, fmt.Errorf("query spans: snapshot: %w", mapErr(err))
+		}
+	}
+	var w where
+	lookup, err := s.attrIndexLookup(ctx, q)
+	if err != nil {
+		return page, fmt.Errorf("query spans: %w", err)
+	}
+	// With an index lookup, "+" keeps the planner off the time index:
+	// the candidates come by rowid.
+	plus := ""
+	if lookup != nil {
+		w.add("seq IN ("+lookup.sql+")", lookup.args...)
+		plus = "+"
+	}
+	w.inList(plus+"environment", q.Environments)
+	w.add("seq <= ?", cur.Snapshot)
+	w.add(plus+"timestamp >= ?", q.FromMs)
+	if q.ToMs != 0 {
+		w.add(plus+"timestamp <= ?", q.ToMs)
+	}
+	for _, f := range q.Filters {
+		c := filterCond(f, warehouse.ResolveSpanField(f.Field))
+		w.add(c.sql, c.args...)
+	}
+	matchSQL, matchArgs := w.sql(), append([]any{}, w.args...)
+
+	col, numeric := q.SortBy.Column()
+	dir, cmp := "ASC", ">"
+	if q.Desc {
+		dir, cmp = "DESC", "<"
+	}
+	if hasCursor {
+		var last any = cur.Str
+		if numeric {
+			last = cur.Num
+		}
+		// The plain bound lets an index on the sort column start at the
+		// cursor; the row value cuts the ties.
+		w.add(plus+col+" "+cmp+"= ?", last)
+		w.add("("+col+", seq) "+cmp+" (?, ?)", last, cur.Seq)
+	}
+	query := "SELECT " + selectSpanColumns + " FROM spans WHERE " + w.sql() +
+		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ?"
+	rows, err := s.reader.QueryContext(ctx, query, append(w.args, q.Limit+1)...)
+	if err != nil {
+		return page, fmt.Errorf("query spans: %w", mapErr(err))
+	}
+	seqs := make([]int64, 0, q.Limit+1)
+	for rows.Next() {
+		sp, seq, err := scanSpan(rows)
+		if err != nil {
+			rows.Close()
+			return page, fmt.Errorf("query spans: %w", err)
+		}
+		page.Spans = append(page.Spans, sp)
+		seqs = append(seqs, seq)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return page, fmt.Errorf("query spans: %w", mapErr(err))
+	}
+	more := len(page.Spans) > q.Limit
+	if more {
+		page.Spans = page.Spans[:q.Limit]
+	}
+	switch {
+	case hasCursor:
+		page.TotalResults = cur.Total
+	case !more:
+		page.TotalResults = int64(len(page.Spans))
+	default:
+		if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE "+matchSQL, matchArgs...).Scan(&page.TotalResults); err != nil {
+			return page, fmt.Errorf("query spans: count: %w", mapErr(err))
+		}
+	}
+	if more {
+		last := page.Spans[q.Limit-1]
+		next := warehouse.SpanCursor{Snapshot: cur.Snapshot, Total: page.TotalResults, Seq: seqs[q.Limit-1]}
+		if numeric {
+			next.Num = spanNumber(last, col)
+		} else {
+			next.Str = spanText(last, col)
+		}
+		page.NextCursor = warehouse.EncodeSpanCursor(q, next)
+	}
+	return page, nil
+}
+
+// spanNumber and spanText return a span's value of a sort column.
+func spanNumber(sp warehouse.Span, col string) int64 {
+	switch col {
+	case "duration":
+		return sp.Duration
+	case "total_tokens":
+		return sp.TotalTokens
+	}
+	return sp.Timestamp
+}
+
+func spanText(sp warehouse.Span, col string) string {
+	switch col {
+	case "span_name":
+		return sp.SpanName
+	case "trace_id":
+		return sp.TraceID
+	case "workflow_name":
+		return sp.WorkflowName
+	case "entity_name":
+		return sp.EntityName
+	case "response_model":
+		return sp.ResponseModel
+	}
+	return ""
+}
+
+func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {
+	var (
+		sp                          warehouse.Span
+		seq                         int64
+		res, attrs, prompts, compls string
+		evals                       string
+	)
+	if err := rows.Scan(&seq, &sp.Environment, &sp.Timestamp, &sp.Duration, &sp.TotalTokens, &sp.TraceID,
+		&sp.SpanID, &sp.ParentSpanID, &sp.TraceState, &sp.SpanName, &sp.SpanKind, &sp.ServiceName, &sp.ScopeName,
+		&sp.ScopeVersion, &sp.StatusCode, &sp.StatusMessage, &sp.WorkflowName, &sp.EntityName, &sp.AgentName,
+		&sp.RequestModel, &sp.ResponseModel, &sp.Vendor, &res, &attrs, &prompts, &compls, &sp.Input, &sp.Output,
+		&evals); err != nil {
+		return sp, 0, mapErr(err)
+	}
+	var err error
+	if sp.ResourceAttributes, err = decodeMap(res); err != nil {
+		return sp, 0, fmt.Errorf("span %d resource_attributes: %w", seq, err)
+	}
+	if sp.SpanAttributes, err = decodeMap(attrs); err != nil {
+		return sp, 0, fmt.Errorf("span %d span_attributes: %w", seq, err)
+	}
+	if sp.Prompts, err = decodeMap(prompts); err != nil {
+		return sp, 0, fmt.Errorf("span %d prompts: %w", seq, err)
+	}
+	if sp.Completions, err = decodeMap(compls); err != nil {
+		return sp, 0, fmt.Errorf("span %d completions: %w", seq, err)
+	}
+	if evals != "" && evals != "[]" {
+		if err := json.Unmarshal([]byte(evals), &sp.Evaluations); err != nil {
+			return sp, 0, fmt.Errorf("span %d evaluations: %w", seq, err)
+		}
+	}
+	return sp, seq, nil
+}
+
+// encodeMap renders a string map as a JSON object ("{}" for none), keys
+// sorted so that equal maps give equal text; HTML characters stay as they
+// are and invalid UTF-8 becomes U+FFFD, as encoding/json does.
+func encodeMap(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	keys := make([]string, 0, len(m))
+	size := 2
+	for k, v := range m {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 6
+	}
+	slices.Sort(keys)
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, m[k])
+	}
+	return string(append(b, '}'))
+}
+
+// appendJSONString appends s as a JSON string literal.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func decodeMap(s string) (map[string]string, error) {
+	m := map[string]string{}
+	if s == "" || s == "{}" {
+		return m, nil
+	}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// encodeEvaluations renders evaluations as a JSON array. An evaluation
+// that JSON cannot carry (a NaN or infinite score, an odd output value) is
+// kept with its score zeroed, its output dropped and the reason in Error,
+// so one bad result never loses the span.
+func encodeEvaluations(evals []warehouse.Evaluation) string {
+	if len(evals) == 0 {
+		return "[]"
+	}
+	if b, err := json.Marshal(evals); err == nil {
+		return string(b)
+	}
+	safe := make([]warehouse.Evaluation, len(evals))
+	for i, ev := range evals {
+		if _, err := json.Marshal(ev); err != nil {
+			ev.ScoreValue, ev.Output = 0, nil
+			ev.Error = strings.TrimSpace(ev.Error + " (not storable: " + err.Error() + ")")
+		}
+		safe[i] = ev
+	}
+	b, _ := json.Marshal(safe) // every element encodes now
+	return string(b)
+}

@@ -1,0 +1,208 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// Options tune the store; the zero value gives the defaults.
+type Options struct {
+	// BusyTimeout is how long a statement waits for a lock (default 5s).
+	BusyTimeout time.Duration
+	// Readers is the size of the read-only connection pool (default 4).
+	Readers int
+	// CacheMiB is the page cache of each connection (default 32).
+	CacheMiB int
+	// MmapMiB is the memory-mapped I/O size of the readers (default 1024,
+	// 0 keeps the default; negative disables mmap).
+	MmapMiB int
+}
+
+func (o Options) withDefaults() Options {
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.Readers <= 0 {
+		o.Readers = 4
+	}
+	if o.CacheMiB <= 0 {
+		o.CacheMiB = 32
+	}
+	if o.MmapMiB == 0 {
+		o.MmapMiB = 1024
+	}
+	if o.MmapMiB < 0 {
+		o.MmapMiB = 0
+	}
+	return o
+}
+
+// Store is the SQLite warehouse. It is safe for concurrent use.
+type Store struct {
+	writer *sql.DB // one connection: SQLite allows one writer at a time
+	reader *sql.DB // read-only pool; WAL lets readers run beside the writer
+	closed atomic.Bool
+	// resources caches resource attribute set ids for the writer.
+	resources resourceCache
+	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it).
+	maxIndexCandidates int
+}
+
+var _ warehouse.Store = (*Store)(nil)
+
+// numFunc is the SQL function that reads a text value as a number (NULL
+// when it is not one), for numeric filters on text columns and attributes.
+const numFunc = "evalcol_num"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(numFunc, 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case int64, float64:
+			return v, nil
+		case string:
+			if f, ok := warehouse.ParseNumber(v); ok {
+				return f, nil
+			}
+		case []byte:
+			if f, ok := warehouse.ParseNumber(string(v)); ok {
+				return f, nil
+			}
+		}
+		return nil, nil
+	})
+}
+
+// Open opens (creating if needed) the warehouse file at path and brings
+// its schema up to date.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlite warehouse: empty path")
+	}
+	opts = opts.withDefaults()
+	common := []string{
+		"busy_timeout(" + strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10) + ")",
+		"cache_size(-" + strconv.Itoa(opts.CacheMiB*1024) + ")",
+		"temp_store(memory)",
+	}
+	writer, err := sql.Open("sqlite", dsn(path, "immediate", append(common,
+		"synchronous(NORMAL)", "wal_autocheckpoint(4000)")))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxIdleTime(0)
+	// page_size only takes on a new file, and must come before WAL mode
+	// (the driver would run _pragma journal_mode first); WAL mode persists
+	// in the file.
+	for _, pragma := range []string{"PRAGMA page_size = 16384", "PRAGMA journal_mode = WAL"} {
+		if _, err := writer.ExecContext(ctx, pragma); err != nil {
+			writer.Close()
+			return nil, fmt.Errorf("open sqlite warehouse %s: %s: %w", path, pragma, mapErr(err))
+		}
+	}
+	if err := migrate(ctx, writer); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
+	}
+	reader, err := sql.Open("sqlite", dsn(path, "", append(common,
+		"query_only(1)", "mmap_size("+strconv.Itoa(opts.MmapMiB<<20)+")")))
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
+	}
+	reader.SetMaxOpenConns(opts.Readers)
+	reader.SetMaxIdleConns(opts.Readers)
+	s := &Store{writer: writer, reader: reader, maxIndexCandidates: defaultMaxIndexCandidates}
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func dsn(path, txlock string, pragmas []string) string {
+	v := url.Values{}
+	for _, p := range pragmas {
+		v.Add("_pragma", p)
+	}
+	if txlock != "" {
+		v.Set("_txlock", txlock)
+	}
+	return "file:" + path + "?" + v.Encode()
+}
+
+// Ping checks both connection pools.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.closed.Load() {
+		return fmt.Errorf("ping: store closed: %w", warehouse.ErrUnavailable)
+	}
+	if err := s.writer.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping writer: %w", mapErr(err))
+	}
+	if err := s.reader.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping reader: %w", mapErr(err))
+	}
+	return nil
+}
+
+// Close closes the store; later calls fail with ErrUnavailable.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// SchemaVersion returns the highest applied schema migration.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	return schemaVersion(ctx, s.writer)
+}
+
+// checkOpen fails fast on a closed store.
+func (s *Store) checkOpen(op string) error {
+	if s.closed.Load() {
+		return fmt.Errorf("%s: store closed: %w", op, warehouse.ErrUnavailable)
+	}
+	return nil
+}
+
+// unavailableErr is a backend error that marks the store as temporarily
+// unusable: it wraps both the driver error and warehouse.ErrUnavailable.
+type unavailableErr struct{ err error }
+
+func (e unavailableErr) Error() string   { return e.err.Error() }
+func (e unavailableErr) Unwrap() []error { return []error{e.err, warehouse.ErrUnavailable} }
+
+// mapErr marks lock, I/O, disk-full and closed-database errors as
+// warehouse.ErrUnavailable so that callers answer 503 or retry.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL,
+			sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_PROTOCOL:
+			return unavailableErr{err}
+		}
+	}
+	if errors.Is(err, sql.ErrConnDone) || strings.Contains(err.Error(), "database is closed") {
+		return unavailableErr{err}
+	}
+	return err
+}

@@ -1,0 +1,163 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/storetest"
+)
+
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "warehouse.db"), Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return st
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) warehouse.Store { return openTemp(t) })
+}
+
+func TestReopenKeepsDataAndSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "warehouse.db")
+	st, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := warehouse.Span{Environment: "e", SpanID: "s1", Timestamp: 5000, SpanAttributes: map[string]string{"k": "v"}}
+	if err := st.WriteSpans(ctx, []warehouse.Span{sp}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 { // migrations run again on every open and change nothing
+		st, err = Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatalf("reopen %d: %v", i, err)
+		}
+		v, err := st.SchemaVersion(ctx)
+		if err != nil || v != migrations[len(migrations)-1].version {
+			t.Errorf("reopen %d: schema version %d, %v; want %d", i, v, err, migrations[len(migrations)-1].version)
+		}
+		page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"e"},
+			Filters: []warehouse.Filter{{Field: "k", Operator: warehouse.OpEquals, Value: "v"}}})
+		if err != nil || len(page.Spans) != 1 || page.Spans[0].SpanID != "s1" {
+			t.Errorf("reopen %d: got %+v, %v; want span s1", i, page.Spans, err)
+		}
+		st.Close()
+	}
+}
+
+func TestLockedDatabaseIsRetryable(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "warehouse.db")
+	st, err := Open(ctx, path, Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	err = st.WriteSpans(ctx, []warehouse.Span{{Environment: "e", SpanID: "x"}})
+	if !warehouse.IsRetryable(err) {
+		t.Fatalf("write while another process holds the lock: %v, want an error wrapping ErrUnavailable", err)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WriteSpans(ctx, []warehouse.Span{{Environment: "e", SpanID: "x"}}); err != nil {
+		t.Errorf("write after the lock is gone: %v", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+	}{
+		{"empty path", ""},
+		{"directory", t.TempDir()},
+		{"missing parent", filepath.Join(t.TempDir(), "no", "such", "dir", "w.db")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if st, err := Open(context.Background(), tc.path, Options{}); err == nil {
+				st.Close()
+				t.Fatalf("Open(%q) succeeded, want an error", tc.path)
+			}
+		})
+	}
+}
+
+// TestIndexAndScanAgree runs the same equality filters through the
+// attribute index and through the time-range scan (the index disabled by a
+// candidate limit of 0) and expects the same pages.
+func TestIndexAndScanAgree(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	defer st.Close()
+	g := spangen.New("env", 7)
+	start := int64(1_790_000_000_000)
+	if err := st.WriteSpans(ctx, g.Batch(3000, start, start+6*3600*1000)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		q    warehouse.SpanQuery
+	}{
+		{"user equals, sort duration", warehouse.SpanQuery{SortBy: warehouse.SortDuration, Desc: true,
+			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(3)}}}},
+		{"model in, time window", warehouse.SpanQuery{FromMs: start + 3600*1000, ToMs: start + 2*3600*1000,
+			Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpIn, Values: []string{"gpt-4o", "o3-mini"}}}}},
+		{"every span", warehouse.SpanQuery{Filters: []warehouse.Filter{{Field: "llm.vendor", Operator: warehouse.OpEquals, Value: "openai"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.q
+			q.Environments, q.Limit = []string{"env"}, 50
+			collect := func(maxCandidates int) (ids []string, total int64) {
+				st.maxIndexCandidates = maxCandidates
+				defer func() { st.maxIndexCandidates = defaultMaxIndexCandidates }()
+				q := q
+				for {
+					page, err := st.QuerySpans(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					total = page.TotalResults
+					for _, sp := range page.Spans {
+						ids = append(ids, sp.SpanID)
+					}
+					if page.NextCursor == "" {
+						return ids, total
+					}
+					q.Cursor = page.NextCursor
+				}
+			}
+			indexed, indexedTotal := collect(defaultMaxIndexCandidates)
+			scanned, scannedTotal := collect(0)
+			if len(indexed) == 0 || !slices.Equal(indexed, scanned) || indexedTotal != scannedTotal || indexedTotal != int64(len(indexed)) {
+				t.Errorf("index path: %d spans (total %d); scan path: %d spans (total %d); want the same, non-empty",
+					len(indexed), indexedTotal, len(scanned), scannedTotal)
+			}
+		})
+	}
+}

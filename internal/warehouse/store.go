@@ -1,0 +1,64 @@
+package warehouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Store is a warehouse backend. Implementations are safe for concurrent use.
+type Store interface {
+	// WriteSpans stores spans in one transaction: all or none. Writes are
+	// idempotent: a span whose environment, trace id and span id are
+	// already stored is skipped, so a retried export stores nothing twice.
+	WriteSpans(ctx context.Context, spans []Span) error
+	// QuerySpans returns one page of spans. Invalid queries and cursors
+	// yield a *QueryError.
+	QuerySpans(ctx context.Context, q SpanQuery) (SpanPage, error)
+	// WriteMetricPoints stores points in one transaction: all or none.
+	// Writes are idempotent: a point equal to a stored one (environment,
+	// name, source, time, trace and span id, labels and attributes) is
+	// skipped.
+	WriteMetricPoints(ctx context.Context, pts []MetricPoint) error
+	// QueryMetrics returns one page of metric points grouped by name.
+	QueryMetrics(ctx context.Context, q MetricQuery) (MetricPage, error)
+	// SetupStore stores auto monitor setups.
+	SetupStore
+	// Ping reports whether the backend is reachable.
+	Ping(ctx context.Context) error
+	// Close releases the backend's resources.
+	Close() error
+}
+
+// ErrUnavailable marks errors caused by the backend being down, busy or
+// closed: the HTTP layer answers 503 and the exporter retries. Backends wrap
+// it (fmt.Errorf("...: %w", ErrUnavailable)).
+var ErrUnavailable = errors.New("warehouse unavailable")
+
+// IsRetryable reports whether err is transient (wraps ErrUnavailable), so
+// that the same request may succeed later.
+func IsRetryable(err error) bool { return errors.Is(err, ErrUnavailable) }
+
+// QueryError is a caller mistake in a query (HTTP 400). Field names the
+// query parameter or filter at fault, e.g. "limit" or "filters[1]".
+type QueryError struct {
+	Field string
+	Msg   string
+}
+
+func (e *QueryError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
+func queryErrorf(field, format string, args ...any) *QueryError {
+	return &QueryError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// IsQueryError reports whether err is (or wraps) a *QueryError.
+func IsQueryError(err error) bool {
+	var qe *QueryError
+	return errors.As(err, &qe)
+}
