@@ -1,0 +1,139 @@
+// Package tenant maps API keys to tenants (environment, organization and
+// project) and carries the authenticated tenant through a request or an
+// OTLP export: in a context.Context for HTTP handlers and in the collector's
+// client.Info auth data for pipelines.
+package tenant
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"strings"
+
+	"go.opentelemetry.io/collector/client"
+)
+
+// Tenant is what an API key grants access to.
+type Tenant struct {
+	Environment    string
+	OrganizationID string
+	ProjectID      string
+}
+
+// Key is one configured API key and its tenant.
+type Key struct {
+	Secret string
+	Tenant Tenant
+}
+
+// Keyring authenticates API keys in constant time.
+type Keyring struct {
+	entries []entry
+}
+
+type entry struct {
+	digest [sha256.Size]byte
+	tenant Tenant
+}
+
+// NewKeyring returns a keyring of keys. Secrets are kept only as SHA-256
+// digests.
+func NewKeyring(keys []Key) *Keyring {
+	k := &Keyring{entries: make([]entry, len(keys))}
+	for i, key := range keys {
+		k.entries[i] = entry{digest: sha256.Sum256([]byte(key.Secret)), tenant: key.Tenant}
+	}
+	return k
+}
+
+// Lookup returns the tenant of secret. Every configured key is compared, in
+// constant time, so timing reveals neither which key matched nor how much of
+// it.
+func (k *Keyring) Lookup(secret string) (Tenant, bool) {
+	if secret == "" {
+		return Tenant{}, false
+	}
+	d := sha256.Sum256([]byte(secret))
+	var found Tenant
+	ok := 0
+	for i := range k.entries {
+		if subtle.ConstantTimeCompare(d[:], k.entries[i].digest[:]) == 1 {
+			found = k.entries[i].tenant
+			ok = 1
+		}
+	}
+	return found, ok == 1
+}
+
+// Environments returns the distinct environments of the keyring.
+func (k *Keyring) Environments() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range k.entries {
+		if !seen[e.tenant.Environment] {
+			seen[e.tenant.Environment] = true
+			out = append(out, e.tenant.Environment)
+		}
+	}
+	return out
+}
+
+// SecretFromAuthorization extracts the API key from an Authorization header
+// value: "Bearer <key>" (scheme case-insensitive) or the bare key.
+func SecretFromAuthorization(header string) string {
+	h := strings.TrimSpace(header)
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return h
+}
+
+type contextKey struct{}
+
+// NewContext returns ctx carrying t.
+func NewContext(ctx context.Context, t Tenant) context.Context {
+	return context.WithValue(ctx, contextKey{}, t)
+}
+
+// FromContext returns the tenant in ctx, set by NewContext or by the
+// collector's client.Info auth data of an authenticated OTLP request.
+func FromContext(ctx context.Context) (Tenant, bool) {
+	if t, ok := ctx.Value(contextKey{}).(Tenant); ok {
+		return t, true
+	}
+	if a := client.FromContext(ctx).Auth; a != nil {
+		if t, ok := a.GetAttribute(authAttribute).(Tenant); ok {
+			return t, true
+		}
+	}
+	return Tenant{}, false
+}
+
+// authAttribute is the client.AuthData attribute holding the Tenant.
+const authAttribute = "evalcol.tenant"
+
+// AuthData is the collector client.AuthData of an authenticated OTLP request.
+type AuthData struct{ Tenant Tenant }
+
+// GetAttribute returns the tenant for "evalcol.tenant" and the environment
+// for "environment".
+func (a AuthData) GetAttribute(name string) any {
+	switch name {
+	case authAttribute:
+		return a.Tenant
+	case "environment":
+		return a.Tenant.Environment
+	}
+	return nil
+}
+
+// GetAttributeNames lists the attributes of GetAttribute.
+func (a AuthData) GetAttributeNames() []string { return []string{authAttribute, "environment"} }
+
+// NewClientContext returns ctx with client.Info auth data of t, as the OTLP
+// receivers' authenticator hands it to the pipeline.
+func NewClientContext(ctx context.Context, t Tenant) context.Context {
+	info := client.FromContext(ctx)
+	info.Auth = AuthData{Tenant: t}
+	return client.NewContext(ctx, info)
+}
