@@ -1,0 +1,75 @@
+package warehouseexporter
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/evalcol/evalcol/exporter/warehouseexporter/internal/metadata"
+)
+
+func TestLoadConfig(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		check   func(t *testing.T, c *Config)
+		wantErr string
+	}{
+		{name: "", check: func(t *testing.T, c *Config) {
+			if c.API != component.MustNewID("evalapi") || c.DefaultEnvironment != "default" {
+				t.Errorf("defaults: api %s, default_environment %q", c.API, c.DefaultEnvironment)
+			}
+			if !c.QueueConfig.HasValue() || !c.RetryConfig.Enabled || c.TimeoutConfig.Timeout != 5*time.Second {
+				t.Errorf("defaults: queue %v, retry %v, timeout %s", c.QueueConfig.HasValue(), c.RetryConfig.Enabled, c.TimeoutConfig.Timeout)
+			}
+		}},
+		{name: "full", check: func(t *testing.T, c *Config) {
+			if c.API != component.MustNewIDWithName("evalapi", "team") || c.DefaultEnvironment != "staging" || c.TimeoutConfig.Timeout != 10*time.Second {
+				t.Errorf("got %+v", c)
+			}
+			q := c.QueueConfig.Get()
+			if q == nil || q.NumConsumers != 4 || q.QueueSize != 500 {
+				t.Errorf("sending_queue = %+v", q)
+			}
+			if c.RetryConfig.InitialInterval != time.Second || c.RetryConfig.MaxElapsedTime != 2*time.Minute {
+				t.Errorf("retry_on_failure = %+v", c.RetryConfig)
+			}
+		}},
+		{name: "empty_environment", wantErr: "default_environment: must not be empty"},
+		{name: "negative_timeout", wantErr: "timeout"},
+		{name: "bad_api", wantErr: `'api' in "valid id" id: invalid character(s)`},
+		{name: "unknown_field", wantErr: "endpoint"},
+	}
+	for _, tt := range tests {
+		id := component.NewIDWithName(metadata.Type, tt.name)
+		t.Run(id.String(), func(t *testing.T) {
+			cfg := NewFactory().CreateDefaultConfig()
+			sub, err := cm.Sub(id.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = sub.Unmarshal(cfg)
+			if err == nil {
+				err = confmap.Validate(cfg)
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, cfg.(*Config))
+		})
+	}
+}

@@ -1,0 +1,331 @@
+// Package convert turns pdata into warehouse rows: spans with their
+// normalised LLM content and evaluation results, metric points from
+// evaluation events, and metric points from OTLP metrics.
+package convert
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/genai"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// OrganizationFunc maps an environment to its organization id.
+type OrganizationFunc func(environment string) string
+
+// Options of a conversion.
+type Options struct {
+	// DefaultEnvironment is used when the resource names none.
+	DefaultEnvironment string
+	// Organization maps an environment to its organization id; nil means "".
+	Organization OrganizationFunc
+}
+
+func (o Options) organization(env string) string {
+	if o.Organization == nil {
+		return ""
+	}
+	return o.Organization(env)
+}
+
+// Dropped is a span that cannot be stored, and why.
+type Dropped struct {
+	TraceID, SpanID, Reason string
+}
+
+// TraceBatch is the warehouse form of one ptrace.Traces.
+type TraceBatch struct {
+	Spans   []warehouse.Span
+	Points  []warehouse.MetricPoint
+	Dropped []Dropped
+}
+
+// Event and attribute names of evaluation results on spans (written by the
+// evaluator processor).
+const (
+	EvaluationEvent     = "gen_ai.evaluation.result"
+	attrEvalName        = "gen_ai.evaluation.name"
+	attrEvalScoreValue  = "gen_ai.evaluation.score.value"
+	attrEvalScoreLabel  = "gen_ai.evaluation.score.label"
+	attrEvalOutput      = "gen_ai.evaluation.output."
+	attrEvalMonitorID   = "evalcol.monitor.id"
+	attrErrorType       = "error.type"
+	attrEvalErrorMsg    = "gen_ai.evaluation.error.message"
+	attrEnvironment     = "deployment.environment.name"
+	attrEnvironmentOld  = "deployment.environment"
+	attrServiceName     = "service.name"
+	metricSourceLabel   = "metric_source"
+	evaluatorNameLabel  = "evaluator_name"
+	defaultServiceLabel = "service_name"
+)
+
+// Environment returns the environment of a resource: the attribute
+// deployment.environment.name, then deployment.environment, else def.
+func Environment(res pcommon.Map, def string) string {
+	for _, k := range []string{attrEnvironment, attrEnvironmentOld} {
+		if v, ok := res.Get(k); ok && v.Str() != "" {
+			return v.Str()
+		}
+	}
+	return def
+}
+
+// Traces converts td.
+func Traces(td ptrace.Traces, opts Options) TraceBatch {
+	var b TraceBatch
+	b.Spans = make([]warehouse.Span, 0, td.SpanCount())
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		res := rs.Resource().Attributes()
+		env := Environment(res, opts.DefaultEnvironment)
+		service := ""
+		if v, ok := res.Get(attrServiceName); ok {
+			service = v.AsString()
+		}
+		resAttrs := stringMap(res)
+		org := opts.organization(env)
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			ss := sss.At(j)
+			spans := ss.Spans()
+			for k := 0; k < spans.Len(); k++ {
+				sp := spans.At(k)
+				if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() {
+					b.Dropped = append(b.Dropped, Dropped{TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Reason: "empty trace or span id"})
+					continue
+				}
+				s := span(sp, env, service, resAttrs, ss.Scope())
+				b.Spans = append(b.Spans, s)
+				b.Points = append(b.Points, evaluationPoints(&s, sp, org)...)
+			}
+		}
+	}
+	return b
+}
+
+func span(sp ptrace.Span, env, service string, resAttrs map[string]string, scope pcommon.InstrumentationScope) warehouse.Span {
+	content := genai.Extract(sp.Attributes())
+	start, end := sp.StartTimestamp(), sp.EndTimestamp()
+	var durMs int64
+	if end > start {
+		durMs = int64(end-start) / 1e6
+	}
+	s := warehouse.Span{
+		Environment:        env,
+		Timestamp:          int64(start) / 1e6,
+		TraceID:            sp.TraceID().String(),
+		SpanID:             sp.SpanID().String(),
+		ParentSpanID:       parentID(sp),
+		TraceState:         sp.TraceState().AsRaw(),
+		SpanName:           sp.Name(),
+		SpanKind:           spanKind(sp.Kind()),
+		ServiceName:        service,
+		ResourceAttributes: resAttrs,
+		ScopeName:          scope.Name(),
+		ScopeVersion:       scope.Version(),
+		SpanAttributes:     stringMap(sp.Attributes()),
+		Duration:           durMs,
+		StatusCode:         statusCode(sp.Status().Code()),
+		StatusMessage:      sp.Status().Message(),
+		Prompts:            content.PromptMap(),
+		Completions:        content.CompletionMap(),
+		Input:              content.Input,
+		Output:             content.Output,
+		WorkflowName:       content.Workflow,
+		EntityName:         content.Entity,
+		AgentName:          content.Agent,
+		RequestModel:       content.RequestModel,
+		ResponseModel:      content.ResponseModel,
+		Vendor:             content.Vendor,
+		TotalTokens:        content.TotalTokens,
+	}
+	s.Evaluations = evaluations(sp.Events())
+	return s
+}
+
+func parentID(sp ptrace.Span) string {
+	if sp.ParentSpanID().IsEmpty() {
+		return ""
+	}
+	return sp.ParentSpanID().String()
+}
+
+func spanKind(k ptrace.SpanKind) string {
+	switch k {
+	case ptrace.SpanKindInternal:
+		return "SPAN_KIND_INTERNAL"
+	case ptrace.SpanKindServer:
+		return "SPAN_KIND_SERVER"
+	case ptrace.SpanKindClient:
+		return "SPAN_KIND_CLIENT"
+	case ptrace.SpanKindProducer:
+		return "SPAN_KIND_PRODUCER"
+	case ptrace.SpanKindConsumer:
+		return "SPAN_KIND_CONSUMER"
+	default:
+		return "SPAN_KIND_UNSPECIFIED"
+	}
+}
+
+func statusCode(c ptrace.StatusCode) string {
+	switch c {
+	case ptrace.StatusCodeOk:
+		return "STATUS_CODE_OK"
+	case ptrace.StatusCodeError:
+		return "STATUS_CODE_ERROR"
+	default:
+		return "STATUS_CODE_UNSET"
+	}
+}
+
+// stringMap renders attributes with string values; other values become
+// their JSON text (pcommon.Value.AsString).
+func stringMap(m pcommon.Map) map[string]string {
+	out := make(map[string]string, m.Len())
+	m.Range(func(k string, v pcommon.Value) bool {
+		out[k] = v.AsString()
+		return true
+	})
+	return out
+}
+
+// evaluations reads the evaluation result events of a span.
+func evaluations(events ptrace.SpanEventSlice) []warehouse.Evaluation {
+	var out []warehouse.Evaluation
+	for i := 0; i < events.Len(); i++ {
+		ev := events.At(i)
+		if ev.Name() != EvaluationEvent {
+			continue
+		}
+		a := ev.Attributes()
+		e := warehouse.Evaluation{Name: str(a, attrEvalName), ScoreLabel: str(a, attrEvalScoreLabel), MonitorID: str(a, attrEvalMonitorID)}
+		if v, ok := a.Get(attrEvalScoreValue); ok {
+			e.ScoreValue = v.Double()
+		}
+		if t := str(a, attrErrorType); t != "" {
+			e.Error = t
+			if msg := str(a, attrEvalErrorMsg); msg != "" {
+				e.Error = t + ": " + msg
+			}
+		}
+		a.Range(func(k string, v pcommon.Value) bool {
+			if field, ok := strings.CutPrefix(k, attrEvalOutput); ok {
+				if e.Output == nil {
+					e.Output = map[string]any{}
+				}
+				e.Output[field] = v.AsRaw()
+			}
+			return true
+		})
+		out = append(out, e)
+	}
+	return out
+}
+
+func str(m pcommon.Map, k string) string {
+	if v, ok := m.Get(k); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// evaluationPoints turns the successful evaluations of s into metric
+// points: one per output field, named <slug>.<field>. Booleans set
+// bool_value, numbers numeric_value, enumerated strings enum_value; free
+// text (e.g. the uncertainty detector's answer) becomes a label of the
+// other points.
+func evaluationPoints(s *warehouse.Span, sp ptrace.Span, org string) []warehouse.MetricPoint {
+	if len(s.Evaluations) == 0 {
+		return nil
+	}
+	attrs := filterContent(s.SpanAttributes)
+	eventTime := int64(sp.EndTimestamp()) / 1e6
+	var pts []warehouse.MetricPoint
+	for _, ev := range s.Evaluations {
+		if ev.Error != "" || ev.Output == nil {
+			continue
+		}
+		def, ok := evaluators.Lookup(ev.Name)
+		if !ok {
+			continue
+		}
+		labels := map[string]string{
+			evaluatorNameLabel: ev.Name, metricSourceLabel: warehouse.SourceEvaluator, "monitor_id": ev.MonitorID,
+			"trace_id": s.TraceID, "span_id": s.SpanID, defaultServiceLabel: s.ServiceName, "environment": s.Environment,
+			"workflow": s.WorkflowName, "agent_name": s.AgentName, "entity_name": s.EntityName,
+			"model": firstNonEmpty(s.ResponseModel, s.RequestModel), "vendor": s.Vendor,
+		}
+		for _, f := range def.Outputs {
+			if v, ok := ev.Output[f.Name].(string); ok && f.Type == evaluators.TypeString && len(f.EnumValues) == 0 {
+				labels[f.Name] = v
+			}
+		}
+		for _, f := range def.Outputs {
+			p := warehouse.MetricPoint{
+				Environment: s.Environment, OrganizationID: org, MetricName: ev.Name + "." + f.Name,
+				Source: warehouse.SourceEvaluator, EventTime: eventTime, TraceID: s.TraceID, SpanID: s.SpanID,
+				Labels: labels, Attributes: attrs,
+			}
+			switch v := ev.Output[f.Name].(type) {
+			case bool:
+				p.BoolValue = &v
+			case float64:
+				p.NumericValue = &v
+			case int64:
+				n := float64(v)
+				p.NumericValue = &n
+			case string:
+				if len(f.EnumValues) == 0 {
+					continue
+				}
+				p.EnumValue = &v
+			default:
+				continue
+			}
+			pts = append(pts, p)
+		}
+	}
+	return pts
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// contentKeys are the attribute keys (or key prefixes, ending in '.') that
+// carry prompt and completion text; metric points do not copy them.
+var contentKeys = []string{
+	"llm.prompts.", "llm.completions.", "gen_ai.prompt.", "gen_ai.completion.", "gen_ai.input.messages",
+	"gen_ai.output.messages", "gen_ai.system_instructions", "llm.input_messages.", "llm.output_messages.",
+	"input.value", "output.value", "traceloop.entity.input", "traceloop.entity.output",
+}
+
+// filterContent returns attrs without the LLM content keys.
+func filterContent(attrs map[string]string) map[string]string {
+	out := make(map[string]string, len(attrs))
+	for k, v := range attrs {
+		if !isContentKey(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func isContentKey(k string) bool {
+	for _, c := range contentKeys {
+		if strings.HasPrefix(k, c) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,104 @@
+package evalapiextension
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/evalcol/evalcol/internal/configkeys"
+)
+
+// Config is the configuration of the evalapi extension.
+type Config struct {
+	// ServerConfig is the HTTP server of the /v2 API (endpoint, TLS, CORS,
+	// max_request_body_size, timeouts, ...).
+	ServerConfig confighttp.ServerConfig `mapstructure:",squash"`
+	// Warehouse selects and configures the store.
+	Warehouse WarehouseConfig `mapstructure:"warehouse"`
+	// APIKeys are the keys the API and the OTLP receivers accept.
+	APIKeys []APIKeyConfig `mapstructure:"api_keys"`
+	// SetupPollInterval is how often monitor setups are re-read from the
+	// warehouse, to see changes made through other collectors.
+	SetupPollInterval time.Duration `mapstructure:"setup_poll_interval"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// WarehouseConfig configures the store.
+type WarehouseConfig struct {
+	// Backend is "sqlite" (embedded, the default) or "clickhouse".
+	Backend string `mapstructure:"backend"`
+	// Path is the SQLite database file (backend sqlite).
+	Path string `mapstructure:"path"`
+}
+
+// APIKeyConfig is one API key and the tenant it grants access to.
+type APIKeyConfig struct {
+	Key            configopaque.String `mapstructure:"key"`
+	Environment    string              `mapstructure:"environment"`
+	OrganizationID string              `mapstructure:"organization_id"`
+	ProjectID      string              `mapstructure:"project_id"`
+}
+
+// Validate checks the configuration before any port is opened.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.ServerConfig.NetAddr.Endpoint == "" {
+		errs = append(errs, errors.New("endpoint: must not be empty"))
+	} else if c.ServerConfig.NetAddr.Transport != "unix" {
+		if _, _, err := net.SplitHostPort(c.ServerConfig.NetAddr.Endpoint); err != nil {
+			errs = append(errs, fmt.Errorf("endpoint: %q is not host:port", c.ServerConfig.NetAddr.Endpoint))
+		}
+	}
+	if c.ServerConfig.MaxRequestBodySize < 0 {
+		errs = append(errs, fmt.Errorf("max_request_body_size: must not be negative, got %d", c.ServerConfig.MaxRequestBodySize))
+	}
+	switch c.Warehouse.Backend {
+	case "sqlite":
+		if c.Warehouse.Path == "" {
+			errs = append(errs, errors.New("warehouse.path: must not be empty for the sqlite backend"))
+		}
+	case "":
+		errs = append(errs, errors.New("warehouse.backend: must be set (sqlite)"))
+	default:
+		errs = append(errs, fmt.Errorf("warehouse.backend: unknown backend %q (supported: sqlite)", c.Warehouse.Backend))
+	}
+	if len(c.APIKeys) == 0 {
+		errs = append(errs, errors.New("api_keys: at least one API key is required"))
+	}
+	seen := map[configopaque.String]int{}
+	for i, k := range c.APIKeys {
+		switch {
+		case k.Key == "":
+			errs = append(errs, fmt.Errorf("api_keys[%d].key: must not be empty (is the environment variable it reads set?)", i))
+		case len(k.Key) < 8:
+			errs = append(errs, fmt.Errorf("api_keys[%d].key: must be at least 8 characters", i))
+		}
+		if j, dup := seen[k.Key]; dup && k.Key != "" {
+			errs = append(errs, fmt.Errorf("api_keys[%d].key: same key as api_keys[%d]", i, j))
+		}
+		seen[k.Key] = i
+		if k.Environment == "" {
+			errs = append(errs, fmt.Errorf("api_keys[%d].environment: must not be empty", i))
+		}
+	}
+	if c.SetupPollInterval < 0 {
+		errs = append(errs, fmt.Errorf("setup_poll_interval: must not be negative, got %s", c.SetupPollInterval))
+	}
+	return errors.Join(errs...)
+}
+
+// Unmarshal decodes the configuration, rejecting unknown fields (the
+// squashed HTTP server settings would otherwise let a typo pass).
+func (c *Config) Unmarshal(conf *confmap.Conf) error {
+	if err := configkeys.Check(conf, c); err != nil {
+		return err
+	}
+	return conf.Unmarshal(c)
+}

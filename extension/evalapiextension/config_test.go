@@ -1,0 +1,89 @@
+package evalapiextension
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/metadata"
+)
+
+func TestLoadConfig(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		id      component.ID
+		check   func(t *testing.T, c *Config)
+		wantErr string
+	}{
+		{id: component.NewID(metadata.Type), check: func(t *testing.T, c *Config) {
+			if c.ServerConfig.NetAddr.Endpoint != "127.0.0.1:8080" || c.ServerConfig.MaxRequestBodySize != 1<<20 {
+				t.Errorf("server defaults = %s, %d; want 127.0.0.1:8080, 1 MiB", c.ServerConfig.NetAddr.Endpoint, c.ServerConfig.MaxRequestBodySize)
+			}
+			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db"}) {
+				t.Errorf("warehouse default = %+v", c.Warehouse)
+			}
+			if c.SetupPollInterval != 5*time.Second {
+				t.Errorf("setup_poll_interval default = %s, want 5s", c.SetupPollInterval)
+			}
+			if len(c.APIKeys) != 1 || c.APIKeys[0].Key != "secret-key-1" || c.APIKeys[0].Environment != "production" {
+				t.Errorf("api_keys = %+v", c.APIKeys)
+			}
+		}},
+		{id: component.NewIDWithName(metadata.Type, "full"), check: func(t *testing.T, c *Config) {
+			if c.ServerConfig.NetAddr.Endpoint != "0.0.0.0:9090" || c.ServerConfig.MaxRequestBodySize != 2<<20 || c.ServerConfig.ReadTimeout != 5*time.Second {
+				t.Errorf("server = %+v", c.ServerConfig)
+			}
+			if c.Warehouse.Path != "/var/lib/evalcol/evalcol.db" || c.SetupPollInterval != 2*time.Second {
+				t.Errorf("warehouse %+v, poll %s", c.Warehouse, c.SetupPollInterval)
+			}
+			want := []APIKeyConfig{
+				{Key: "secret-key-1", Environment: "production", OrganizationID: "acme", ProjectID: "web"},
+				{Key: "secret-key-2", Environment: "staging", OrganizationID: "acme", ProjectID: "web"},
+			}
+			if len(c.APIKeys) != 2 || c.APIKeys[0] != want[0] || c.APIKeys[1] != want[1] {
+				t.Errorf("api_keys = %+v, want %+v", c.APIKeys, want)
+			}
+		}},
+		{id: component.NewIDWithName(metadata.Type, "no_keys"), wantErr: "api_keys: at least one API key is required"},
+		{id: component.NewIDWithName(metadata.Type, "empty_key"), wantErr: "api_keys[0].key: must not be empty"},
+		{id: component.NewIDWithName(metadata.Type, "short_key"), wantErr: "api_keys[0].key: must be at least 8 characters"},
+		{id: component.NewIDWithName(metadata.Type, "duplicate_key"), wantErr: "api_keys[1].key: same key as api_keys[0]"},
+		{id: component.NewIDWithName(metadata.Type, "no_environment"), wantErr: "api_keys[0].environment: must not be empty"},
+		{id: component.NewIDWithName(metadata.Type, "bad_backend"), wantErr: `warehouse.backend: unknown backend "postgres"`},
+		{id: component.NewIDWithName(metadata.Type, "empty_path"), wantErr: "warehouse.path: must not be empty"},
+		{id: component.NewIDWithName(metadata.Type, "empty_endpoint"), wantErr: "endpoint: must not be empty"},
+		{id: component.NewIDWithName(metadata.Type, "negative_poll"), wantErr: "setup_poll_interval: must not be negative"},
+		{id: component.NewIDWithName(metadata.Type, "unknown_field"), wantErr: "api_keyz"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id.String(), func(t *testing.T) {
+			cfg := NewFactory().CreateDefaultConfig()
+			sub, err := cm.Sub(tt.id.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = sub.Unmarshal(cfg)
+			if err == nil {
+				err = confmap.Validate(cfg)
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, cfg.(*Config))
+		})
+	}
+}

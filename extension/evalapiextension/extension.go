@@ -1,0 +1,195 @@
+package evalapiextension
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/extension"
+	"go.opentelemetry.io/collector/extension/extensionauth"
+	"go.uber.org/zap"
+
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
+	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+)
+
+// evalAPI is the evalapi extension.
+type evalAPI struct {
+	cfg      *Config
+	settings extension.Settings
+	keys     *tenant.Keyring
+
+	store  warehouse.Store
+	server *http.Server
+	wg     sync.WaitGroup
+
+	// monitors are the compiled auto monitor setups the evaluator
+	// processor applies; setups keeps them up to date.
+	monitors monitor.Set
+	setups   *setups.Service
+}
+
+var (
+	_ extension.Extension  = (*evalAPI)(nil)
+	_ extensionauth.Server = (*evalAPI)(nil)
+	_ warehouse.Provider   = (*evalAPI)(nil)
+	_ monitor.Provider     = (*evalAPI)(nil)
+)
+
+func newExtension(cfg *Config, set extension.Settings) *evalAPI {
+	keys := make([]tenant.Key, len(cfg.APIKeys))
+	for i, k := range cfg.APIKeys {
+		keys[i] = tenant.Key{Secret: string(k.Key), Tenant: tenant.Tenant{
+			Environment: k.Environment, OrganizationID: k.OrganizationID, ProjectID: k.ProjectID,
+		}}
+	}
+	return &evalAPI{cfg: cfg, settings: set, keys: tenant.NewKeyring(keys)}
+}
+
+// Start opens the warehouse and starts serving the /v2 API.
+func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
+	store, err := e.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	e.store = store
+
+	compiler, err := monitor.NewCompiler(e.settings.TelemetrySettings)
+	if err != nil {
+		_ = store.Close()
+		return fmt.Errorf("evalapi: %w", err)
+	}
+	e.setups = setups.NewService(setups.Options{
+		Store: store, Compiler: compiler, Monitors: &e.monitors, Logger: e.settings.Logger, Poll: e.cfg.SetupPollInterval,
+	})
+	e.setups.Start(ctx)
+
+	ln, err := e.cfg.ServerConfig.ToListener(ctx)
+	if err != nil {
+		e.setups.Shutdown()
+		_ = store.Close()
+		return fmt.Errorf("evalapi: listen on %s: %w", e.cfg.ServerConfig.NetAddr.Endpoint, err)
+	}
+	api := httpapi.New(httpapi.Options{
+		Keys:         e.keys,
+		Store:        store,
+		Logger:       e.settings.Logger,
+		MaxBodyBytes: e.cfg.ServerConfig.MaxRequestBodySize,
+		Setups:       e.setups,
+		Health:       func(r *http.Request) error { return store.Ping(r.Context()) },
+	})
+	srv, err := e.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), e.settings.TelemetrySettings, api)
+	if err != nil {
+		_ = ln.Close()
+		e.setups.Shutdown()
+		_ = store.Close()
+		return fmt.Errorf("evalapi: create HTTP server: %w", err)
+	}
+	e.server = srv
+	e.settings.Logger.Info("evalcol /v2 API listening", zap.String("endpoint", ln.Addr().String()))
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
+		}
+	}()
+	return nil
+}
+
+func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
+	switch e.cfg.Warehouse.Backend {
+	case "sqlite":
+		if dir := filepath.Dir(e.cfg.Warehouse.Path); dir != "" {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("evalapi: create warehouse directory %s: %w", dir, err)
+			}
+		}
+		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("evalapi: open warehouse %s: %w", e.cfg.Warehouse.Path, err)
+		}
+		return s, nil
+	default:
+		return nil, fmt.Errorf("evalapi: unknown warehouse backend %q", e.cfg.Warehouse.Backend)
+	}
+}
+
+// Shutdown stops the server, letting requests in flight finish, then closes
+// the warehouse. The collector shuts pipelines down before extensions, so
+// the exporter has flushed by then.
+func (e *evalAPI) Shutdown(ctx context.Context) error {
+	var errs []error
+	if e.server != nil {
+		if err := e.server.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("evalapi: stop HTTP server: %w", err))
+		}
+		e.wg.Wait()
+	}
+	if e.setups != nil {
+		e.setups.Shutdown()
+	}
+	if e.store != nil {
+		if err := e.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("evalapi: close warehouse: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Monitors returns the compiled auto monitor setups (monitor.Provider).
+func (e *evalAPI) Monitors() []*monitor.Monitor { return e.monitors.Monitors() }
+
+// Evaluated records that a setup's monitor evaluated a span
+// (monitor.Provider); the setup moves to in_progress.
+func (e *evalAPI) Evaluated(id string) {
+	if e.setups != nil {
+		e.setups.Evaluated(id)
+	}
+}
+
+// Warehouse returns the store; it is nil before Start.
+func (e *evalAPI) Warehouse() warehouse.Store { return e.store }
+
+// errUnauthenticated is what an OTLP request without a valid key gets.
+var errUnauthenticated = errors.New("missing or invalid API key: send Authorization: Bearer <key>")
+
+// Authenticate implements extensionauth.Server for the OTLP receivers: the
+// Authorization header must carry a configured API key ("Bearer <key>" or
+// the bare key). The key's tenant is put in the client info of the context.
+func (e *evalAPI) Authenticate(ctx context.Context, sources map[string][]string) (context.Context, error) {
+	var header string
+	for _, name := range []string{"authorization", "Authorization"} {
+		if v := sources[name]; len(v) > 0 {
+			header = v[0]
+			break
+		}
+	}
+	t, ok := e.keys.Lookup(tenant.SecretFromAuthorization(header))
+	if !ok {
+		return ctx, errUnauthenticated
+	}
+	return tenant.NewClientContext(ctx, t), nil
+}
+
+// OrganizationOf returns the organization id of the first API key of
+// environment env ("" when no key has it). The exporter labels metric
+// points with it.
+func (e *evalAPI) OrganizationOf(env string) string {
+	for _, k := range e.cfg.APIKeys {
+		if k.Environment == env {
+			return k.OrganizationID
+		}
+	}
+	return ""
+}

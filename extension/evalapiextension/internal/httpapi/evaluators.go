@@ -1,0 +1,134 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/evalcol/evalcol/evaluators"
+)
+
+// executeRequest is the evaluator request envelope.
+type executeRequest struct {
+	Input  json.RawMessage `json:"input"`
+	Config json.RawMessage `json:"config"`
+}
+
+// guardrailResponse is the answer of /v2/guardrails/<slug>/execute.
+type guardrailResponse struct {
+	Result evaluators.Result `json:"result"`
+	Pass   bool              `json:"pass"`
+}
+
+func (a *API) execute(guardrail bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		slug := executeSlug(r)
+		if slug == "" {
+			writeError(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+			return
+		}
+		def, ok := evaluators.Lookup(slug)
+		if !ok {
+			writeError(w, http.StatusNotFound, fmt.Sprintf("unknown evaluator %q", slug))
+			return
+		}
+		body, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		var env executeRequest
+		if err := decodeObject(body, &env); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		input, err := decodeField(env.Input, "input", true)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		config, err := decodeField(env.Config, "config", false)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		req, err := def.NewRequest(input, config)
+		if err == nil {
+			var res evaluators.Result
+			res, err = a.opts.RunEvaluator(r.Context(), def, req)
+			if err == nil {
+				if guardrail {
+					writeJSON(w, http.StatusOK, guardrailResponse{Result: res, Pass: def.Pass(res)})
+					return
+				}
+				writeJSON(w, http.StatusOK, res)
+				return
+			}
+		}
+		a.writeEvalError(w, slug, err)
+	}
+}
+
+// executeSlug returns the evaluator slug of an execute path:
+// /v2/guardrails/<slug>/execute, /v2/evaluators/execute/<slug> or
+// /v2/evaluators/<slug>/execute ("" for another path).
+func executeSlug(r *http.Request) string {
+	if slug := r.PathValue("slug"); slug != "" {
+		return slug
+	}
+	first, second := r.PathValue("first"), r.PathValue("second")
+	switch {
+	case first == "execute":
+		return second
+	case second == "execute":
+		return first
+	}
+	return ""
+}
+
+// decodeField decodes an optional JSON object field of the envelope.
+func decodeField(raw json.RawMessage, name string, required bool) (map[string]any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		if required {
+			return nil, fmt.Errorf("%s is required: send {\"%s\": {...}}", name, name)
+		}
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("%s must be a JSON object", name)
+	}
+	return m, nil
+}
+
+func (a *API) writeEvalError(w http.ResponseWriter, slug string, err error) {
+	status := http.StatusInternalServerError
+	var e *evaluators.Error
+	if asEvalError(err, &e) {
+		status = e.HTTPStatus()
+	}
+	if status >= 500 {
+		a.opts.Logger.Error("evaluator failed", zap.String("evaluator", slug), zap.Error(err))
+		writeError(w, status, "internal error")
+		return
+	}
+	writeError(w, status, e.Msg)
+}
+
+// evaluatorInfo is one entry of GET /v2/evaluators.
+type evaluatorInfo struct {
+	*evaluators.Definition
+	Paths []string `json:"paths"`
+}
+
+func (a *API) listEvaluators(w http.ResponseWriter, _ *http.Request) {
+	defs := evaluators.Catalogue()
+	out := make([]evaluatorInfo, len(defs))
+	for i, d := range defs {
+		out[i] = evaluatorInfo{Definition: d, Paths: []string{
+			"/v2/evaluators/execute/" + d.Slug, "/v2/evaluators/" + d.Slug + "/execute", "/v2/guardrails/" + d.Slug + "/execute",
+		}}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"evaluators": out})
+}

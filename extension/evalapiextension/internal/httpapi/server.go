@@ -1,0 +1,188 @@
+// Package httpapi is the /v2 REST API of evalcol: routing, authentication,
+// body limits, JSON errors and the handlers. It depends only on the
+// evaluator library, the warehouse and the tenant keyring, so it is tested
+// with a real HTTP server and a real store, without a collector.
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// Options configures the API.
+type Options struct {
+	Keys   *tenant.Keyring
+	Store  warehouse.Store
+	Logger *zap.Logger
+	// MaxBodyBytes limits request bodies; larger ones get 413.
+	MaxBodyBytes int64
+	// Setups serves the auto monitor setup endpoints; nil disables them.
+	Setups SetupService
+	// Health reports the health of the warehouse for /healthz.
+	Health func(r *http.Request) error
+	// RunEvaluator runs a validated evaluator request; nil means
+	// (*evaluators.Definition).Run. Tests use it to inject faults.
+	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
+}
+
+// API serves the /v2 routes.
+type API struct {
+	opts Options
+	mux  *http.ServeMux
+}
+
+// New returns the API handler.
+func New(opts Options) *API {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.RunEvaluator == nil {
+		opts.RunEvaluator = func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error) {
+			return def.Run(ctx, req)
+		}
+	}
+	a := &API{opts: opts, mux: http.NewServeMux()}
+	a.routes()
+	return a
+}
+
+// route registers h for pattern (a path, optionally with {wildcards}) and
+// the allowed methods; other methods get 405 with a JSON body.
+func (a *API) route(pattern string, authenticated bool, handlers map[string]http.HandlerFunc) {
+	allowed := make([]string, 0, len(handlers))
+	for m := range handlers {
+		allowed = append(allowed, m)
+	}
+	allow := strings.Join(sortedStrings(allowed), ", ")
+	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		h, ok := handlers[r.Method]
+		if !ok && r.Method == http.MethodHead {
+			h, ok = handlers[http.MethodGet]
+		}
+		if !ok {
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow))
+			return
+		}
+		if authenticated {
+			t, ok := a.opts.Keys.Lookup(tenant.SecretFromAuthorization(r.Header.Get("Authorization")))
+			if !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="evalcol"`)
+				msg := "missing API key: send Authorization: Bearer <key>"
+				if r.Header.Get("Authorization") != "" {
+					msg = "invalid API key"
+				}
+				writeError(w, http.StatusUnauthorized, msg)
+				return
+			}
+			r = r.WithContext(tenant.NewContext(r.Context(), t))
+		}
+		h(w, r)
+	})
+}
+
+func (a *API) routes() {
+	a.route("/healthz", false, map[string]http.HandlerFunc{http.MethodGet: a.healthz})
+	a.route("/v2/evaluators", true, map[string]http.HandlerFunc{http.MethodGet: a.listEvaluators})
+	// /v2/evaluators/execute/<slug> and the newer /v2/evaluators/<slug>/execute.
+	a.route("/v2/evaluators/{first}/{second}", true, map[string]http.HandlerFunc{http.MethodPost: a.execute(false)})
+	a.route("/v2/guardrails/{slug}/execute", true, map[string]http.HandlerFunc{http.MethodPost: a.execute(true)})
+	a.route("/v2/warehouse/spans", true, map[string]http.HandlerFunc{http.MethodGet: a.querySpans})
+	a.route("/v2/metrics", true, map[string]http.HandlerFunc{http.MethodGet: a.queryMetricsGET, http.MethodPost: a.queryMetricsPOST})
+	if a.opts.Setups != nil {
+		a.route("/v2/auto-monitor-setups", true, map[string]http.HandlerFunc{http.MethodGet: a.listSetups, http.MethodPost: a.createSetup})
+		a.route("/v2/auto-monitor-setups/{id}", true, map[string]http.HandlerFunc{http.MethodGet: a.getSetup, http.MethodPut: a.updateSetup, http.MethodDelete: a.deleteSetup})
+	}
+	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
+	})
+}
+
+// ServeHTTP serves a request, recovering a panic into a 500.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			a.opts.Logger.Error("panic in /v2 handler", zap.String("path", r.URL.Path), zap.Any("panic", p), zap.Stack("stack"))
+			writeError(w, http.StatusInternalServerError, "internal error")
+		}
+	}()
+	if a.opts.MaxBodyBytes > 0 && r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, a.opts.MaxBodyBytes)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	a.mux.ServeHTTP(w, r)
+}
+
+func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
+	status := map[string]string{"status": "ok", "warehouse": "ok"}
+	code := http.StatusOK
+	if a.opts.Health != nil {
+		if err := a.opts.Health(r); err != nil {
+			status["status"] = "degraded"
+			status["warehouse"] = "unavailable"
+			code = http.StatusServiceUnavailable
+		}
+	}
+	writeJSON(w, code, status)
+}
+
+// errorBody is the error response of every endpoint.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{Error: msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// readBody reads a size-limited request body, answering 413 or 400 itself
+// when it cannot (ok false).
+func readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body exceeds the limit of %d bytes", tooBig.Limit))
+			return nil, false
+		}
+		writeError(w, http.StatusBadRequest, "cannot read request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+// decodeObject decodes body as one JSON object into v.
+func decodeObject(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errors.New("request body is empty: send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("request body is not valid JSON: %w", err)
+	}
+	if dec.More() {
+		return errors.New("request body has data after the JSON object")
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package setups
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// Setup statuses: pending on create (partial when some evaluators are
+// unknown, failed when all are), waiting_for_spans once a collector has
+// loaded it, in_progress after it evaluated its first span.
+const (
+	StatusPending         = "pending"
+	StatusWaitingForSpans = "waiting_for_spans"
+	StatusInProgress      = "in_progress"
+	StatusPartial         = "partial"
+	StatusFailed          = "failed"
+)
+
+// Binding statuses.
+const (
+	BindingPending = "pending"
+	BindingActive  = "active"
+	BindingFailed  = "failed"
+)
+
+// entityKeys names, per entity type, the init rule that displays the entity
+// selection (the monitor's condition comes from monitor.EntityCondition).
+var entityKeys = map[string]monitor.InitRule{
+	monitor.EntityWorkflow: {Source: monitor.SourceSpanAttributes, Key: "traceloop.workflow.name"},
+	monitor.EntityAgent:    {Source: monitor.SourceSpanAttributes, Key: "gen_ai.agent.name"},
+	monitor.EntityEntity:   {Source: monitor.SourceSpanAttributes, Key: "traceloop.entity.name"},
+	monitor.EntitySpan:     {Source: monitor.SourceSpanName},
+	monitor.EntityService:  {Source: monitor.SourceServiceName},
+	monitor.EntityModel:    {Source: monitor.SourceSpanAttributes, Key: "gen_ai.request.model"},
+}
+
+// newID returns a random 128-bit hex id.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// build makes the setup a request describes for tenant t, keeping id and
+// creation time of prev when it replaces one (prev nil on create).
+func build(r Request, t tenant.Tenant, now time.Time, prev *warehouse.MonitorSetup) warehouse.MonitorSetup {
+	s := warehouse.MonitorSetup{
+		ID: newID(), ExternalID: r.ExternalID, EntityType: r.EntityType, EntityValue: r.EntityValue,
+		OrgID: t.OrganizationID, ProjectID: t.ProjectID, EnvProjectID: envProjectID(t),
+		Environment: t.Environment, CreatedAt: now, UpdatedAt: now, Selector: r.Selector,
+		SampleRate: r.SampleRate, Version: 1,
+	}
+	if prev != nil {
+		s.ID, s.CreatedAt, s.Version = prev.ID, prev.CreatedAt, prev.Version+1
+	}
+	failed := 0
+	for i, ref := range r.Evaluators {
+		b := warehouse.SetupBinding{
+			BindingID:     s.ID + "-" + strconv.Itoa(i),
+			EvaluatorID:   ref.Slug,
+			EvaluatorType: ref.Slug,
+			Status:        BindingPending,
+			InputSchema:   []warehouse.SchemaItem{},
+			OutputSchema:  []warehouse.SchemaItem{},
+		}
+		if def, ok := evaluators.Lookup(ref.Slug); ok {
+			b.InputSchema = schema(def.Inputs)
+			b.OutputSchema = schema(def.Outputs)
+		} else {
+			b.Status = BindingFailed
+			b.ErrorMessage = fmt.Sprintf("unknown evaluator %q", ref.Slug)
+			b.ProcessedAt = &now
+			failed++
+		}
+		s.Evaluators = append(s.Evaluators, b)
+	}
+	switch {
+	case failed == len(s.Evaluators):
+		s.Status = StatusFailed
+	case failed > 0:
+		s.Status = StatusPartial
+	default:
+		s.Status = StatusPending
+	}
+	entity := entityKeys[r.EntityType]
+	entity.Op, entity.Value, entity.ValueType = monitor.OpEquals, r.EntityValue, monitor.ValueTypeString
+	s.InitRules = append(s.InitRules, toStored(entity))
+	for _, rule := range r.Rules {
+		s.InitRules = append(s.InitRules, toStored(rule))
+	}
+	if r.BackfillFromSec > 0 {
+		s.Backfill = &warehouse.BackfillState{FromTimestampSec: r.BackfillFromSec, ToTimestampSec: now.Unix(), Status: "pending"}
+	}
+	return s
+}
+
+func envProjectID(t tenant.Tenant) string {
+	if t.ProjectID == "" {
+		return t.Environment
+	}
+	return t.ProjectID + "/" + t.Environment
+}
+
+func schema(fs []evaluators.Field) []warehouse.SchemaItem {
+	out := make([]warehouse.SchemaItem, len(fs))
+	for i, f := range fs {
+		out[i] = warehouse.SchemaItem{Name: f.Name, Type: string(f.Type), Description: f.Description, Label: f.Label, EnumValues: f.EnumValues}
+	}
+	return out
+}
+
+func toStored(r monitor.InitRule) warehouse.SetupInitRule {
+	return warehouse.SetupInitRule{Op: r.Op, Source: r.Source, Key: r.Key, Value: r.Value, ValueType: r.ValueType}
+}
+
+func fromStored(r warehouse.SetupInitRule) monitor.InitRule {
+	return monitor.InitRule{Op: r.Op, Source: r.Source, Key: r.Key, Value: r.Value, ValueType: r.ValueType}
+}
+
+// spec returns the monitor spec of a stored setup: its valid bindings, and
+// the condition environment AND entity AND selector rules. The entity rule
+// (init_rules[0]) is applied through monitor.EntityCondition, which knows
+// each entity type's attributes.
+func spec(s warehouse.MonitorSetup) (monitor.Spec, error) {
+	entity, err := monitor.EntityCondition(s.EntityType, s.EntityValue)
+	if err != nil {
+		return monitor.Spec{}, err
+	}
+	var rules []monitor.InitRule
+	if len(s.InitRules) > 1 {
+		for _, r := range s.InitRules[1:] {
+			rules = append(rules, fromStored(r))
+		}
+	}
+	selector, err := monitor.ConditionFromRules(rules)
+	if err != nil {
+		return monitor.Spec{}, err
+	}
+	env := strconv.Quote(s.Environment)
+	cond := `(resource.attributes["deployment.environment.name"] == ` + env +
+		` or (resource.attributes["deployment.environment.name"] == nil and resource.attributes["deployment.environment"] == ` + env + `))` +
+		` and (` + entity + `)`
+	if selector != "" {
+		cond += " and " + selector
+	}
+	sp := monitor.Spec{ID: s.ID, Name: s.ExternalID, Condition: cond, SampleRate: s.SampleRate}
+	for _, b := range s.Evaluators {
+		if b.Status != BindingFailed {
+			sp.Evaluators = append(sp.Evaluators, monitor.EvaluatorSpec{Slug: b.EvaluatorType})
+		}
+	}
+	return sp, nil
+}

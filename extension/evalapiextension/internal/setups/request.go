@@ -1,0 +1,356 @@
+// Package setups implements auto monitor setups: parsing and validating the
+// API's requests, building the stored setup (bindings with the evaluator
+// catalogue's schemas, init rules from the entity and the selector), and a
+// Service that stores them, compiles them into monitors for the evaluator
+// processor and moves them through their lifecycle.
+package setups
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/evalcol/evalcol/internal/monitor"
+)
+
+// FieldError is a bad request naming the field at fault (HTTP 400).
+type FieldError struct {
+	Field, Msg string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+func fieldErrorf(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// EntityTypes are the accepted entity types, each naming what it selects.
+var EntityTypes = []string{monitor.EntityWorkflow, monitor.EntityAgent, monitor.EntityEntity, monitor.EntitySpan, monitor.EntityService, monitor.EntityModel}
+
+// EvaluatorRef is one item of a request's evaluators list.
+type EvaluatorRef struct {
+	// Slug is the evaluator as given: a slug, an evaluator_type or an
+	// evaluator_id (our evaluator ids are the slugs).
+	Slug string
+}
+
+// Request is a validated create or update request.
+type Request struct {
+	EntityType, EntityValue, ExternalID string
+	Evaluators                          []EvaluatorRef
+	// Rules are the selector's rules ([] when there is no selector).
+	Rules []monitor.InitRule
+	// Selector is the selector as given, kept for display.
+	Selector json.RawMessage
+	// SampleRate is in 0..1; 1 when not given.
+	SampleRate float64
+	// BackfillFromSec asks to evaluate stored spans since then (0: no).
+	BackfillFromSec int64
+}
+
+var knownFields = map[string]bool{
+	"entity_type": true, "entity_value": true, "evaluators": true, "external_id": true,
+	"selector": true, "sample_rate": true, "backfill_from_timestamp_sec": true,
+}
+
+// ParseRequest parses the JSON body of POST and PUT
+// /v2/auto-monitor-setups. Errors are *FieldError.
+func ParseRequest(body []byte) (Request, error) {
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if len(bytes.TrimSpace(body)) == 0 {
+		return Request{}, fieldErrorf("body", "request body is empty: send a JSON object")
+	}
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return Request{}, fieldErrorf("body", "request body must be a JSON object")
+	}
+	if dec.More() {
+		return Request{}, fieldErrorf("body", "request body has data after the JSON object")
+	}
+	names := make([]string, 0, len(raw))
+	for k := range raw {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if !knownFields[k] {
+			return Request{}, fieldErrorf(k, "unknown field (known: backfill_from_timestamp_sec, entity_type, entity_value, evaluators, external_id, sample_rate, selector)")
+		}
+	}
+	var r Request
+	var err error
+	if r.EntityType, err = requiredString(raw, "entity_type"); err != nil {
+		return Request{}, err
+	}
+	if !contains(EntityTypes, r.EntityType) {
+		return Request{}, fieldErrorf("entity_type", "%q is not one of %s", r.EntityType, strings.Join(EntityTypes, ", "))
+	}
+	if r.EntityValue, err = requiredString(raw, "entity_value"); err != nil {
+		return Request{}, err
+	}
+	if r.ExternalID, err = requiredString(raw, "external_id"); err != nil {
+		return Request{}, err
+	}
+	if r.Evaluators, err = parseEvaluators(raw["evaluators"]); err != nil {
+		return Request{}, err
+	}
+	if r.Rules, err = parseSelector(raw["selector"]); err != nil {
+		return Request{}, err
+	}
+	if s := raw["selector"]; len(s) > 0 && string(s) != "null" {
+		r.Selector = s
+	}
+	r.SampleRate = 1
+	if v, ok := raw["sample_rate"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &r.SampleRate); err != nil || r.SampleRate < 0 || r.SampleRate > 1 || math.IsNaN(r.SampleRate) {
+			return Request{}, fieldErrorf("sample_rate", "must be a number between 0 and 1")
+		}
+	}
+	if v, ok := raw["backfill_from_timestamp_sec"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &r.BackfillFromSec); err != nil || r.BackfillFromSec <= 0 {
+			return Request{}, fieldErrorf("backfill_from_timestamp_sec", "must be a positive integer (Unix seconds)")
+		}
+	}
+	return r, nil
+}
+
+func requiredString(raw map[string]json.RawMessage, name string) (string, error) {
+	v, ok := raw[name]
+	if !ok || string(v) == "null" {
+		return "", fieldErrorf(name, "is required")
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", fieldErrorf(name, "must be a string")
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", fieldErrorf(name, "must not be empty")
+	}
+	return s, nil
+}
+
+func parseEvaluators(v json.RawMessage) ([]EvaluatorRef, error) {
+	if len(v) == 0 || string(v) == "null" {
+		return nil, fieldErrorf("evaluators", "is required")
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(v, &items); err != nil {
+		return nil, fieldErrorf("evaluators", "must be an array of evaluator slugs")
+	}
+	if len(items) == 0 {
+		return nil, fieldErrorf("evaluators", "must list at least one evaluator")
+	}
+	refs := make([]EvaluatorRef, len(items))
+	for i, it := range items {
+		field := "evaluators[" + strconv.Itoa(i) + "]"
+		var slug string
+		if err := json.Unmarshal(it, &slug); err == nil {
+			if strings.TrimSpace(slug) == "" {
+				return nil, fieldErrorf(field, "must not be empty")
+			}
+			refs[i] = EvaluatorRef{Slug: slug}
+			continue
+		}
+		var obj struct {
+			EvaluatorType *string `json:"evaluator_type"`
+			EvaluatorID   *string `json:"evaluator_id"`
+		}
+		if err := json.Unmarshal(it, &obj); err != nil {
+			return nil, fieldErrorf(field, "must be a slug string or an object with evaluator_type or evaluator_id")
+		}
+		switch {
+		case obj.EvaluatorType != nil && *obj.EvaluatorType != "":
+			refs[i] = EvaluatorRef{Slug: *obj.EvaluatorType}
+		case obj.EvaluatorID != nil && *obj.EvaluatorID != "":
+			refs[i] = EvaluatorRef{Slug: *obj.EvaluatorID}
+		default:
+			return nil, fieldErrorf(field, "must be a slug string or an object with evaluator_type or evaluator_id")
+		}
+	}
+	return refs, nil
+}
+
+// selectorRule is one rule of the array form of a selector.
+type selectorRule struct {
+	Key       *string          `json:"key"`
+	Source    string           `json:"source"`
+	Operator  string           `json:"operator"`
+	Op        string           `json:"op"`
+	Value     *json.RawMessage `json:"value"`
+	Values    []any            `json:"values"`
+	ValueType string           `json:"value_type"`
+}
+
+var operators = []string{
+	monitor.OpEquals, monitor.OpNotEquals, monitor.OpGreaterThan, monitor.OpGreaterThanOrEqual, monitor.OpLessThan,
+	monitor.OpLessThanOrEqual, monitor.OpContains, monitor.OpStartsWith, monitor.OpIn, monitor.OpNotIn, monitor.OpExists, monitor.OpNotExists,
+}
+
+var sources = []string{
+	monitor.SourceSpanAttributes, monitor.SourceResourceAttributes, monitor.SourceSpanName, monitor.SourceSpanKind,
+	monitor.SourceScopeName, monitor.SourceServiceName,
+}
+
+// parseSelector turns a selector into init rules. A selector is either a
+// flat object {attribute: value} (the AND of span attribute equalities) or
+// an array of rules {key, source, operator, value | values, value_type}.
+func parseSelector(v json.RawMessage) ([]monitor.InitRule, error) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || string(v) == "null" {
+		return nil, nil
+	}
+	switch v[0] {
+	case '{':
+		var flat map[string]any
+		if err := json.Unmarshal(v, &flat); err != nil {
+			return nil, fieldErrorf("selector", "must be an object {attribute: value} or an array of rules")
+		}
+		keys := make([]string, 0, len(flat))
+		for k := range flat {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		rules := make([]monitor.InitRule, 0, len(keys))
+		for _, k := range keys {
+			text, vt, ok := scalar(flat[k])
+			if !ok || k == "" {
+				return nil, fieldErrorf("selector."+k, "must be a string, number or boolean")
+			}
+			rules = append(rules, monitor.InitRule{Op: monitor.OpEquals, Source: monitor.SourceSpanAttributes, Key: k, Value: text, ValueType: vt})
+		}
+		return rules, nil
+	case '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(v, &items); err != nil {
+			return nil, fieldErrorf("selector", "must be an object {attribute: value} or an array of rules")
+		}
+		rules := make([]monitor.InitRule, len(items))
+		for i, it := range items {
+			r, err := parseRule("selector["+strconv.Itoa(i)+"]", it)
+			if err != nil {
+				return nil, err
+			}
+			rules[i] = r
+		}
+		return rules, nil
+	default:
+		return nil, fieldErrorf("selector", "must be an object {attribute: value} or an array of rules")
+	}
+}
+
+func parseRule(field string, raw json.RawMessage) (monitor.InitRule, error) {
+	var sr selectorRule
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sr); err != nil {
+		return monitor.InitRule{}, fieldErrorf(field, "must be a rule {key, source, operator, value | values, value_type}: %v", err)
+	}
+	op := sr.Operator
+	if op == "" {
+		op = sr.Op
+	}
+	if !contains(operators, op) {
+		return monitor.InitRule{}, fieldErrorf(field+".operator", "%q is not one of %s", op, strings.Join(operators, ", "))
+	}
+	source := sr.Source
+	if source == "" {
+		source = monitor.SourceSpanAttributes
+	}
+	if !contains(sources, source) {
+		return monitor.InitRule{}, fieldErrorf(field+".source", "%q is not one of %s", source, strings.Join(sources, ", "))
+	}
+	r := monitor.InitRule{Op: op, Source: source, ValueType: sr.ValueType}
+	if source == monitor.SourceSpanAttributes || source == monitor.SourceResourceAttributes {
+		if sr.Key == nil || *sr.Key == "" {
+			return monitor.InitRule{}, fieldErrorf(field+".key", "is required for source %s", source)
+		}
+		r.Key = *sr.Key
+	}
+	switch {
+	case op == monitor.OpExists || op == monitor.OpNotExists:
+		if sr.Value != nil || sr.Values != nil {
+			return monitor.InitRule{}, fieldErrorf(field+".value", "operator %s takes no value", op)
+		}
+	case op == monitor.OpIn || op == monitor.OpNotIn:
+		vals := sr.Values
+		if vals == nil && sr.Value != nil {
+			if err := json.Unmarshal(*sr.Value, &vals); err != nil {
+				return monitor.InitRule{}, fieldErrorf(field+".values", "operator %s takes an array of values", op)
+			}
+		}
+		if len(vals) == 0 {
+			return monitor.InitRule{}, fieldErrorf(field+".values", "operator %s takes a non-empty array of values", op)
+		}
+		texts := make([]string, len(vals))
+		for i, v := range vals {
+			text, vt, ok := scalar(v)
+			if !ok {
+				return monitor.InitRule{}, fieldErrorf(fmt.Sprintf("%s.values[%d]", field, i), "must be a string, number or boolean")
+			}
+			texts[i] = text
+			if r.ValueType == "" {
+				r.ValueType = vt
+			}
+		}
+		enc, _ := json.Marshal(texts)
+		r.Value = string(enc)
+	default:
+		if sr.Value == nil {
+			return monitor.InitRule{}, fieldErrorf(field+".value", "is required for operator %s", op)
+		}
+		var v any
+		if err := json.Unmarshal(*sr.Value, &v); err != nil {
+			return monitor.InitRule{}, fieldErrorf(field+".value", "is not valid JSON")
+		}
+		text, vt, ok := scalar(v)
+		if !ok {
+			return monitor.InitRule{}, fieldErrorf(field+".value", "must be a string, number or boolean for operator %s", op)
+		}
+		r.Value = text
+		if r.ValueType == "" {
+			r.ValueType = vt
+		}
+	}
+	if r.ValueType == "" {
+		r.ValueType = monitor.ValueTypeString
+	}
+	if !contains([]string{monitor.ValueTypeString, monitor.ValueTypeNumber, monitor.ValueTypeBoolean}, r.ValueType) {
+		return monitor.InitRule{}, fieldErrorf(field+".value_type", "%q is not one of string, number, boolean", r.ValueType)
+	}
+	// Let the OTTL translation check operands (numbers for numeric
+	// operators, ...) now, so that the error names the rule.
+	if _, err := monitor.ConditionFromRules([]monitor.InitRule{r}); err != nil {
+		msg := err.Error()
+		if _, after, ok := strings.Cut(msg, ": "); ok {
+			msg = after
+		}
+		return monitor.InitRule{}, fieldErrorf(field, "%s", msg)
+	}
+	return r, nil
+}
+
+// scalar renders a decoded JSON scalar as text with its value type.
+func scalar(v any) (text, valueType string, ok bool) {
+	switch x := v.(type) {
+	case string:
+		return x, monitor.ValueTypeString, true
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), monitor.ValueTypeNumber, true
+	case bool:
+		return strconv.FormatBool(x), monitor.ValueTypeBoolean, true
+	}
+	return "", "", false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,306 @@
+package setups
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// Service manages auto monitor setups: it stores them, compiles the active
+// ones into monitors for the evaluator processor (through a monitor.Set),
+// and moves them through their lifecycle. Changes made through this
+// process apply at once; changes made through another collector sharing the
+// warehouse apply within the poll interval.
+type Service struct {
+	store    warehouse.SetupStore
+	compiler *monitor.Compiler
+	monitors *monitor.Set
+	logger   *zap.Logger
+	poll     time.Duration
+	now      func() time.Time
+
+	wake chan struct{}
+	stop context.CancelFunc
+	done chan struct{}
+
+	mu sync.Mutex
+	// compiled caches monitors by setup id and version.
+	compiled map[string]compiledSetup
+	// evaluated are the setups processors reported since the last flush.
+	evaluated map[string]bool
+	// running are the setups known to be in_progress: Evaluated ignores
+	// them without taking the lock's slow path.
+	running sync.Map
+}
+
+type compiledSetup struct {
+	version int64
+	monitor *monitor.Monitor
+}
+
+// Options configures a Service.
+type Options struct {
+	Store    warehouse.SetupStore
+	Compiler *monitor.Compiler
+	Monitors *monitor.Set
+	Logger   *zap.Logger
+	// Poll is how often setups are re-read from the store.
+	Poll time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// NewService returns a service; Start begins applying setups.
+func NewService(o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	return &Service{
+		store: o.Store, compiler: o.Compiler, monitors: o.Monitors, logger: o.Logger, poll: o.Poll,
+		now: func() time.Time { return o.Now().UTC().Truncate(time.Second) }, wake: make(chan struct{}, 1),
+		compiled: map[string]compiledSetup{}, evaluated: map[string]bool{},
+	}
+}
+
+// Start loads the stored setups once, then keeps them applied in the
+// background until Shutdown.
+func (s *Service) Start(ctx context.Context) {
+	if err := s.Reload(ctx); err != nil {
+		s.logger.Warn("loading auto monitor setups failed; retrying in the background", zap.Error(err))
+	}
+	ctx, s.stop = context.WithCancel(context.Background())
+	s.done = make(chan struct{})
+	go s.loop(ctx)
+}
+
+// Shutdown stops the background loop.
+func (s *Service) Shutdown() {
+	if s.stop != nil {
+		s.stop()
+		<-s.done
+	}
+}
+
+func (s *Service) loop(ctx context.Context) {
+	defer close(s.done)
+	poll := s.poll
+	if poll <= 0 {
+		poll = 5 * time.Second
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.wake:
+		}
+		if err := s.Reload(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Warn("reloading auto monitor setups failed", zap.Error(err))
+		}
+	}
+}
+
+// notify wakes the loop without blocking.
+func (s *Service) notify() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Evaluated records that the monitor of setup id evaluated a span. It never
+// blocks; the setup moves to in_progress on the next reload, which it
+// triggers.
+func (s *Service) Evaluated(id string) {
+	if _, ok := s.running.Load(id); ok {
+		return
+	}
+	s.mu.Lock()
+	first := !s.evaluated[id]
+	s.evaluated[id] = true
+	s.mu.Unlock()
+	if first {
+		s.notify()
+	}
+}
+
+// Reload reads every setup, compiles the active ones into the monitor set,
+// and applies the status transitions that are due.
+func (s *Service) Reload(ctx context.Context) error {
+	all, err := s.store.AllSetups(ctx)
+	if err != nil {
+		return fmt.Errorf("read setups: %w", err)
+	}
+	s.mu.Lock()
+	evaluated := s.evaluated
+	s.evaluated = map[string]bool{}
+	s.mu.Unlock()
+
+	now := s.now()
+	var monitors []*monitor.Monitor
+	seen := make(map[string]bool, len(all))
+	for _, setup := range all {
+		seen[setup.ID] = true
+		if setup.Status == StatusFailed {
+			continue
+		}
+		m, err := s.compile(setup)
+		if err != nil {
+			s.logger.Error("auto monitor setup cannot be compiled; marking it failed", zap.String("id", setup.ID), zap.Error(err))
+			s.transition(ctx, setup, now, func(u *warehouse.MonitorSetup) {
+				u.Status = StatusFailed
+				for i := range u.Evaluators {
+					u.Evaluators[i].Status, u.Evaluators[i].ErrorMessage, u.Evaluators[i].ProcessedAt = BindingFailed, err.Error(), &now
+				}
+			})
+			continue
+		}
+		monitors = append(monitors, m)
+		switch {
+		case setup.Status == StatusPending || setup.Status == StatusPartial:
+			s.transition(ctx, setup, now, func(u *warehouse.MonitorSetup) {
+				u.Status = StatusWaitingForSpans
+				if evaluated[setup.ID] {
+					u.Status = StatusInProgress
+				}
+				for i := range u.Evaluators {
+					if u.Evaluators[i].Status == BindingPending {
+						u.Evaluators[i].Status, u.Evaluators[i].ProcessedAt = BindingActive, &now
+					}
+				}
+			})
+		case setup.Status == StatusWaitingForSpans && evaluated[setup.ID]:
+			s.transition(ctx, setup, now, func(u *warehouse.MonitorSetup) { u.Status = StatusInProgress })
+		case setup.Status == StatusInProgress:
+			s.running.Store(setup.ID, true)
+		}
+	}
+	s.mu.Lock()
+	for id := range s.compiled {
+		if !seen[id] {
+			delete(s.compiled, id)
+			s.running.Delete(id)
+		}
+	}
+	s.mu.Unlock()
+	s.monitors.Replace(monitors)
+	return nil
+}
+
+// compile returns the monitor of a setup, from the cache when the setup has
+// not changed.
+func (s *Service) compile(setup warehouse.MonitorSetup) (*monitor.Monitor, error) {
+	s.mu.Lock()
+	c, ok := s.compiled[setup.ID]
+	s.mu.Unlock()
+	if ok && c.version == setup.Version {
+		return c.monitor, nil
+	}
+	sp, err := spec(setup)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.compiler.Compile(sp)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.compiled[setup.ID] = compiledSetup{version: setup.Version, monitor: m}
+	s.mu.Unlock()
+	return m, nil
+}
+
+// transition applies change to a copy of setup and stores it, compare-and-
+// set on the version: when another collector changed the setup first, the
+// change is dropped and the next reload sees the new state.
+func (s *Service) transition(ctx context.Context, setup warehouse.MonitorSetup, now time.Time, change func(*warehouse.MonitorSetup)) {
+	u := setup
+	u.Evaluators = append([]warehouse.SetupBinding(nil), setup.Evaluators...)
+	change(&u)
+	u.UpdatedAt = now
+	u.Version = setup.Version + 1
+	if err := s.store.UpdateSetup(ctx, u); err != nil {
+		if !errors.Is(err, warehouse.ErrConflict) && !errors.Is(err, warehouse.ErrNotFound) {
+			s.logger.Warn("updating auto monitor setup status failed", zap.String("id", setup.ID), zap.Error(err))
+		}
+		return
+	}
+	// The monitor itself is unchanged: keep the compiled one for the new
+	// version.
+	s.mu.Lock()
+	if c, ok := s.compiled[setup.ID]; ok && c.version == setup.Version {
+		s.compiled[setup.ID] = compiledSetup{version: u.Version, monitor: c.monitor}
+	}
+	s.mu.Unlock()
+	if u.Status == StatusInProgress {
+		s.running.Store(u.ID, true)
+	}
+}
+
+// Create stores a new setup for tenant t and applies it at once.
+func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (warehouse.MonitorSetup, error) {
+	setup := build(r, t, s.now(), nil)
+	if err := s.store.CreateSetup(ctx, setup); err != nil {
+		return warehouse.MonitorSetup{}, err
+	}
+	s.notify()
+	return setup, nil
+}
+
+// Get returns one of t's setups.
+func (s *Service) Get(ctx context.Context, t tenant.Tenant, id string) (warehouse.MonitorSetup, error) {
+	return s.store.GetSetup(ctx, t.Environment, id)
+}
+
+// List returns a page of t's setups.
+func (s *Service) List(ctx context.Context, t tenant.Tenant, q warehouse.SetupQuery) (warehouse.SetupPage, error) {
+	q.Environment = t.Environment
+	return s.store.ListSetups(ctx, q)
+}
+
+// Update replaces a setup's entity, evaluators and selector; its status
+// starts again at pending.
+func (s *Service) Update(ctx context.Context, t tenant.Tenant, id string, r Request) (warehouse.MonitorSetup, error) {
+	prev, err := s.store.GetSetup(ctx, t.Environment, id)
+	if err != nil {
+		return warehouse.MonitorSetup{}, err
+	}
+	setup := build(r, t, s.now(), &prev)
+	if err := s.store.UpdateSetup(ctx, setup); err != nil {
+		return warehouse.MonitorSetup{}, err
+	}
+	s.running.Delete(id)
+	s.notify()
+	return setup, nil
+}
+
+// Delete removes a setup; its monitor stops at once.
+func (s *Service) Delete(ctx context.Context, t tenant.Tenant, id string) error {
+	if err := s.store.DeleteSetup(ctx, t.Environment, id); err != nil {
+		return err
+	}
+	s.running.Delete(id)
+	// Drop the monitor now rather than on the next reload.
+	var kept []*monitor.Monitor
+	for _, m := range s.monitors.Monitors() {
+		if m.ID != id {
+			kept = append(kept, m)
+		}
+	}
+	s.monitors.Replace(kept)
+	s.notify()
+	return nil
+}
