@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeConfig writes yaml to a file and returns its path.
+func writeConfig(t *testing.T, yaml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const validConfig = `
+extensions:
+  evalapi:
+    endpoint: {{API}}
+    warehouse: {backend: sqlite, path: {{DIR}}/w.db}
+    api_keys:
+      - key: ${env:EVALCOL_TEST_KEY:-a-valid-key}
+        environment: production
+receivers:
+  otlp:
+    protocols:
+      http: {endpoint: {{OTLP}}, auth: {authenticator: evalapi}}
+processors:
+  evaluator:
+    monitors: [{name: m, evaluators: [char-count]}]
+exporters:
+  warehouse: {api: evalapi}
+service:
+  extensions: [evalapi]
+  pipelines:
+    traces: {receivers: [otlp], processors: [evaluator], exporters: [warehouse]}
+`
+
+func TestInvalidConfigExitsWithOneLine(t *testing.T) {
+	tests := []struct {
+		name, from, to, env, want string
+	}{
+		{"unknown field", "warehouse: {backend", "wharehouse: {backend", "", "wharehouse"},
+		{"bad endpoint", "endpoint: {{API}}", "endpoint: not-a-host-port", "", "endpoint: \"not-a-host-port\" is not host:port"},
+		{"missing API key", "", "", "unset", "api_keys[0].key: must not be empty"},
+		{"unknown evaluator slug", "evaluators: [char-count]", "evaluators: [char-cuont]", "", "char-cuont"},
+		{"unknown processor", "processors: [evaluator]", "processors: [evaluatr]", "", "evaluatr"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api, otlp := reserve(t), reserve(t)
+			cfg := strings.NewReplacer("{{API}}", api.Addr().String(), "{{OTLP}}", otlp.Addr().String(), "{{DIR}}", t.TempDir()).Replace(validConfig)
+			if tt.from != "" {
+				from := strings.NewReplacer("{{API}}", api.Addr().String(), "{{OTLP}}", otlp.Addr().String()).Replace(tt.from)
+				if !strings.Contains(cfg, from) {
+					t.Fatalf("test config lacks %q", from)
+				}
+				cfg = strings.Replace(cfg, from, tt.to, 1)
+			}
+			if tt.env == "unset" {
+				cfg = strings.Replace(cfg, "${env:EVALCOL_TEST_KEY:-a-valid-key}", "${env:EVALCOL_TEST_KEY}", 1)
+			}
+			// Free the ports only now: had the collector opened one, the
+			// invalid config would have got that far.
+			api.Close()
+			otlp.Close()
+			var stderr bytes.Buffer
+			code := run([]string{"--config", writeConfig(t, cfg)}, &stderr)
+			if code == 0 {
+				t.Fatalf("exit code 0 for an invalid config")
+			}
+			out := stderr.String()
+			if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "evalcol: ") {
+				t.Errorf("stderr is not one line starting with 'evalcol: ': %q", out)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("stderr %q does not name %q", out, tt.want)
+			}
+			for _, l := range []string{api.Addr().String()} {
+				if ln, err := net.Listen("tcp", l); err != nil {
+					t.Errorf("port %s still in use after the failed start: %v", l, err)
+				} else {
+					ln.Close()
+				}
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var stderr bytes.Buffer
+	old := os.Stdout
+	r, w, _ := os.Pipe()
+	os.Stdout = w
+	code := run([]string{"--version"}, &stderr)
+	w.Close()
+	os.Stdout = old
+	var out bytes.Buffer
+	_, _ = out.ReadFrom(r)
+	if code != 0 || !strings.Contains(out.String(), "evalcol version "+version) {
+		t.Fatalf("--version: code %d, stdout %q, stderr %q", code, out.String(), stderr.String())
+	}
+}
+
+func reserve(t *testing.T) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
