@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
+	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -217,10 +219,23 @@ func TestSIGTERMFlushes(t *testing.T) {
 	cfg := strings.Replace(testcollector.DefaultConfig, "batch: {timeout: 50ms}", "batch: {timeout: 1h}", 1)
 	c := testcollector.StartWithSignals(t, cfg)
 	sc := sendChatSpan(t, c, testcollector.HTTP, testcollector.DefaultAPIKey, "before-sigterm", nil)
-	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	// The collector registers its signal handler just after it reports
+	// running; until then a SIGTERM would kill the test binary. Hold one
+	// of our own so it never does, and repeat the signal until the
+	// collector has taken it.
+	own := make(chan os.Signal, 16)
+	signal.Notify(own, syscall.SIGTERM)
+	defer signal.Stop(own)
+	var err error
+	for range 100 {
+		if err = syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err = c.Wait(100 * time.Millisecond); err == nil || !strings.Contains(err.Error(), "still running") {
+			break
+		}
 	}
-	if err := c.Wait(30 * time.Second); err != nil {
+	if err != nil {
 		t.Fatalf("collector did not stop cleanly on SIGTERM: %v", err)
 	}
 	again, err := testcollector.StartWithPorts(t, testcollector.DefaultConfig, c.Ports)
