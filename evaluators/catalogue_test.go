@@ -239,3 +239,42 @@ func TestScoreOfAndPass(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEvaluate runs every evaluator through Evaluate, as the API does,
+// on about 1 KB of English prose in each text input (perplexity: 200
+// logprobs; conversation-quality: 4 turns of 256 bytes each way).
+func BenchmarkEvaluate(b *testing.B) {
+	text := prose1KB
+	turns := `["` + strings.Repeat("How do I reset my password on the portal? ", 6) + `","Thanks, and how do I change my email address?","Can I do that from the mobile app too?","Great, thank you."]`
+	answers := `["` + strings.Repeat("Open the portal, choose Settings, then Security. ", 5) + `","Go to Settings, then Profile, and edit the email field.","Yes, the app has the same Settings page.","You are welcome."]`
+	logprobs := "[" + strings.TrimSuffix(strings.Repeat("-0.25,", 200), ",") + "]"
+	for _, d := range Catalogue() {
+		input := map[string]any{}
+		for _, f := range d.Inputs {
+			input[f.Name] = text
+		}
+		var config map[string]any
+		switch d.Slug {
+		case "perplexity":
+			input["logprobs"] = logprobs
+		case "conversation-quality":
+			input["prompts"], input["completions"] = turns, answers
+		case "placeholder-regex":
+			input["placeholder_value"] = `\b[Rr]ailway\b`
+		case "regex-validator":
+			config = map[string]any{"regex": `\b[Rr]ailway\b`}
+		case "html-comparison":
+			input["html1"] = "<html><body><h1>Report</h1><p class=\"lead\">" + text[:500] + "</p></body></html>"
+			input["html2"] = "<html><body><h1>Report</h1><p class=\"intro\">" + text[500:] + "</p></body></html>"
+		}
+		b.Run(d.Slug, func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Evaluate(ctx, d.Slug, input, config); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -22,6 +22,15 @@ func TestPIIDetector(t *testing.T) {
 		{"plain prose", "The weather was lovely and we walked along the river.", nil, false},
 		{"invalid ip", "Ping 999.1.1.1 from the ip console.", nil, false},
 		{"zero threshold flags weak matches", "Order 1234567 shipped.", 0.0, true},
+		{"street address", "Please ship it to 221 Baker Street, Apt. 4.", nil, true},
+		{"european street address", "The office moved to Villacher Strasse 89 last year.", nil, true},
+		{"unit alone is below the default threshold", "Take the lift to Suite 501 upstairs.", nil, false},
+		{"unit alone at a low threshold", "Take the lift to Suite 501 upstairs.", 0.4, true},
+		{"known given name and surname", "Yesterday Helena Whitfield phoned the office.", nil, true},
+		{"census surname after an unknown given name", "The keynote is by Zorvan Kowalczyk.", nil, true},
+		{"organisation is not a person", "Russell Investments is a design agency.", nil, false},
+		{"place is not a person", "We flew from San Jose to Los Angeles.", nil, false},
+		{"dates are not addresses", "He served from 2011 to 2017 and retired on 25 January 2018.", nil, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,11 +2,11 @@ package evaluators
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"sync"
 
 	"github.com/evalcol/evalcol/evaluators/internal/textclass"
-	"github.com/evalcol/evalcol/evaluators/internal/textclass/models"
 )
 
 var sexismDetector = Definition{
@@ -23,11 +23,16 @@ var sexismDetector = Definition{
 	pass:        passWhenSafe("is_safe"),
 }
 
-// sexismModel is the classifier trained on EDOS (see
-// evaluators/internal/train), loaded once. Its Platt calibration is
+// sexismStackData is the stacked classifier trained on EDOS train by
+// `go run ./evaluators/internal/train sexism`.
+//
+//go:embed internal/textclass/models/sexism.evst
+var sexismStackData []byte
+
+// sexismModel is the stacked classifier, decoded once. Its combiner is
 // shifted so that 0.5 is the macro-F1 operating point found on
 // out-of-fold scores of EDOS train.
-var sexismModel = sync.OnceValues(func() (*textclass.Model, error) { return models.Load("sexism") })
+var sexismModel = sync.OnceValues(func() (*textclass.Stack, error) { return textclass.LoadStack(sexismStackData) })
 
 func runSexism(_ context.Context, req Request) (Result, error) {
 	m, err := sexismModel()

@@ -16,9 +16,14 @@ func TestSexismDetector(t *testing.T) {
 		{"kitchen", "Women belong in the kitchen, not in the office.", nil, UnsafeLabel},
 		{"derogation", "All women are manipulative whores who only want money.", nil, UnsafeLabel},
 		{"incompetence", "Females are too emotional to be leaders.", nil, UnsafeLabel},
+		{"gendered slur", "Shut up, you stupid bitch.", nil, UnsafeLabel},
+		{"generalisation", "Women are too stupid to vote and should stay quiet.", nil, UnsafeLabel},
 		{"neutral", "The weather is lovely today and the kids are playing in the park.", nil, SafeLabel},
+		{"neutral about a woman", "My sister just started her new job as an engineer in Berlin.", nil, SafeLabel},
+		{"placeholders only", "[USER] [URL]", nil, SafeLabel},
 		{"neutral about work", "Please review the attached quarterly report before Monday.", nil, SafeLabel},
 		{"threshold 1 never flags", "Women belong in the kitchen, not in the office.", 1.0, SafeLabel},
+		{"threshold 0 flags anything", "The weather is lovely today.", 0.0, UnsafeLabel},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,35 +68,3 @@ func BenchmarkToxicityDetector1KB(b *testing.B) {
 func benchText1KB() string {
 	return strings.Repeat("The quick brown fox jumps over the lazy dog, again and again. ", 17)[:1024]
 }
-
-func TestToxicityPatterns(t *testing.T) {
-	tests := []struct {
-		name    string
-		pattern string
-		text    string
-		want    bool
-	}{
-		{"threat", "threat", "i will kill you", true},
-		{"threat with object words", "threat", "i'm going to beat the crap out of you", true},
-		{"threat plural", "threat", "we're gonna hurt you", true},
-		{"kys", "threat", "just kys", true},
-		{"kill process", "threat", "how do i kill a process", false},
-		{"will kill time", "threat", "i will kill some time at the mall", false},
-		{"insult", "insult", "you are a worthless idiot", true},
-		{"insult shut up", "insult", "shut up, moron", true},
-		{"you suck", "insult", "you suck", true},
-		{"third person", "insult", "the idiot box is on", false},
-		{"not aimed", "insult", "you know, that pig farm is big", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			re := threatPattern
-			if tt.pattern == "insult" {
-				re = insultPattern
-			}
-			if got := re.MatchString(tt.text); got != tt.want {
-				t.Errorf("%s pattern on %q = %v, want %v", tt.pattern, tt.text, got, tt.want)
-			}
-		})
-	}
-}

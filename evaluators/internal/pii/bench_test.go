@@ -25,3 +25,34 @@ func BenchmarkAnalyzeMixed1KB(b *testing.B) {
 		Analyze(mixed1KB)
 	}
 }
+
+// names1KB is about 1 KB of prose about people and places, the worst case
+// of the PERSON recognizer (every capitalised word is looked up).
+var names1KB = strings.Repeat("Producer Helena Markovic met Jonas Whitfield in San Diego; Dr. Kowalczyk said the Northern Railway Company would pay. ", 8)
+
+// addresses1KB is about 1 KB of text dense with street addresses, the
+// worst case of the STREET_ADDRESS recognizer (every gate opens).
+var addresses1KB = strings.Repeat("Ship to 221 Baker Street, Apt. 4, or Koskikatu 25, Rue Gafsa 62, P.O. Box 287; she lives at 9721 Dalmatinova 43. ", 8)
+
+func BenchmarkAnalyzeNames1KB(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Analyze(names1KB)
+	}
+}
+
+func BenchmarkAnalyzeAddresses1KB(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Analyze(addresses1KB)
+	}
+}
+
+// BenchmarkNameListLoad measures building the surname set from the
+// embedded gzip list, paid once per process on the first PERSON lookup.
+func BenchmarkNameListLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		loadSurnames()
+	}
+}

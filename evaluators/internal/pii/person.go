@@ -1,49 +1,93 @@
 package pii
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	_ "embed"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // PERSON. Presidio finds names with a spaCy NER model; we have none, so the
 // recognizer looks for runs of one to four capitalised words (middle
 // initials allowed) and scores them by what it knows:
 //
-//	first word is a known given name (names.txt), two or more words: 0.85
-//	first word is a known given name, alone:                          0.7
-//	unknown capitalised words, two or more:                           0.4
-//	unknown capitalised word, alone:                                  0.35
+//	first word a known given name, two or more words:                0.85
+//	last word a known surname, two or more words:                      0.75
+//	"First M. Last" (a middle initial between two words):              0.75
+//	first word a known given name, alone:                              0.7
+//	lower-case known given name + known surname ("olga smith"):        0.75
+//	known surname alone:                                               0.45
+//	unknown capitalised words, two or more:                            0.4
+//	unknown capitalised word, alone:                                   0.35
 //
-// A name cue among the five words before ("name", "named", "called",
-// "Mr", "Dr", ...) adds 0.35, so "My name is Rubija" scores 0.7; so does
-// "I'm" or "I am" right before the name. When a run of capitalised words
-// holds a known given name after its first word ("Producer James Sparks"),
-// the name starts there.
-// Words of commonWords never take part in a name: they are capitalised at
-// the start of sentences, in titles and in organisation and place names.
+// Cues add 0.35 (capped at 1): a name word among the five words before
+// ("name", "called", "Mr", "patient", ...; the recognizer's context), an
+// honorific, a relation or a job title right before ("Frau", "Señora",
+// "my kid", "songwriter", "Signed,"), "I'm"/"I am" right before, or a
+// speech verb right after ("... said"). A run holding a known given name
+// after its first word starts there ("Producer James Sparks"). A run
+// right before an organisation word ("Russell Investments", "Balefire
+// Global") or holding a place prefix ("San Jose", "Fort Worth") is not a
+// name. Words of commonWords never take part in a name: they are
+// capitalised at the start of sentences, in titles and in organisation and
+// place names. Names are looked up lower-cased, without diacritics and
+// without a possessive "'s".
 
 //go:embed names.txt
 var namesFile string
 
-// givenNames is the set of names.txt, lower-case.
+//go:embed census_given.txt
+var censusGivenFile string
+
+//go:embed census_surnames.txt.gz
+var censusSurnamesGz []byte
+
+// givenNames is the set of names.txt and census_given.txt, folded.
 var givenNames = sync.OnceValue(func() map[string]bool {
-	m := make(map[string]bool, 700)
-	for _, line := range strings.Split(namesFile, "\n") {
-		line = strings.TrimSpace(line)
-		if line != "" && !strings.HasPrefix(line, "#") && !commonWords[line] {
-			m[line] = true
+	m := make(map[string]bool, 6000)
+	for _, file := range []string{namesFile, censusGivenFile} {
+		for _, line := range strings.Split(file, "\n") {
+			line = strings.TrimSpace(line)
+			if line != "" && !strings.HasPrefix(line, "#") && !commonWords[line] && !placeWords[line] {
+				m[foldName(line)] = true
+			}
 		}
 	}
 	return m
 })
 
+// surnames is the set of census_surnames.txt.gz (1990 US Census surnames
+// that are not lower-case English words), less commonWords and words that
+// mostly end place names.
+var surnames = sync.OnceValue(loadSurnames)
+
+// loadSurnames builds the surname set from the embedded list.
+func loadSurnames() map[string]bool {
+	m := make(map[string]bool, 90000)
+	zr, err := gzip.NewReader(bytes.NewReader(censusSurnamesGz))
+	if err != nil {
+		panic("pii: embedded surname list: " + err.Error()) // build-time data, covered by tests
+	}
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		if w := sc.Text(); w != "" && !commonWords[w] && !placeWords[w] && !placeEndings[w] {
+			m[w] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		panic("pii: embedded surname list: " + err.Error())
+	}
+	return m
+}
+
 // commonWords are lower-case words that end or break a name.
-var commonWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
+var commonWords = wordSet(`
 a about after again all also am an and any are as at be because been before being below between both but by can
 could did do does doing down during each few for from further had has have having he her here hers herself him
 himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or
@@ -63,11 +107,82 @@ international national global services service systems solutions technologies te
 news weekly daily times post journal magazine radio tv
 name names user bot patient customer client account card number phone email address date time
 note subject re fw fwd dear regards best kind i'm i'd i'll i've i’m i’d i’ll i’ve
-`) {
+irish scottish welsh british canadian australian russian chinese japanese korean indian dutch swedish norwegian
+danish finnish polish greek turkish egyptian african mexican brazilian argentine jewish christian muslim catholic
+`)
+
+// orgWords, capitalised right after a run of capitalised words, make the
+// run part of an organisation, product or building name.
+var orgWords = wordSet(`
+inc llc ltd plc gmbh ag sa corp corporation company co group holdings partners associates investments capital
+insurance finance financial bank trust fund industries enterprises ventures labs laboratories media foods motors
+airlines airways pharmaceuticals pharma energy software networks systems solutions services technologies technology
+consulting foundation records studios productions pictures publishing press bioscience biosciences therapeutics
+global international brothers bros orchestra band university college school institute academy hospital clinic
+church cathedral stadium arena airport station bridge river lake mountains island islands valley county province
+district street avenue road park hall center centre museum theatre theater hotel mall tower building library
+festival awards award prize cup league championship trophy magazine weekly daily times news post journal review
+gazette tribune herald telegraph express show tour album records mine mines canyon garden gardens creek harbor
+harbour forest desert glacier peak dam reservoir canal castle palace abbey cemetery prison railway highway
+`)
+
+// placePrefixes inside a run make it a place ("San Jose", "Fort Worth",
+// "Los Angeles").
+var placePrefixes = wordSet(`san santa santo são sao saint sainte sankt ste sta los las fort port puerto porto mount mt
+lake cape cabo isla ilha rio villa vila ciudad nueva nuevo novo nova costa sri hong point great`)
+
+// placeWords are names that are mostly places (countries, big cities, US
+// states); they count neither as given names nor as surnames.
+var placeWords = wordSet(`france italy spain germany england ireland scotland wales poland russia china india japan
+korea brazil chile peru cuba canada mexico egypt israel jordan kenya ghana nigeria sudan chad niger mali georgia
+armenia albania austria belgium holland denmark norway sweden finland iceland greece turkey syria lebanon iran iraq
+libya morocco tunisia algeria ethiopia somalia uganda zambia angola congo cyprus malta estonia latvia lithuania
+hungary romania bulgaria serbia croatia bosnia slovenia slovakia ukraine belarus moldova portugal argentina bolivia
+colombia ecuador uruguay paraguay venezuela panama honduras nicaragua guatemala jamaica haiti philippines indonesia
+malaysia thailand vietnam cambodia laos burma nepal bhutan pakistan afghanistan mongolia australia asia africa europe
+america london paris berlin madrid rome vienna moscow tokyo dublin boston chicago dallas houston denver phoenix
+atlanta seattle detroit memphis orlando miami austin florida virginia carolina dakota texas arizona nevada montana
+indiana alabama tennessee kentucky vermont maine oregon idaho utah washington lincoln victoria sydney britain
+`)
+
+// placeEndings are surnames that mostly end place names ("Hong Kong",
+// "Puerto Rico", "New Jersey"); they do not count as surnames.
+var placeEndings = wordSet(`kong rico aires lanka leone arabia zealand vegas angeles francisco diego jose antonio paso
+york jersey orleans hampshire mexico guinea verde rica salvador domingo lucia marino helena tome kitts verde lumpur
+delhi bay beach springs falls heights hills city ville town field`)
+
+// honorifics, relations and job titles that, right before a capitalised
+// word, mark it as a person's name. Multilingual honorifics are here
+// rather than among the context words because most are short words with
+// other senses ("pan", "don", "fr").
+var nameCues = wordSet(`
+mr mrs ms miss mx dr prof sir madam mister dame herr frau fräulein monsieur madame mme mlle mademoiselle señor señora
+señorita senor senora senorita sr sra srta don doña dona senhor senhora signor signora sig dott dottore dottoressa
+pan pani panna dhr mevr mevrouw meneer hr fru fr gospodin gospodja sayın sheikh rabbi imam reverend rev pastor
+father sister brother uncle aunt auntie cousin nephew niece grandma grandpa grandmother grandfather mom mum dad
+mother son daughter wife husband kid kids child boyfriend girlfriend fiancé fiancée partner friend colleague boss
+nurse officer detective agent coach judge senator governor mayor producer director singer songwriter actor actress
+author writer poet painter ceo founder cofounder chairman chairwoman manager employee dear signed sincerely regards
+cheers`)
+
+// speechVerbs right after a run mark it as a person's name ("Liviana
+// Palerma explained").
+var speechVerbs = wordSet(`said says told asked explained wrote replied added noted stated recalled admitted argued
+insisted whispered shouted laughed smiled`)
+
+// initialNonNames are words that precede a letter without being a given
+// name ("Vitamin D Deficiency", "Type A Personality").
+var initialNonNames = wordSet(`vitamin type plan grade class section part group level phase stage hepatitis channel
+building block gate terminal platform row car team model series unit room exhibit appendix figure table schedule
+article title form category division zone area sector route highway interstate option version formula`)
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
 		m[w] = true
 	}
 	return m
-}()
+}
 
 func personRecognizer() recognizer {
 	return recognizer{
@@ -84,49 +199,20 @@ type nameToken struct {
 	initial    bool // one capital letter, maybe followed by '.'
 }
 
+// personFinder holds the state of one findPersons scan.
+type personFinder struct {
+	text     string
+	given    map[string]bool
+	surnames map[string]bool
+	span     []nameToken
+	out      []candidate
+}
+
 func findPersons(text string) []candidate {
-	names := givenNames()
-	var out []candidate
-	var span []nameToken
-	flush := func() {
-		// Trailing initials are not part of the name.
-		for len(span) > 0 && span[len(span)-1].initial {
-			span = span[:len(span)-1]
-		}
-		// A known given name inside the run starts the name ("Producer
-		// James Sparks").
-		for k, t := range span {
-			if k > 0 && !t.initial && names[strings.ToLower(text[t.start:t.end])] {
-				span = span[k:]
-				break
-			}
-		}
-		if len(span) > 0 && !span[0].initial {
-			words := 0
-			for _, t := range span {
-				if !t.initial {
-					words++
-				}
-			}
-			first := strings.ToLower(text[span[0].start:span[0].end])
-			var score float64
-			switch {
-			case names[first] && words >= 2:
-				score = 0.85
-			case names[first]:
-				score = 0.7
-			case words >= 2:
-				score = 0.4
-			default:
-				score = 0.35
-			}
-			if selfIntroduced(text, span[0].start) {
-				score = min(score+contextBoost, maxScore)
-			}
-			out = append(out, candidate{start: span[0].start, end: span[len(span)-1].end, score: score})
-		}
-		span = span[:0]
-	}
+	f := personFinder{text: text, given: givenNames(), surnames: surnames()}
+	// prevLower is the last lower-case known given name, for "olga smith".
+	prevLower := -1
+	prevLowerEnd := -1
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if !unicode.IsLetter(r) {
@@ -136,22 +222,298 @@ func findPersons(text string) []candidate {
 		start := i
 		end := scanWord(text, i)
 		i = end
+		if unicode.IsLower(r) {
+			f.lowerCaseWord(start, end, &prevLower, &prevLowerEnd)
+		} else {
+			prevLower = -1
+		}
 		tok, ok := classifyNameWord(text, start, end)
 		if !ok {
-			flush()
+			f.flush(start, end)
 			continue
 		}
-		if len(span) > 0 && !adjacent(text, span[len(span)-1].end, start) || len(span) == 4 {
-			flush()
+		if len(f.span) > 0 && !adjacent(text, f.span[len(f.span)-1].end, start) || len(f.span) == 4 {
+			f.flush(-1, -1)
 		}
 		if tok.initial && i < len(text) && text[i] == '.' {
 			tok.end = i + 1
 			i++
 		}
-		span = append(span, tok)
+		f.span = append(f.span, tok)
 	}
-	flush()
-	return out
+	f.flush(-1, -1)
+	return f.out
+}
+
+// lowerCaseWord handles a lower-case word: a known given name is remembered,
+// and a known surname right after one makes a name ("olga smith").
+func (f *personFinder) lowerCaseWord(start, end int, prevLower, prevLowerEnd *int) {
+	w := f.text[start:end]
+	if commonWords[w] {
+		*prevLower = -1
+		return
+	}
+	key := foldName(w)
+	if *prevLower >= 0 && f.text[*prevLowerEnd:start] == " " && (f.surnames[key] || surnameShaped(nameKey(w))) {
+		f.out = append(f.out, candidate{start: *prevLower, end: end, score: 0.75})
+		*prevLower = -1
+		return
+	}
+	if len(w) >= 3 && f.given[key] {
+		*prevLower, *prevLowerEnd = start, end
+		// Alone, a lower-case given name needs a cue ("tracy: hi",
+		// "my kid nina", "roberto's daughter").
+		if nameCues[previousWord(f.text, start)] || possessiveRelation(f.text, end) || speakerLabel(f.text, start, end) || selfIntroduced(f.text, start) {
+			f.out = append(f.out, candidate{start: start, end: end, score: 0.35 + contextBoost})
+		}
+		return
+	}
+	*prevLower = -1
+}
+
+// flush scores the current run of capitalised words and empties it.
+// nextStart and nextEnd give the word that broke the run (-1 when the run
+// ended otherwise).
+func (f *personFinder) flush(nextStart, nextEnd int) {
+	span := f.span
+	f.span = f.span[:0]
+	text := f.text
+	// Trailing initials are not part of the name.
+	for len(span) > 0 && span[len(span)-1].initial {
+		span = span[:len(span)-1]
+	}
+	if len(span) == 0 {
+		return
+	}
+	// An organisation word right after the run ("Russell Investments"),
+	// or a place prefix inside it ("San Jose"), makes it no name.
+	lastWord := text[span[len(span)-1].start:span[len(span)-1].end]
+	if len(span) > 1 && orgWords[strings.ToLower(lastWord)] {
+		return
+	}
+	if nextStart >= 0 && adjacent(text, span[len(span)-1].end, nextStart) {
+		next := text[nextStart:nextEnd]
+		if r, _ := utf8.DecodeRuneInString(next); unicode.IsUpper(r) && orgWords[strings.ToLower(next)] {
+			return
+		}
+	}
+	for _, t := range span {
+		if !t.initial && placePrefixes[strings.ToLower(text[t.start:t.end])] {
+			return
+		}
+	}
+	// A job title or relation starting the run is a cue ("Producer
+	// Liviana Palerma"); a known given name inside a run that does not
+	// start with one starts the name ("Film Director James Sparks").
+	// Cues before the run count for a name found inside it ("I'm Quarto
+	// Angelo").
+	cued := selfIntroduced(text, span[0].start) || nameCues[previousWord(text, span[0].start)]
+	if len(span) > 1 && !span[0].initial && nameCues[strings.ToLower(text[span[0].start:span[0].end])] {
+		span = span[1:]
+		cued = true
+	}
+	if !f.given[nameKey(text[span[0].start:span[0].end])] {
+		for k, t := range span {
+			if k > 0 && !t.initial && f.given[nameKey(text[t.start:t.end])] {
+				span = span[k:]
+				break
+			}
+		}
+	}
+	if len(span) == 0 || span[0].initial {
+		return
+	}
+	words, initials := 0, false
+	for k, t := range span {
+		if t.initial {
+			initials = initials || k > 0
+			continue
+		}
+		words++
+	}
+	first := nameKey(text[span[0].start:span[0].end])
+	last := nameKey(text[span[len(span)-1].start:span[len(span)-1].end])
+	var score float64
+	switch {
+	case f.given[first] && words >= 2:
+		score = 0.85
+	case (f.surnames[last] || surnameShaped(last)) && words >= 2:
+		score = 0.75
+	case initials && words >= 2 && !initialNonNames[first]:
+		score = 0.75
+	case f.given[first]:
+		score = 0.7
+	case f.surnames[last] || surnameShaped(last):
+		score = 0.45
+	case words >= 2:
+		score = 0.4
+	default:
+		score = 0.35
+	}
+	start, end := span[0].start, span[len(span)-1].end
+	if cued || nameCues[previousWord(text, start)] || possessiveRelation(text, end) ||
+		(words >= 2 || f.given[first]) && speechVerbs[nextWordLower(text, end)] || (f.given[first] || f.surnames[last]) && speakerLabel(text, start, end) {
+		score = min(score+contextBoost, maxScore)
+	}
+	f.out = append(f.out, candidate{start: start, end: end, score: score})
+}
+
+// surnameSuffixes end surnames of many languages: Slavic (-ović, -ski,
+// -ska, -ov, -ova, -enko, -wicz), Nordic (-sson, -sen, -dottir, -ström),
+// Finnish (-nen), Baltic (-auskas, -aitis), Georgian (-shvili, -dze),
+// Armenian (-yan), Greek (-poulos, -akis, -idis), Turkish (-oglu),
+// Romanian (-escu, -eanu).
+var surnameSuffixes = []string{"ovic", "evic", "ovich", "evich", "vych", "wicz", "ski", "sky", "skiy", "ska", "skaya", "cki", "cka",
+	"ov", "ova", "ev", "eva", "enko", "chuk", "czuk", "czyk", "shvili", "dze", "yan", "sson", "sen", "dottir", "strom", "qvist",
+	"quist", "inen", "anen", "onen", "auskas", "aitis", "poulos", "akis", "idis", "oglu", "escu", "eanu"}
+
+// surnameSuffixFalseFriends are words with a surname suffix that are not
+// surnames.
+var surnameSuffixFalseFriends = wordSet(`alaska nebraska husky whisky geneva moldova casanova villanova bratislava kosovo
+chosen risky frisky pesky dusky kiev lev prev rev nov ova eva bova`)
+
+// surnameShaped reports whether the folded word key ends in a surname
+// suffix after a stem of at least three letters ("szczepanska",
+// "arvidsson"); for -ski/-ska/-sky the stem must end in a consonant.
+func surnameShaped(key string) bool {
+	if surnameSuffixFalseFriends[key] {
+		return false
+	}
+	for _, suf := range surnameSuffixes {
+		if len(key) < len(suf)+3 || !strings.HasSuffix(key, suf) {
+			continue
+		}
+		if suf == "ski" || suf == "ska" || suf == "sky" {
+			if strings.IndexByte("aeiouy", key[len(key)-len(suf)-1]) >= 0 {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// relationNouns after a possessive mark a person ("Asya's kid").
+var relationNouns = wordSet(`kid kids son sons daughter daughters wife husband mother father mom mum dad brother brothers sister
+sisters uncle aunt cousin nephew niece grandson granddaughter grandmother grandfather boyfriend girlfriend fiancé fiancée
+widow widower parents children child family baby killer killers murder murderer funeral wedding birthday grave`)
+
+// possessiveRelation reports whether the name ending at end is followed by
+// "'s" and a relation noun.
+func possessiveRelation(text string, end int) bool {
+	rest := text[end:]
+	switch {
+	case strings.HasPrefix(rest, "'s "), strings.HasPrefix(rest, "’s "):
+	default:
+		// The name token may hold the "'s" already.
+		if !(end >= 2 && (text[end-2:end] == "'s") || end >= 4 && text[end-4:end] == "’s") || !strings.HasPrefix(rest, " ") {
+			return false
+		}
+	}
+	rest = rest[strings.IndexByte(rest, ' ')+1:]
+	n := 0
+	for n < len(rest) && rest[n] >= 'a' && rest[n] <= 'z' {
+		n++
+	}
+	return relationNouns[rest[:n]]
+}
+
+// speakerLabel reports whether the name at text[start:end] opens a line
+// and is followed by ':' (a chat transcript's speaker, "tracy: hi").
+func speakerLabel(text string, start, end int) bool {
+	if end >= len(text) || text[end] != ':' {
+		return false
+	}
+	i := start
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	return i == 0 || text[i-1] == '\n'
+}
+
+// nameKey is the lookup form of a name word: lower-cased, without
+// diacritics and without a possessive "'s".
+func nameKey(w string) string {
+	for _, s := range []string{"'s", "’s", "'S", "’S"} {
+		if strings.HasSuffix(w, s) {
+			w = w[:len(w)-len(s)]
+			break
+		}
+	}
+	return foldName(w)
+}
+
+// foldName lower-cases w and strips its diacritics ("Sörös" → "soros");
+// ASCII words are only lower-cased.
+func foldName(w string) string {
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(w)
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(w) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case r == 'ł' || r == 'Ł':
+			b.WriteByte('l')
+		case r == 'ø' || r == 'Ø':
+			b.WriteByte('o')
+		case r == 'ß':
+			b.WriteString("ss")
+		case r == 'æ' || r == 'Æ':
+			b.WriteString("ae")
+		case r == 'đ' || r == 'Đ' || r == 'ð' || r == 'Ð':
+			b.WriteByte('d')
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// previousWord returns the lower-cased word before offset start, skipping
+// spaces, a comma, a colon or a line break ("Signed,\nAnna" gives
+// "signed"); "" when there is none.
+func previousWord(text string, start int) string {
+	i := start
+	for i > 0 && strings.IndexByte(" \t\n\r,:.", text[i-1]) >= 0 && start-i < 4 {
+		i--
+	}
+	end := i
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:i])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		i -= size
+	}
+	if i == end || end-i > 20 {
+		return ""
+	}
+	return strings.ToLower(text[i:end])
+}
+
+// nextWordLower returns the lower-case word right after offset end (one
+// space or ", " between), "" when the next word is not lower-case.
+func nextWordLower(text string, end int) string {
+	rest := text[end:]
+	rest = strings.TrimPrefix(rest, "'s")
+	rest = strings.TrimPrefix(rest, ",")
+	if !strings.HasPrefix(rest, " ") {
+		return ""
+	}
+	rest = rest[1:]
+	n := 0
+	for n < len(rest) && rest[n] >= 'a' && rest[n] <= 'z' {
+		n++
+	}
+	return rest[:n]
 }
 
 // scanWord returns the end of the word starting at i: letters with inner

@@ -18,20 +18,21 @@ import (
 
 // The entity types the recognizers report.
 const (
-	Email       = "EMAIL_ADDRESS"
-	Phone       = "PHONE_NUMBER"
-	CreditCard  = "CREDIT_CARD"
-	IBAN        = "IBAN_CODE"
-	USSSN       = "US_SSN"
-	USITIN      = "US_ITIN"
-	USPassport  = "US_PASSPORT"
-	USDriver    = "US_DRIVER_LICENSE"
-	IPAddress   = "IP_ADDRESS"
-	MACAddress  = "MAC_ADDRESS"
-	URL         = "URL"
-	Crypto      = "CRYPTO"
-	DateOfBirth = "DATE_OF_BIRTH"
-	Person      = "PERSON"
+	Email         = "EMAIL_ADDRESS"
+	Phone         = "PHONE_NUMBER"
+	CreditCard    = "CREDIT_CARD"
+	IBAN          = "IBAN_CODE"
+	USSSN         = "US_SSN"
+	USITIN        = "US_ITIN"
+	USPassport    = "US_PASSPORT"
+	USDriver      = "US_DRIVER_LICENSE"
+	IPAddress     = "IP_ADDRESS"
+	MACAddress    = "MAC_ADDRESS"
+	URL           = "URL"
+	Crypto        = "CRYPTO"
+	DateOfBirth   = "DATE_OF_BIRTH"
+	Person        = "PERSON"
+	StreetAddress = "STREET_ADDRESS"
 )
 
 // DefaultThreshold is the default probability threshold of the evaluator,
@@ -89,6 +90,7 @@ var registry = []recognizer{
 	urlRecognizer(),
 	cryptoRecognizer(),
 	dateOfBirthRecognizer(),
+	streetAddressRecognizer(),
 	personRecognizer(),
 }
 

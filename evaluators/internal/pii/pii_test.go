@@ -175,14 +175,173 @@ func TestPerson(t *testing.T) {
 		{"known first name and surname", "Yesterday John Whitfield called.", "John Whitfield", 0.85},
 		{"known first name alone", "Why is Samantha so impulsive?", "Samantha", 0.7},
 		{"name cue", "My name is Rubija", "Rubija", 0.7},
-		{"title cue", "please correct it to Dr. Cettina Fanucci?", "Cettina Fanucci", 0.75},
-		{"self introduction", "I'm Quarto Angelo, from Križe", "Quarto Angelo", 0.75},
-		{"middle initial", "verses from Faina D. Yefremova's tales", "Faina D. Yefremova", 0.4},
-		{"given name after a title word", "Producer James Sparks explained", "James Sparks", 0.85},
+		{"title cue adds to a known surname", "please correct it to Dr. Cettina Fanucci?", "Cettina Fanucci", 1},
+		{"self introduction before a run", "I'm Quarto Angelo, from Križe", "Quarto Angelo", 1},
+		{"middle initial", "verses from Faina D. Yefremova's tales", "Faina D. Yefremova", 0.75},
+		{"middle initial after a non-name word", "a lack of Vitamin D Absorption here", "Vitamin D Absorption", 0.4},
+		{"given name after a title word, speech verb", "Producer James Sparks explained", "James Sparks", 1},
 		{"unknown word", "We moved here from Kenosha", "Kenosha", 0.35},
 		{"sentence start word", "The weather was fine", "The", 0},
 		{"all capitals", "Visit LAPPEENRANTA soon", "LAPPEENRANTA", 0},
+		// Census surnames and surname shapes.
+		{"unknown given name, census surname", "the lead was Zorvan Kowalczyk tonight", "Zorvan Kowalczyk", 0.75},
+		{"unknown given name, surname-shaped", "a talk by Dravo Petrashvili today", "Dravo Petrashvili", 0.75},
+		{"nordic patronymic", "a song by Yrsa Haldorsdottir today", "Yrsa Haldorsdottir", 0.75},
+		{"surname alone stays below threshold", "the Gonzalez report was late", "Gonzalez", 0.45},
+		{"diacritics folded for lookup", "we saw Zoltán Sörös there", "Zoltán Sörös", 0.85},
+		{"possessive stripped for lookup", "Edith Kowalczyk's garden", "Edith Kowalczyk's", 0.85},
+		// Cues.
+		{"german honorific", "Bitte an Frau Quellbrunn senden", "Quellbrunn", 0.7},
+		{"spanish honorific", "Saludos a la Señora Ortuzar", "Ortuzar", 0.7},
+		{"relation right before", "I want to remove my kid Travon from the will", "Travon", 0.7},
+		{"possessive relation", "It was between him and Asyel's kid", "Asyel", 0.7},
+		{"signed off", "Regards,\nQuorin Talbeck", "Quorin Talbeck", 0.75},
+		{"speech verb after two words", "Velma Trask said no", "Velma Trask", 1},
+		{"speech verb after one unknown word", "Google said no", "Google", 0.35},
+		// Lower-case names.
+		{"lower-case given name and surname", "follow up with wanda gonzalez soon", "wanda gonzalez", 0.75},
+		{"lower-case given name and surname-shaped", "ivan kravchenko's notes", "ivan kravchenko", 0.75},
+		{"lower-case speaker label", "bob: hi\ntracy: who are you?", "tracy", 0.7},
+		{"lower-case given name without cue", "we met tracy there", "tracy", 0},
+		// Organisations and places.
+		{"organisation word after the run", "Russell Investments is an agency", "Russell Investments", 0},
+		{"organisation word inside the run", "a loan from Harper Capital today", "Harper", 0},
+		{"place prefix", "We flew to San Jose yesterday", "San Jose", 0},
+		{"country is not a given name", "I will travel to France next week", "France", 0.35},
+		{"nationality breaks a run", "an Irish Setter", "Irish", 0},
 	})
+}
+
+func TestFoldName(t *testing.T) {
+	cases := map[string]string{"Sörös": "soros", "Wisława": "wislawa", "Guðmundsdóttir": "gudmundsdottir", "Straße": "strasse", "Søren": "soren", "JOHN": "john"}
+	for in, want := range cases {
+		t.Run(in, func(t *testing.T) {
+			if got := foldName(in); got != want {
+				t.Errorf("foldName(%q) = %q, want %q", in, got, want)
+			}
+		})
+	}
+}
+
+func TestSurnameShaped(t *testing.T) {
+	cases := []struct {
+		key  string
+		want bool
+	}{
+		{"kowalski", true}, {"szczepanska", true}, {"petrov", true}, {"ivanova", true}, {"arvidsson", true},
+		{"jovanovic", true}, {"virtanen", true}, {"beridze", true}, {"papadopoulos", true},
+		{"alaska", false}, {"nebraska", false}, {"geneva", false}, {"husky", false}, {"ski", false}, {"smith", false},
+	}
+	for _, c := range cases {
+		t.Run(c.key, func(t *testing.T) {
+			if got := surnameShaped(c.key); got != c.want {
+				t.Errorf("surnameShaped(%q) = %v, want %v", c.key, got, c.want)
+			}
+		})
+	}
+}
+
+func TestNameLists(t *testing.T) {
+	given, sur := givenNames(), surnames()
+	if len(given) < 5000 || len(sur) < 80000 {
+		t.Fatalf("name lists too small: %d given names, %d surnames", len(given), len(sur))
+	}
+	for _, w := range []string{"mary", "james", "krzysztof", "roxanne"} {
+		if !given[w] {
+			t.Errorf("given name %q missing", w)
+		}
+	}
+	for _, w := range []string{"will", "rose", "france", "georgia"} {
+		if given[w] {
+			t.Errorf("%q must not be a given name", w)
+		}
+	}
+	for _, w := range []string{"whitfield", "kowalczyk", "gonzalez"} {
+		if !sur[w] {
+			t.Errorf("surname %q missing", w)
+		}
+	}
+	for _, w := range []string{"brown", "stone", "kong", "the"} {
+		if sur[w] {
+			t.Errorf("%q must not be a surname", w)
+		}
+	}
+}
+
+func TestStreetAddress(t *testing.T) {
+	runScoreCases(t, StreetAddress, []scoreCase{
+		// Number first, English street types.
+		{"us street", "They stood near 221 Baker Street all day", "221 Baker Street", 0.75},
+		{"abbreviated type", "the shop at 1668 Glyn St closed", "1668 Glyn St", 0.75},
+		{"with unit", "It is 12 Timms Drive Suite 215 now", "12 Timms Drive", 0.85},
+		{"with state and zip", "It is 500 Oak Lane, Springfield, IL 62704 now", "500 Oak Lane", 0.85},
+		{"lower case needs context", "we drove past 3911 fourth avenue today", "3911 fourth avenue", 0.5},
+		{"lower case with context", "my address is 3911 fourth avenue", "3911 fourth avenue", 0.85},
+		{"year before a street name", "In 2004 Central Park Drive was repaved", "2004 Central Park Drive", 0.5},
+		// Suffixed street names.
+		{"finnish", "Asun osoitteessa Koskikatu 25 nyt", "Koskikatu 25", 0.75},
+		{"danish lower case", "we met at hersnapvej 18 once", "hersnapvej 18", 0.5},
+		{"danish with context", "I live at hersnapvej 18", "hersnapvej 18", 0.85},
+		{"german word after", "The bus station is on Villacher Strasse 89", "Villacher Strasse 89", 0.75},
+		{"hungarian", "The office is at Király u. 15.", "Király u. 15.", 1},
+		{"english word with a danish suffix", "The Brigade 3 marched", "Brigade 3", 0.5},
+		// Street type first.
+		{"french", "Rendez-vous au 137 Avenue Teboulbi demain", "137 Avenue Teboulbi", 0.75},
+		{"portuguese", "Fica na Rua do Arenque 1634 em Goiânia", "Rua do Arenque 1634", 0.75},
+		{"polish", "Biuro: ul. Miła 53 w centrum", "ul. Miła 53", 0.75},
+		// Boxes.
+		{"po box", "Write to P.O. Box 287 in town", "P.O. Box 287", 0.75},
+		{"german postfach", "Bitte an Postfach 1234 schicken", "Postfach 1234", 0.75},
+		{"military", "Meet me at PSC 1437, Box 3833\nAPO AA 66791", "PSC 1437, Box 3833", 1},
+		// Numbered street names and units.
+		{"numbered name with unit", "It is 9721 Dalmatinova 43 Apt. 678 Velenje", "9721 Dalmatinova 43", 0.85},
+		{"numbered name with context", "She lives at 172 Maneezi 75, Saarekyla", "172 Maneezi 75", 0.85},
+		{"unit alone", "Take the lift to Suite 501 upstairs", "Suite 501", 0.4},
+		{"unit with context", "my new address is Apt. 595", "Apt. 595", 0.75},
+		// Not addresses.
+		{"date", "He was born on 25 January 1915 in town", "25 January 1915", 0},
+		{"range", "He served from 2011 to 2017 in office", "2011 to 2017", 0},
+		{"duration", "It is a 2 hour drive from here", "2 hour drive", 0},
+		{"count", "We sold 48 million tickets", "48 million", 0},
+	})
+}
+
+func TestStreetAddressThreshold(t *testing.T) {
+	cases := []struct {
+		name, text string
+		threshold  float64
+		want       bool
+	}{
+		{"street at default threshold", "They stood near 221 Baker Street all day", DefaultThreshold, true},
+		{"street above its score", "They stood near 221 Baker Street all day", 0.8, false},
+		{"unit alone below default", "Take the lift to Suite 501 upstairs", DefaultThreshold, false},
+		{"unit alone at a low threshold", "Take the lift to Suite 501 upstairs", 0.4, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := HasPII(c.text, c.threshold); got != c.want {
+				t.Errorf("HasPII(%q, %v) = %v, want %v", c.text, c.threshold, got, c.want)
+			}
+		})
+	}
+}
+
+func TestProseHasNoPII(t *testing.T) {
+	for _, text := range []string{
+		prose1KB,
+		"The Northern Railway Company opened a new line to Los Angeles and Hong Kong in 2004.",
+		"Abercrombie Group and the University of Toronto signed the deal on Tuesday.",
+		"Take the 2 hour drive along Route 66 and stop at the Grand Canyon.",
+		"A lack of Vitamin D Absorption was found in 12 patients.",
+	} {
+		t.Run(text[:20], func(t *testing.T) {
+			for _, e := range Analyze(text) {
+				if e.Score >= DefaultThreshold {
+					t.Errorf("%s %q scored %v in %q", e.Type, text[e.Start:e.End], e.Score, text)
+				}
+			}
+		})
+	}
 }
 
 func TestContextWindow(t *testing.T) {

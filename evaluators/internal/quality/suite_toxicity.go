@@ -3,16 +3,24 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/evaluators/internal/textclass"
+	"github.com/evalcol/evalcol/evaluators/internal/toxicity"
 )
 
 // Suite of the toxicity detector: the Davidson et al. rows held out from
 // training (20%, textclass.InHoldout("davidson-v1:"+id, 20), the split of
-// `go run ./evaluators/internal/train toxicity`), and the false-positive
-// rate on the benign NotInject prompts (ordinary, non-tweet text).
+// `go run ./evaluators/internal/train toxicity`), the test half of the
+// hand-written challenge set (toxicity outside Davidson's style; the
+// rules were tuned on the dev half only), and the false-positive rate on
+// the benign NotInject prompts (ordinary, non-tweet text).
+
+// toxicityChallengePath is the hand-written challenge set, relative to the
+// repository root (where the quality command runs).
+const toxicityChallengePath = "evaluators/internal/toxicity/testdata/challenge.jsonl"
 
 // davidsonRow is one row of toxicity/davidson.jsonl.
 type davidsonRow struct {
@@ -60,7 +68,41 @@ func toxicitySuite(dataDir string) ([]Report, error) {
 	fp.Split = "all (benign prompts, never trained on)"
 	fp.Target = "low fpr on ordinary prompts"
 	fp.Notes = "false-positive rate on non-tweet text (English, Chinese, Russian prompts)"
-	return []Report{r, fp}, nil
+	ch, err := toxicityChallengeReport()
+	if err != nil {
+		return nil, err
+	}
+	return []Report{r, ch, fp}, nil
+}
+
+// toxicityChallengeReport scores the test half of the challenge set.
+func toxicityChallengeReport() (Report, error) {
+	f, err := os.Open(toxicityChallengePath)
+	if err != nil {
+		return Report{}, fmt.Errorf("toxicity challenge set: %w", err)
+	}
+	defer f.Close()
+	rows, err := toxicity.ReadChallenge(f)
+	if err != nil {
+		return Report{}, fmt.Errorf("toxicity challenge set: %w", err)
+	}
+	var texts []string
+	var labels []bool
+	for _, row := range rows {
+		if toxicity.InChallengeTest(row.ID) {
+			texts = append(texts, row.Text)
+			labels = append(labels, row.Label)
+		}
+	}
+	r, err := classifierReport("toxicity-detector", texts, labels)
+	if err != nil {
+		return Report{}, err
+	}
+	r.Dataset = toxicityChallengePath
+	r.Split = `test half (FNV-1a("toxchallenge-v1:"+id) mod 100 < 50), not tuned on`
+	r.Target = "f1 >= 0.90"
+	r.Notes = "hand-written: 2nd/3rd-person insults, death wishes, threats, self-harm incitement, dehumanisation, identity hate, harassment, obscene abuse vs polite text, criticism of ideas, factual violence, quotes/negations, LLM answers; same author as the rules, so optimistic"
+	return r, nil
 }
 
 // classifierReport runs a thresholded classifier (output is_safe, config

@@ -391,8 +391,8 @@ func TestErrorPaths(t *testing.T) {
 			panic("boom")
 		}, ErrorPanic, "evaluator panicked: boom"},
 		{"panic recovered by the evaluator library", func(context.Context, *evaluators.Definition, evaluators.Request) (evaluators.Result, error) {
-			return nil, &evaluators.Error{Kind: evaluators.KindInternal, Msg: "internal error", Err: errors.New("evaluator word-count panicked: boom\ngoroutine 1 [running]:")}
-		}, ErrorPanic, "internal error: evaluator word-count panicked: boom"},
+			return nil, &evaluators.Error{Kind: evaluators.KindInternal, Msg: "internal error", Err: fmt.Errorf("%w: evaluator word-count: boom\ngoroutine 1 [running]:", evaluators.ErrPanic)}
+		}, ErrorPanic, "internal error: evaluator panicked: evaluator word-count: boom"},
 		{"ignores its context", func(context.Context, *evaluators.Definition, evaluators.Request) (evaluators.Result, error) {
 			<-release // never returns before the test ends
 			return evaluators.Result{}, nil
