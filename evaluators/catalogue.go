@@ -111,6 +111,21 @@ type Definition struct {
 
 	run  func(ctx context.Context, req Request) (Result, error)
 	pass func(Result) bool
+	// guard rewrites a result into the guardrails endpoint's form; nil
+	// keeps it as it is.
+	guard func(Result) Result
+}
+
+// GuardrailResult returns a result in the form POST
+// /v2/guardrails/<slug>/execute answers, which the Traceloop SDKs' guards
+// read: the "safe"/"unsafe" fields become booleans (is_safe true when safe,
+// has_injection true when an injection was found), and profanity-detector
+// also answers is_safe. Other results are unchanged.
+func (d *Definition) GuardrailResult(r Result) Result {
+	if d.guard == nil {
+		return r
+	}
+	return d.guard(r)
 }
 
 // Pass reports whether a result passes the evaluator's guardrail: safe, no

@@ -278,3 +278,30 @@ func BenchmarkEvaluate(b *testing.B) {
 		})
 	}
 }
+
+func TestGuardrailResult(t *testing.T) {
+	tests := []struct {
+		slug string
+		in   Result
+		want Result
+	}{
+		{"toxicity-detector", Result{"is_safe": "safe"}, Result{"is_safe": true}},
+		{"sexism-detector", Result{"is_safe": "unsafe"}, Result{"is_safe": false}},
+		{"prompt-injection", Result{"has_injection": "unsafe"}, Result{"has_injection": true}},
+		{"prompt-injection", Result{"has_injection": "safe"}, Result{"has_injection": false}},
+		{"profanity-detector", Result{"has_profanity": true}, Result{"has_profanity": true, "is_safe": false}},
+		{"pii-detector", Result{"has_pii": false}, Result{"has_pii": false}},
+		{"char-count", Result{"char_count": 3}, Result{"char_count": 3}},
+	}
+	for _, tt := range tests {
+		got := mustLookup(t, tt.slug).GuardrailResult(tt.in)
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.slug, got, tt.want)
+		}
+		for k, v := range tt.want {
+			if got[k] != v {
+				t.Errorf("%s: %s = %#v, want %#v", tt.slug, k, got[k], v)
+			}
+		}
+	}
+}

@@ -68,3 +68,18 @@ func passAlways(Result) bool { return true }
 
 // errNotImplemented is returned by evaluators not written yet.
 var errNotImplemented = &Error{Kind: KindInternal, Msg: "evaluator not implemented yet"}
+
+// guardSafety turns the "safe"/"unsafe" field into a boolean that is true
+// when the value is trueWhen.
+func guardSafety(field, trueWhen string) func(Result) Result {
+	return func(r Result) Result {
+		out := make(Result, len(r))
+		for k, v := range r {
+			out[k] = v
+		}
+		if s, ok := r[field].(string); ok {
+			out[field] = s == trueWhen
+		}
+		return out
+	}
+}

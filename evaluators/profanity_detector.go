@@ -18,6 +18,10 @@ var profanityDetector = Definition{
 	PassDoc:     "has_profanity == false",
 	run:         runProfanity,
 	pass:        passWhenFalse("has_profanity"),
+	guard: func(r Result) Result {
+		b, _ := r["has_profanity"].(bool)
+		return Result{"has_profanity": b, "is_safe": !b}
+	},
 }
 
 // runProfanity flags the text when the profanity score exceeds 0.5

@@ -18,6 +18,7 @@ var promptInjection = Definition{
 	PassDoc:     `has_injection == "safe"`,
 	run:         runPromptInjection,
 	pass:        passWhenSafe("has_injection"),
+	guard:       guardSafety("has_injection", UnsafeLabel),
 }
 
 // runPromptInjection flags the prompt when the injection probability (rules

@@ -21,6 +21,7 @@ var sexismDetector = Definition{
 	PassDoc:     `is_safe == "safe"`,
 	run:         runSexism,
 	pass:        passWhenSafe("is_safe"),
+	guard:       guardSafety("is_safe", SafeLabel),
 }
 
 // sexismStackData is the stacked classifier trained on EDOS train by

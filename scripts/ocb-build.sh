@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 BUILDER_VERSION=v0.164.0
 GOBIN="$(go env GOPATH)/bin"
 BUILDER="$GOBIN/builder"
-if ! [ -x "$BUILDER" ] || ! "$BUILDER" version 2>/dev/null | grep -q "${BUILDER_VERSION#v}"; then
+installed=$("$BUILDER" version 2>/dev/null || true)
+if [[ "$installed" != *"${BUILDER_VERSION#v}"* ]]; then
   echo "ocb: installing go.opentelemetry.io/collector/cmd/builder@$BUILDER_VERSION"
   go install "go.opentelemetry.io/collector/cmd/builder@$BUILDER_VERSION"
 fi

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"time"
 
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -22,6 +23,11 @@ type Config struct {
 	Warehouse WarehouseConfig `mapstructure:"warehouse"`
 	// APIKeys are the keys the API and the OTLP receivers accept.
 	APIKeys []APIKeyConfig `mapstructure:"api_keys"`
+	// OTLPProxyEndpoint, when set, is the base URL of the OTLP/HTTP
+	// receiver (e.g. http://127.0.0.1:4318) to which the API server
+	// forwards POST /v1/traces, /v1/metrics and /v1/logs, so that SDKs
+	// with one base URL (Traceloop's TRACELOOP_BASE_URL) reach both.
+	OTLPProxyEndpoint string `mapstructure:"otlp_proxy_endpoint"`
 	// SetupPollInterval is how often monitor setups are re-read from the
 	// warehouse, to see changes made through other collectors.
 	SetupPollInterval time.Duration `mapstructure:"setup_poll_interval"`
@@ -86,6 +92,12 @@ func (c *Config) Validate() error {
 		seen[k.Key] = i
 		if k.Environment == "" {
 			errs = append(errs, fmt.Errorf("api_keys[%d].environment: must not be empty", i))
+		}
+	}
+	if c.OTLPProxyEndpoint != "" {
+		u, err := url.Parse(c.OTLPProxyEndpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("otlp_proxy_endpoint: %q is not an http(s) URL such as http://127.0.0.1:4318", c.OTLPProxyEndpoint))
 		}
 	}
 	if c.SetupPollInterval < 0 {

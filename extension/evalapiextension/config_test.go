@@ -41,7 +41,7 @@ func TestLoadConfig(t *testing.T) {
 			if c.ServerConfig.NetAddr.Endpoint != "0.0.0.0:9090" || c.ServerConfig.MaxRequestBodySize != 2<<20 || c.ServerConfig.ReadTimeout != 5*time.Second {
 				t.Errorf("server = %+v", c.ServerConfig)
 			}
-			if c.Warehouse.Path != "/var/lib/evalcol/evalcol.db" || c.SetupPollInterval != 2*time.Second {
+			if c.Warehouse.Path != "/var/lib/evalcol/evalcol.db" || c.SetupPollInterval != 2*time.Second || c.OTLPProxyEndpoint != "http://127.0.0.1:4318" {
 				t.Errorf("warehouse %+v, poll %s", c.Warehouse, c.SetupPollInterval)
 			}
 			want := []APIKeyConfig{
@@ -62,6 +62,7 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "empty_endpoint"), wantErr: "endpoint: must not be empty"},
 		{id: component.NewIDWithName(metadata.Type, "negative_poll"), wantErr: "setup_poll_interval: must not be negative"},
 		{id: component.NewIDWithName(metadata.Type, "unknown_field"), wantErr: "api_keyz"},
+		{id: component.NewIDWithName(metadata.Type, "bad_proxy"), wantErr: `otlp_proxy_endpoint: "127.0.0.1:4318" is not an http(s) URL`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -80,7 +82,20 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		_ = store.Close()
 		return fmt.Errorf("evalapi: listen on %s: %w", e.cfg.ServerConfig.NetAddr.Endpoint, err)
 	}
+	var proxy http.Handler
+	if e.cfg.OTLPProxyEndpoint != "" {
+		target, _ := url.Parse(e.cfg.OTLPProxyEndpoint) // checked by Validate
+		rp := httputil.NewSingleHostReverseProxy(target)
+		rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+			e.settings.Logger.Warn("forwarding OTLP to the receiver failed", zap.String("target", e.cfg.OTLPProxyEndpoint), zap.Error(err))
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = w.Write([]byte(`{"error":"the OTLP receiver behind otlp_proxy_endpoint is not reachable"}`))
+		}
+		proxy = rp
+	}
 	api := httpapi.New(httpapi.Options{
+		OTLPProxy:    proxy,
 		Keys:         e.keys,
 		Store:        store,
 		Logger:       e.settings.Logger,

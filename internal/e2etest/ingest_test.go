@@ -99,7 +99,7 @@ func TestSpanRoundTripOverHTTPAndGRPC(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		proto testcollector.Protocol
-	}{{"otlp-http", testcollector.HTTP}, {"otlp-grpc", testcollector.GRPC}} {
+	}{{"otlp-http", testcollector.HTTP}, {"otlp-grpc", testcollector.GRPC}, {"otlp-http-via-api-port", testcollector.HTTPViaAPI}} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := sendChatSpan(t, c, tc.proto, testcollector.DefaultAPIKey, "chat "+tc.name, res)
 			var got spansResponse

@@ -40,6 +40,7 @@ const DefaultConfig = `
 extensions:
   evalapi:
     endpoint: {{.API}}
+    otlp_proxy_endpoint: http://{{.OTLPHTTP}}
     warehouse: {backend: sqlite, path: {{.DataDir}}/evalcol.db}
     api_keys:
       - {key: ` + DefaultAPIKey + `, environment: production, organization_id: org-1, project_id: proj-1}
@@ -202,6 +203,9 @@ type Protocol int
 const (
 	HTTP Protocol = iota
 	GRPC
+	// HTTPViaAPI is OTLP/HTTP sent to the API port, which forwards it to
+	// the receiver (otlp_proxy_endpoint).
+	HTTPViaAPI
 )
 
 // Exporter returns a real OTel SDK OTLP span exporter to the collector over
@@ -221,7 +225,11 @@ func (c *Collector) Exporter(proto Protocol, apiKey string) sdktrace.SpanExporte
 		exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(c.OTLPGRPC), otlptracegrpc.WithInsecure(),
 			otlptracegrpc.WithHeaders(headers), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}))
 	default:
-		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpoint(c.OTLPHTTP), otlptracehttp.WithInsecure(),
+		endpoint := c.OTLPHTTP
+		if proto == HTTPViaAPI {
+			endpoint = c.API
+		}
+		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpoint(endpoint), otlptracehttp.WithInsecure(),
 			otlptracehttp.WithHeaders(headers), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
 	}
 	if err != nil {

@@ -88,6 +88,8 @@ func TestExecuteCounts(t *testing.T) {
 		{"char-count bare key", "/v2/evaluators/execute/char-count", keyA, `{"input":{"text":"ab"}}`, map[string]any{"char_count": 2.0}},
 		{"word-count newer path", "/v2/evaluators/word-count/execute", "bearer " + keyB, `{"input":{"text":" one\ttwo\u001fthree "}}`, map[string]any{"word_count": 3.0}},
 		{"guardrail wraps result", "/v2/guardrails/char-count/execute", "Bearer " + keyA, `{"input":{"text":"abc"}}`, map[string]any{"result": map[string]any{"char_count": 3.0}, "pass": true}},
+		{"guardrail answers booleans as the Traceloop SDK reads them", "/v2/guardrails/prompt-injection/execute", "Bearer " + keyA, `{"input":{"prompt":"What is the capital of France?"}}`, map[string]any{"result": map[string]any{"has_injection": false}, "pass": true}},
+		{"evaluator path keeps the spec's strings", "/v2/evaluators/execute/prompt-injection", "Bearer " + keyA, `{"input":{"prompt":"What is the capital of France?"}}`, map[string]any{"has_injection": "safe"}},
 		{"extra input fields ignored", "/v2/evaluators/execute/char-count", "Bearer " + keyA, `{"input":{"text":"abc","other":1}}`, map[string]any{"char_count": 3.0}},
 	}
 	for _, tt := range tests {

@@ -59,7 +59,7 @@ func (a *API) execute(guardrail bool) http.HandlerFunc {
 			res, err = a.opts.RunEvaluator(r.Context(), def, req)
 			if err == nil {
 				if guardrail {
-					writeJSON(w, http.StatusOK, guardrailResponse{Result: res, Pass: def.Pass(res)})
+					writeJSON(w, http.StatusOK, guardrailResponse{Result: def.GuardrailResult(res), Pass: def.Pass(res)})
 					return
 				}
 				writeJSON(w, http.StatusOK, res)

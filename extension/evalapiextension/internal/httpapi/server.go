@@ -32,6 +32,10 @@ type Options struct {
 	Setups SetupService
 	// Health reports the health of the warehouse for /healthz.
 	Health func(r *http.Request) error
+	// OTLPProxy, when set, receives POST /v1/traces, /v1/metrics and
+	// /v1/logs (forwarded to the OTLP/HTTP receiver, which authenticates
+	// them itself) without this API's body limit.
+	OTLPProxy http.Handler
 	// RunEvaluator runs a validated evaluator request; nil means
 	// (*evaluators.Definition).Run. Tests use it to inject faults.
 	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
@@ -121,11 +125,19 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, "internal error")
 		}
 	}()
+	if a.opts.OTLPProxy != nil && r.Method == http.MethodPost && isOTLPPath(r.URL.Path) {
+		a.opts.OTLPProxy.ServeHTTP(w, r)
+		return
+	}
 	if a.opts.MaxBodyBytes > 0 && r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, a.opts.MaxBodyBytes)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	a.mux.ServeHTTP(w, r)
+}
+
+func isOTLPPath(p string) bool {
+	return p == "/v1/traces" || p == "/v1/metrics" || p == "/v1/logs"
 }
 
 func (a *API) healthz(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,415 @@
+package e2etest
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// childAPIKey is the API key of the child collectors' configs.
+const childAPIKey = "child-key-production"
+
+// buildEvalcol builds cmd/evalcol into a temporary directory and returns the
+// binary's path. It skips the test when the go command is missing.
+func buildEvalcol(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found: cannot build the evalcol binary")
+	}
+	bin := filepath.Join(t.TempDir(), "evalcol")
+	cmd := exec.Command(goBin, "build", "-ldflags=-s -w", "-o", bin, "github.com/evalcol/evalcol/cmd/evalcol")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build cmd/evalcol: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// childAddrs are the loopback endpoints and warehouse file of a child
+// collector; a restarted child reuses them.
+type childAddrs struct {
+	API, OTLPHTTP, OTLPGRPC, DBPath string
+}
+
+func newChildAddrs(t *testing.T) childAddrs {
+	t.Helper()
+	return childAddrs{API: freeLoopbackAddr(t), OTLPHTTP: freeLoopbackAddr(t), OTLPGRPC: freeLoopbackAddr(t),
+		DBPath: filepath.Join(t.TempDir(), "evalcol.db")}
+}
+
+// freeLoopbackAddr returns a loopback address whose port is free now.
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// exampleConfig reads examples/<name> and moves its endpoints, API key and
+// warehouse onto addrs, failing the test when the file no longer has the
+// values it replaces (so the test always runs the documented file).
+func exampleConfig(t *testing.T, name string, addrs childAddrs) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", name))
+	if err != nil {
+		t.Fatalf("read example config: %v", err)
+	}
+	cfg := string(data)
+	for _, r := range [][2]string{
+		{"127.0.0.1:8080", addrs.API},
+		{"127.0.0.1:4317", addrs.OTLPGRPC},
+		{"127.0.0.1:4318", addrs.OTLPHTTP},
+		{"./data/evalcol.db", addrs.DBPath},
+		{"${env:EVALCOL_API_KEY:-evalcol-dev-key}", childAPIKey},
+	} {
+		if !strings.Contains(cfg, r[0]) {
+			t.Fatalf("examples/%s no longer contains %q", name, r[0])
+		}
+		cfg = strings.ReplaceAll(cfg, r[0], r[1])
+	}
+	return cfg
+}
+
+// childCollector is an evalcol binary running as a child process.
+type childCollector struct {
+	childAddrs
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed when the process has exited
+	logPath string
+}
+
+// startChild runs bin with config cfg and waits until its API answers and
+// its OTLP/HTTP port accepts connections. The process is killed when the
+// test ends, if it still runs.
+func startChild(t *testing.T, bin, cfg string, addrs childAddrs) *childCollector {
+	t.Helper()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logFile, err := os.Create(filepath.Join(dir, "collector.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &childCollector{childAddrs: addrs, exited: make(chan struct{}), logPath: logFile.Name()}
+	c.cmd = exec.Command(bin, "--config", cfgPath)
+	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
+	if err := c.cmd.Start(); err != nil {
+		t.Fatalf("start evalcol: %v", err)
+	}
+	go func() {
+		_ = c.cmd.Wait()
+		logFile.Close()
+		close(c.exited)
+	}()
+	t.Cleanup(func() {
+		c.kill(t)
+		if t.Failed() {
+			log, _ := os.ReadFile(c.logPath)
+			t.Logf("collector log (last 4 KB):\n%s", tail(log, 4096))
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-c.exited:
+			log, _ := os.ReadFile(c.logPath)
+			t.Fatalf("collector exited during start:\n%s", tail(log, 4096))
+		default:
+		}
+		if c.ready() {
+			return c
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("collector not ready within 20s")
+	return nil
+}
+
+func (c *childCollector) ready() bool {
+	resp, err := http.Get("http://" + c.API + "/healthz")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	conn, err := net.DialTimeout("tcp", c.OTLPHTTP, time.Second)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// kill sends SIGKILL and waits for the process to be gone.
+func (c *childCollector) kill(t *testing.T) {
+	t.Helper()
+	select {
+	case <-c.exited:
+		return
+	default:
+	}
+	if err := c.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Errorf("kill collector: %v", err)
+	}
+	<-c.exited
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// storedSpanNames reads every span of the last hour through
+// GET /v2/warehouse/spans, following the cursor, and counts them by name.
+func storedSpanNames(t *testing.T, api string) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	params := url.Values{
+		"from_timestamp_sec": {fmt.Sprint(time.Now().Add(-time.Hour).Unix())},
+		"limit":              {"1000"},
+	}
+	for range 1000 {
+		req, err := http.NewRequest(http.MethodGet, "http://"+api+"/v2/warehouse/spans?"+params.Encode(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+childAPIKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("query spans: %v", err)
+		}
+		var page struct {
+			Spans struct {
+				Data []struct {
+					SpanName string `json:"span_name"`
+				} `json:"data"`
+				NextCursor string `json:"next_cursor"`
+			} `json:"spans"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || err != nil {
+			t.Fatalf("query spans: status %d, decode: %v", resp.StatusCode, err)
+		}
+		for _, s := range page.Spans.Data {
+			counts[s.SpanName]++
+		}
+		if page.Spans.NextCursor == "" {
+			return counts
+		}
+		params.Set("cursor", page.Spans.NextCursor)
+	}
+	t.Fatal("more than 1000 pages of spans")
+	return nil
+}
+
+// newHTTPSpanExporter is a real OTel SDK OTLP/HTTP exporter to addr with the
+// child's API key and without retries, so every answer reaches the caller.
+func newHTTPSpanExporter(t *testing.T, addr string) sdktrace.SpanExporter {
+	t.Helper()
+	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpoint(addr), otlptracehttp.WithInsecure(),
+		otlptracehttp.WithHeaders(map[string]string{"Authorization": "Bearer " + childAPIKey}),
+		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
+		otlptracehttp.WithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatalf("create OTLP exporter: %v", err)
+	}
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	return exp
+}
+
+// chatSpans returns n LLM chat spans named name(i), each with its own trace
+// and span id derived from idBase+i, and a content of about textBytes bytes.
+func chatSpans(n int, idBase uint64, textBytes int, name func(i int) string) []sdktrace.ReadOnlySpan {
+	res := resource.NewSchemaless(attribute.String("service.name", "durability-test"))
+	text := repeatText("The quick brown fox answers the question politely. ", textBytes)
+	now := time.Now()
+	spans := make([]sdktrace.ReadOnlySpan, n)
+	for i := range n {
+		var tid trace.TraceID
+		var sid trace.SpanID
+		binary.BigEndian.PutUint64(tid[:8], idBase)
+		binary.BigEndian.PutUint64(tid[8:], uint64(i)+1)
+		binary.BigEndian.PutUint64(sid[:], idBase+uint64(i)+1)
+		spans[i] = tracetest.SpanStub{
+			Name:        name(i),
+			SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}),
+			SpanKind:    trace.SpanKindClient,
+			StartTime:   now.Add(-time.Second),
+			EndTime:     now,
+			Attributes: []attribute.KeyValue{
+				attribute.String("gen_ai.operation.name", "chat"),
+				attribute.String("gen_ai.request.model", "gpt-4o"),
+				attribute.String("traceloop.workflow.name", "durability"),
+				attribute.String("llm.prompts.0.role", "user"),
+				attribute.String("llm.prompts.0.content", "Please summarise: "+text),
+				attribute.String("llm.completions.0.role", "assistant"),
+				attribute.String("llm.completions.0.content", text),
+			},
+			Resource:             res,
+			InstrumentationScope: instrumentation.Scope{Name: "evalcol-e2e"},
+		}.Snapshot()
+	}
+	return spans
+}
+
+// repeatText repeats phrase up to exactly n bytes (phrase is ASCII).
+func repeatText(phrase string, n int) string {
+	return strings.Repeat(phrase, n/len(phrase)+1)[:n]
+}
+
+// ackLedger records the span names whose export the collector acknowledged.
+type ackLedger struct {
+	mu       sync.Mutex
+	acked    []string
+	refused  int
+	requests int
+}
+
+func (l *ackLedger) record(names []string, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.requests++
+	if err != nil {
+		l.refused++
+		return
+	}
+	l.acked = append(l.acked, names...)
+}
+
+func (l *ackLedger) ackedCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.acked)
+}
+
+// streamUntilKilled runs senders goroutines that each export requests of
+// spansPerRequest uniquely named spans to c, SIGKILLs c once minAcked spans
+// were acknowledged (or after 8 s), and returns the ledger once every
+// sender has stopped.
+func streamUntilKilled(t *testing.T, c *childCollector, senders, spansPerRequest, minAcked int) *ackLedger {
+	t.Helper()
+	ledger := &ackLedger{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	runID := uint64(time.Now().UnixNano())
+	for w := range senders {
+		exp := newHTTPSpanExporter(t, c.OTLPHTTP)
+		wg.Go(func() {
+			for seq := 0; ; seq++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				names := make([]string, spansPerRequest)
+				spans := chatSpans(spansPerRequest, runID+uint64(w)<<32+uint64(seq)<<12, 200, func(i int) string {
+					names[i] = fmt.Sprintf("durable-%d-%d-%d", w, seq, i)
+					return names[i]
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				err := exp.ExportSpans(ctx, spans)
+				cancel()
+				ledger.record(names, err)
+				if err != nil {
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+				}
+			}
+		})
+	}
+	deadline := time.Now().Add(8 * time.Second)
+	for ledger.ackedCount() < minAcked && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.kill(t) // SIGKILL in the middle of the stream
+	close(stop)
+	wg.Wait()
+	return ledger
+}
+
+// TestCrashLosesNoAcknowledgedSpan streams OTLP requests into an evalcol
+// child process, SIGKILLs it mid-stream, restarts it on the same SQLite
+// file, and reads the warehouse back through /v2/warehouse/spans.
+//
+// With examples/durable.yaml (no batch processor, no sending queue) every
+// acknowledged span is stored exactly once. With the default shape
+// (examples/config.yaml: batch processor and in-memory sending queue) a
+// crash loses acknowledged spans: the batch processor acknowledges a
+// request as soon as it is buffered. A 1 h batch timeout makes that loss
+// certain rather than a matter of timing.
+func TestCrashLosesNoAcknowledgedSpan(t *testing.T) {
+	bin := buildEvalcol(t)
+	for _, tc := range []struct {
+		name     string
+		example  string
+		rewrite  func(string) string
+		durable  bool
+		minAcked int
+	}{
+		{name: "durable.yaml", example: "durable.yaml", rewrite: func(s string) string { return s }, durable: true, minAcked: 400},
+		{name: "config.yaml with batch and queue", example: "config.yaml", durable: false, minAcked: 100,
+			rewrite: func(s string) string { return strings.Replace(s, "batch: {}", "batch: {timeout: 1h}", 1) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addrs := newChildAddrs(t)
+			cfg := tc.rewrite(exampleConfig(t, tc.example, addrs))
+			c := startChild(t, bin, cfg, addrs)
+			ledger := streamUntilKilled(t, c, 4, 20, tc.minAcked)
+			if len(ledger.acked) == 0 {
+				t.Fatalf("no request acknowledged before the kill (%d refused)", ledger.refused)
+			}
+
+			restarted := startChild(t, bin, cfg, addrs)
+			stored := storedSpanNames(t, restarted.API)
+			missing := 0
+			for _, name := range ledger.acked {
+				if stored[name] == 0 {
+					missing++
+				}
+			}
+			for name, n := range stored {
+				if n != 1 {
+					t.Errorf("span %s stored %d times, want once", name, n)
+				}
+			}
+			t.Logf("%d requests: %d spans acknowledged, %d requests failed; %d spans stored, %d acknowledged spans missing",
+				ledger.requests, len(ledger.acked), ledger.refused, len(stored), missing)
+			if tc.durable && missing > 0 {
+				t.Errorf("%d of %d acknowledged spans were lost in the crash", missing, len(ledger.acked))
+			}
+			if !tc.durable && missing == 0 {
+				t.Errorf("all %d acknowledged spans survived, want the batch processor's buffer lost", len(ledger.acked))
+			}
+		})
+	}
+}
