@@ -23,6 +23,7 @@ var toxicityDetector = Definition{
 	PassDoc:     `is_safe == "safe"`,
 	run:         runToxicity,
 	pass:        passWhenSafe("is_safe"),
+	guard:       guardSafety("is_safe", SafeLabel),
 }
 
 // toxicityModel is the classifier trained on Davidson et al. (see

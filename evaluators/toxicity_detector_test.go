@@ -20,7 +20,33 @@ func TestToxicityDetector(t *testing.T) {
 		{"kill yourself", "just go kill yourself", nil, UnsafeLabel},
 		{"slur", "get out of here you wetback", nil, UnsafeLabel},
 		{"leet slur", "k1ke", nil, UnsafeLabel},
+		// Toxicity outside the style of the Davidson tweets, by category.
+		{"third person insult", "Your neighbour is a worthless idiot and I hope he dies.", nil, UnsafeLabel},
+		{"third person insult alone", "My landlord is a lying scumbag.", nil, UnsafeLabel},
+		{"second person adjective", "You're so pathetic.", nil, UnsafeLabel},
+		{"death wish", "I hope he dies", nil, UnsafeLabel},
+		{"death wish plural", "I hope they all get cancer.", nil, UnsafeLabel},
+		{"should be shot", "Guys like him should be shot.", nil, UnsafeLabel},
+		{"threat third person", "I'm going to break his neck when I see him.", nil, UnsafeLabel},
+		{"threat implied", "Better watch your back tonight.", nil, UnsafeLabel},
+		{"self-harm incitement", "Do everyone a favour and go jump off a bridge.", nil, UnsafeLabel},
+		{"dehumanisation", "Refugees are nothing but parasites.", nil, UnsafeLabel},
+		{"identity hate", "All Jews are greedy.", nil, UnsafeLabel},
+		{"identity hate verb", "I despise Mexicans.", nil, UnsafeLabel},
+		{"harassment", "Everyone at work hates you.", nil, UnsafeLabel},
+		{"harassment doxxing", "I'm going to leak your address to the whole forum.", nil, UnsafeLabel},
+		{"obscene abuse", "Kiss my ass, you dickhead.", nil, UnsafeLabel},
+		// Benign text that shares words with toxic text.
 		{"clean", "Thank you for the lovely dinner last night.", nil, SafeLabel},
+		{"criticism of an idea", "This argument is stupid.", nil, SafeLabel},
+		{"medical death", "The patient died after the surgery.", nil, SafeLabel},
+		{"military", "The army shot down the drone.", nil, SafeLabel},
+		{"hope for good", "I hope they enjoy the concert.", nil, SafeLabel},
+		{"negated insult", "You are not an idiot, you are learning.", nil, SafeLabel},
+		{"talked about", "Calling people idiots is wrong.", nil, SafeLabel},
+		{"quoted", `The moderators removed the reply "go kill yourself" within minutes.`, nil, SafeLabel},
+		{"animals", "Dolphins are animals that live in pods.", nil, SafeLabel},
+		{"llm answer", "To kill a hung process, run kill -9 with its PID.", nil, SafeLabel},
 		{"clean question", "What time does the library open on Sunday?", nil, SafeLabel},
 		{"kill a process", "How do I kill a process on Linux?", nil, SafeLabel},
 		{"threshold 1 never flags", "I will kill you", 1.0, SafeLabel},
@@ -51,16 +77,26 @@ func TestToxicityDetectorBadThreshold(t *testing.T) {
 }
 
 func BenchmarkToxicityDetector1KB(b *testing.B) {
-	req, err := toxicityDetector.NewRequest(map[string]any{"text": benchText1KB()}, nil)
-	if err != nil {
-		b.Fatal(err)
+	benchmarks := []struct{ name, text string }{
+		{"ordinary", benchText1KB()},
+		// words that wake the rules up (hope, those people, kill, find)
+		// in every sentence, without a toxic match: the slow path.
+		{"anchor-heavy", strings.Repeat("I hope those people find the process they killed, you know. ", 18)[:1024]},
 	}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := toxicityDetector.Run(ctx, req); err != nil {
-			b.Fatal(err)
-		}
+	for _, bm := range benchmarks {
+		b.Run(bm.name, func(b *testing.B) {
+			req, err := toxicityDetector.NewRequest(map[string]any{"text": bm.text}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := toxicityDetector.Run(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -1,0 +1,197 @@
+// Package toxicity finds toxic language by grammar: insults aimed at a
+// person (second or third person), death wishes, threats, incitement to
+// self-harm, dehumanisation, identity hate, harassment and obscene abuse.
+// It complements the bag-of-words classifier of the toxicity-detector,
+// which learnt Davidson et al.'s tweets (mostly slurs) and misses these
+// patterns in ordinary prose. Matches that are negated ("he is not an
+// idiot"), quoted in a longer text, or talked about ("calling people
+// idiots is wrong") are ignored.
+package toxicity
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
+)
+
+// Category names the kind of toxicity a rule found.
+type Category string
+
+// The categories of Detect, close to the Jigsaw labels (toxic, threat,
+// insult, identity_hate, obscene) with death wishes, self-harm
+// incitement, dehumanisation and harassment split out.
+const (
+	Insult         Category = "insult"
+	Threat         Category = "threat"
+	DeathWish      Category = "death_wish"
+	SelfHarm       Category = "self_harm"
+	Dehumanisation Category = "dehumanisation"
+	IdentityHate   Category = "identity_hate"
+	Harassment     Category = "harassment"
+	ObsceneAbuse   Category = "obscene_abuse"
+)
+
+// rule is a set of patterns of one category over folded text
+// (textclass.Fold: lower case, leetspeak and spacing folded).
+type rule struct {
+	category Category
+	alts     []alt
+	// negatable rules are dropped when the match itself holds a negation
+	// ("i hope he doesn't die", "i will never hurt you"); rules whose
+	// matches hold a negation by design (harassment: "nobody likes you")
+	// are not.
+	negatable bool
+}
+
+// Detect reports the category of the first toxic pattern in text that is
+// used, not mentioned: matches after a nearby negation, inside quotation
+// marks of a longer text, or in a sentence that talks about the language
+// ("is wrong", "don't call", "the word") do not count.
+func Detect(text string) (Category, bool) {
+	folded := textclass.Fold(text)
+	var found [maxAnchorSets]bool
+	anchors.present(folded, &found)
+	for i := range rules {
+		r := &rules[i]
+		for j := range r.alts {
+			al := &r.alts[j]
+			if found[al.set] && (al.alsoSet < 0 || found[al.alsoSet]) && al.used(folded, r.negatable) {
+				return r.category, true
+			}
+		}
+	}
+	return "", false
+}
+
+// used reports whether the pattern matches, used and not mentioned, in a
+// sentence of folded that holds one of the anchors.
+func (al *alt) used(folded string, negatable bool) bool {
+	for start := 0; start < len(folded); {
+		end := strings.IndexAny(folded[start:], ".!?\n")
+		if end < 0 {
+			end = len(folded)
+		} else {
+			end += start + 1
+		}
+		sentence := folded[start:end]
+		if containsAny(sentence, al.anchors) && (al.also == nil || containsAny(sentence, al.also)) {
+			if al.starts != nil {
+				if al.usedFromStarts(folded, start, sentence, negatable) {
+					return true
+				}
+				start = end
+				continue
+			}
+			for _, m := range al.pattern.FindAllStringIndex(sentence, -1) {
+				if al.wordStart && m[0] > 0 && isWordByte(sentence[m[0]-1]) == isWordByte(sentence[m[0]]) {
+					continue
+				}
+				if !mentioned(folded, start+m[0], start+m[1], negatable) {
+					return true
+				}
+			}
+		}
+		start = end
+	}
+	return false
+}
+
+// usedFromStarts runs the anchored pattern of al from each word of
+// sentence (which begins at folded[offset]) that is one of al.starts.
+func (al *alt) usedFromStarts(folded string, offset int, sentence string, negatable bool) bool {
+	for i := 0; i < len(sentence); i++ {
+		if i > 0 && isWordByte(sentence[i-1]) == isWordByte(sentence[i]) {
+			continue // not a word boundary
+		}
+		if !startsWithAny(sentence[i:], al.starts) {
+			continue
+		}
+		if m := al.pattern.FindStringIndex(sentence[i:]); m != nil && !mentioned(folded, offset+i+m[0], offset+i+m[1], negatable) {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWithAny reports whether s begins with one of words, as a whole
+// word.
+func startsWithAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.HasPrefix(s, w) && (len(s) == len(w) || isWordByte(s[len(w)-1]) != isWordByte(s[len(w)])) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// negation matches a negating word; metaCue matches wording that talks
+// about abusive language rather than using it.
+var (
+	negation = regexp.MustCompile(`\b(?:not|never|no|don't|dont|do not|didn't|doesn't|does not|isn't|aren't|wasn't|weren't|won't|wouldn't|shouldn't|nobody|no one|without|hardly)\b`)
+	metaCue  = regexp.MustCompile(`\b(?:is|are|was|it's|its|be)\s+(?:(?:really|so|very|always|never|simply|just)\s+)?(?:wrong|unacceptable|not ok(?:ay)?|never ok(?:ay)?|hurtful|harmful|abusive|inappropriate|offensive|not acceptable|false|prejudice|racist|bigoted|a form of)\b` +
+		`|\b(?:don't|do not|never|shouldn't|should not|stop|avoid|refrain from|please don't|don't ever)\s+(?:\w+\s+){0,2}?(?:call|calling|say|saying|tell|telling|use|using|write|writing|threaten|threatening)\b` +
+		`|\b(?:the (?:word|words|phrase|term|slur|insult|comment|message|reply|tweet|post|claim|label)s?|name-calling|name calling|such as|things like|language like|considered|classify|classifier|moderators?|flagged|reported|should be reported|has no place|accusing|calling|saying|telling someone|wish death|fuels?)\b` +
+		`|\b(?:tells?|told|telling|asks?|asking|urges?|encourages?)\s+(?:you|someone|somebody|people|them|others|anyone)\s+to\b`)
+)
+
+// mentioned reports whether the match folded[start:end] is mentioned
+// rather than used (see Detect).
+func mentioned(folded string, start, end int, negatable bool) bool {
+	sStart, sEnd := sentenceBounds(folded, start, end)
+	prefix := folded[sStart:start]
+	if len(prefix) > 40 {
+		prefix = prefix[len(prefix)-40:]
+	}
+	if negation.MatchString(prefix) || (negatable && negation.MatchString(folded[start:end])) {
+		return true
+	}
+	if metaCue.MatchString(folded[sStart:sEnd]) {
+		return true
+	}
+	return quoted(folded, start, end)
+}
+
+// sentenceBounds returns the sentence around folded[start:end]: from after
+// the previous '.', '!', '?' or newline to the next one.
+func sentenceBounds(folded string, start, end int) (int, int) {
+	s := strings.LastIndexAny(folded[:start], ".!?\n") + 1
+	e := strings.IndexAny(folded[end:], ".!?\n")
+	if e < 0 {
+		return s, len(folded)
+	}
+	return s, end + e
+}
+
+// quoted reports whether folded[start:end] lies inside double quotation
+// marks (straight or curly) and the text has words outside them: a
+// quotation inside a longer text is a mention ("the comment \"you are an
+// idiot\" was removed"), a text that is only a quotation is not.
+func quoted(folded string, start, end int) bool {
+	open := strings.Count(folded[:start], `"`) + strings.Count(folded[:start], "“") + strings.Count(folded[:start], "”")
+	if open%2 == 0 {
+		return false
+	}
+	qs := strings.LastIndexAny(folded[:start], `"“”`)
+	qe := strings.IndexAny(folded[end:], `"“”`)
+	if qe < 0 {
+		return false
+	}
+	outside := folded[:qs] + folded[end+qe+1:]
+	return strings.IndexFunc(outside, func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0
+}
+
+// isWordByte reports whether c is an ASCII word character, as for the
+// regexp's \b.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
