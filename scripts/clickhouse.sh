@@ -15,6 +15,8 @@
 #   EVALCOL_CLICKHOUSE_ADDR=127.0.0.1:19000
 # which CI exports for `go test ./internal/warehouse/clickhouse/`.
 set -euo pipefail
+# clickhouse-server and runuser live in sbin, which a non-login PATH may lack.
+export PATH="$PATH:/usr/sbin:/sbin"
 
 DIR="${CLICKHOUSE_DIR:-/tmp/evalcol-clickhouse}"
 PORT="${CLICKHOUSE_PORT:-19000}"
@@ -95,7 +97,17 @@ start() {
     # The server runs in the background, detached from this shell.
     nohup "${runas[@]}" "$(command -v clickhouse-server)" --config-file="$DIR/config.xml" \
       >"$DIR/log/stdout.log" 2>&1 </dev/null &
-    echo $! >"$PIDFILE"
+    local launcher=$! server=""
+    # With runuser the server is the launcher's child; record the server
+    # itself so that stop signals it directly.
+    for _ in $(seq 1 50); do
+      if [ ${#runas[@]} -eq 0 ]; then server=$launcher; break; fi
+      server=$(pgrep -P "$launcher" 2>/dev/null | head -n 1 || true)
+      [ -n "$server" ] && break
+      kill -0 "$launcher" 2>/dev/null || break
+      sleep 0.1
+    done
+    echo "${server:-$launcher}" >"$PIDFILE"
   fi
   for _ in $(seq 1 150); do
     if answers; then

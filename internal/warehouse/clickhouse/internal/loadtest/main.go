@@ -1,0 +1,278 @@
+// Command loadtest fills a ClickHouse warehouse (and, for comparison, a
+// SQLite one with the same spans) with synthetic spans — 50 services,
+// 1 000 span names, 20 attributes each, spread over some days — then
+// measures the latency of the span queries of the SQLite load test:
+//
+//	(a) a 1-hour range sorted by timestamp
+//	(b) a 1-day range, an attribute equality matching ~1%, sorted by duration DESC
+//	(c) a 1-day range, contains on the span name
+//
+// plus (d) a trace id lookup and (g) an unfiltered 7-day range. It prints
+// the ingest rate (wall and CPU time, the ClickHouse server's CPU time
+// too when -server-pid is given) and each query's p50/p99. Run against a
+// server started by scripts/clickhouse.sh:
+//
+//	go run ./internal/warehouse/clickhouse/internal/loadtest -addr 127.0.0.1:19000 -spans 1000000
+//
+// The database (default evalcol_loadtest) is dropped before and after.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
+	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+)
+
+type config struct {
+	addr, database     string
+	spans, days, batch int
+	writers, runs      int
+	serverPID          int
+	withSQLite         bool
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.addr, "addr", os.Getenv("EVALCOL_CLICKHOUSE_ADDR"), "ClickHouse native address")
+	flag.StringVar(&c.database, "database", "evalcol_loadtest", "database to fill (dropped before and after)")
+	flag.IntVar(&c.spans, "spans", 1_000_000, "spans to write")
+	flag.IntVar(&c.days, "days", 7, "days the spans cover")
+	flag.IntVar(&c.batch, "batch", 1000, "spans per WriteSpans call")
+	flag.IntVar(&c.writers, "writers", 1, "concurrent WriteSpans callers")
+	flag.IntVar(&c.runs, "queries", 50, "runs of each query")
+	flag.IntVar(&c.serverPID, "server-pid", 0, "pid of the ClickHouse server, to report its CPU time")
+	flag.BoolVar(&c.withSQLite, "sqlite", true, "run the same load on the SQLite backend for comparison")
+	flag.Parse()
+	if c.addr == "" {
+		log.Fatal("no -addr and EVALCOL_CLICKHOUSE_ADDR unset")
+	}
+	if err := run(context.Background(), c); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	const env = "production"
+	end := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	start := end - int64(c.days)*24*3600*1000
+	// The spans, generated once so that both backends get the same data
+	// and generation stays out of the timings.
+	g := spangen.New(env, 1)
+	var batches [][]warehouse.Span
+	for i := 0; i < c.spans; i += c.batch {
+		k := min(c.batch, c.spans-i)
+		from := start + (end-start)*int64(i)/int64(c.spans)
+		to := start + (end-start)*int64(i+k)/int64(c.spans)
+		batches = append(batches, g.Batch(k, from, to))
+	}
+	log.Printf("generated %d spans", c.spans)
+
+	chStore, err := openClickHouse(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer dropDatabase(ctx, c)
+	defer chStore.Close()
+	stores := []struct {
+		name string
+		st   warehouse.Store
+		pid  int
+	}{{"clickhouse", chStore, c.serverPID}}
+	if c.withSQLite {
+		dir, err := os.MkdirTemp("", "evalcol-loadtest-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		sq, err := sqlite.Open(ctx, filepath.Join(dir, "warehouse.db"), sqlite.Options{})
+		if err != nil {
+			return err
+		}
+		defer sq.Close()
+		stores = append(stores, struct {
+			name string
+			st   warehouse.Store
+			pid  int
+		}{"sqlite", sq, 0})
+	}
+	for _, s := range stores {
+		if err := ingest(ctx, s.name, s.st, batches, c.writers, s.pid); err != nil {
+			return err
+		}
+	}
+	rng := rand.New(rand.NewPCG(2, 3))
+	const hour, day = int64(3600 * 1000), int64(24 * 3600 * 1000)
+	window := func(width int64) (int64, int64) {
+		from := start + rng.Int64N(end-start-width)
+		from -= from % 1000
+		return from, from + width - 1
+	}
+	var sample []warehouse.Span
+	for _, b := range batches {
+		sample = append(sample, b[0])
+	}
+	queries := []struct {
+		name string
+		make func() warehouse.SpanQuery
+	}{
+		{"(a) 1h range, sort timestamp", func() warehouse.SpanQuery {
+			from, to := window(hour)
+			return warehouse.SpanQuery{FromMs: from, ToMs: to}
+		}},
+		{"(b) 1d range, user.id equals (~1%), sort duration DESC", func() warehouse.SpanQuery {
+			from, to := window(day)
+			return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: warehouse.SortDuration, Desc: true,
+				Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(rng.IntN(spangen.Users))}}}
+		}},
+		{"(c) 1d range, span_name contains", func() warehouse.SpanQuery {
+			from, to := window(day)
+			return warehouse.SpanQuery{FromMs: from, ToMs: to,
+				Filters: []warehouse.Filter{{Field: "span_name", Operator: warehouse.OpContains, Value: fmt.Sprintf("operation.%02d", rng.IntN(100))}}}
+		}},
+		{"(d) 1d range around the trace, trace_id equals", func() warehouse.SpanQuery {
+			sp := sample[rng.IntN(len(sample))]
+			return warehouse.SpanQuery{FromMs: sp.Timestamp - day/2, ToMs: sp.Timestamp + day/2,
+				Filters: []warehouse.Filter{{Field: "trace_id", Operator: warehouse.OpEquals, Value: sp.TraceID}}}
+		}},
+		{"(g) whole range, sort timestamp DESC, no filter", func() warehouse.SpanQuery {
+			return warehouse.SpanQuery{FromMs: start, Desc: true}
+		}},
+	}
+	for _, qd := range queries {
+		// Both backends answer the same query sequence.
+		seed := rng.Uint64()
+		for _, s := range stores {
+			rng = rand.New(rand.NewPCG(seed, 9))
+			var lat []time.Duration
+			var matched int64
+			for range c.runs {
+				q := qd.make()
+				q.Environments = []string{env}
+				t0 := time.Now()
+				page, err := s.st.QuerySpans(ctx, q)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", s.name, qd.name, err)
+				}
+				lat = append(lat, time.Since(t0))
+				matched += page.TotalResults
+			}
+			slices.Sort(lat)
+			fmt.Printf("%-10s %-55s p50 %7.1f ms  p99 %7.1f ms  (%d matches per query)\n", s.name, qd.name,
+				ms(lat[len(lat)/2]), ms(lat[(len(lat)*99-1)/100]), matched/int64(c.runs))
+		}
+	}
+	return nil
+}
+
+func openClickHouse(ctx context.Context, c config) (*clickhouse.Store, error) {
+	dropDatabase(ctx, c)
+	return clickhouse.Open(ctx, clickhouse.Options{Addr: c.addr, Database: c.database})
+}
+
+// dropDatabase removes the load test's database through a store on the
+// "default" database (the driver has no other way to run DDL here).
+func dropDatabase(ctx context.Context, c config) {
+	if err := clickhouse.DropDatabase(ctx, clickhouse.Options{Addr: c.addr, Database: c.database}); err != nil {
+		log.Printf("drop database %s: %v", c.database, err)
+	}
+}
+
+// ingest writes the batches with the given number of concurrent writers
+// and prints the rate.
+func ingest(ctx context.Context, name string, st warehouse.Store, batches [][]warehouse.Span, writers, serverPID int) error {
+	n := 0
+	for _, b := range batches {
+		n += len(b)
+	}
+	next := make(chan []warehouse.Span)
+	errs := make(chan error, writers)
+	var wg sync.WaitGroup
+	t0, c0, s0 := time.Now(), cpuTime(), processCPU(serverPID)
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range next {
+				if err := st.WriteSpans(ctx, b); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i, b := range batches {
+		select {
+		case next <- b:
+		case err := <-errs:
+			close(next)
+			return fmt.Errorf("%s: write: %w", name, err)
+		}
+		if i%200 == 0 {
+			log.Printf("%s: %d batches written", name, i)
+		}
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return fmt.Errorf("%s: write: %w", name, err)
+	default:
+	}
+	wall, cpu := time.Since(t0), cpuTime()-c0
+	line := fmt.Sprintf("%-10s ingest: %d spans in %s = %.0f spans/s (batches of %d, %d writers); client CPU %s = %.0f spans per CPU-second",
+		name, n, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), len(batches[0]), writers,
+		cpu.Round(time.Millisecond), float64(n)/cpu.Seconds())
+	if serverPID > 0 {
+		srv := processCPU(serverPID) - s0
+		line += fmt.Sprintf("; server CPU %s; client+server %.0f spans per CPU-second",
+			srv.Round(time.Millisecond), float64(n)/(cpu+srv).Seconds())
+	}
+	fmt.Println(line)
+	return nil
+}
+
+// cpuTime is the CPU time (user + system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// processCPU is the CPU time of another process (0 when unknown), from
+// /proc/<pid>/stat (utime and stime, in clock ticks of 1/100 s).
+func processCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(fields) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(fields[11], 10, 64)
+	st, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

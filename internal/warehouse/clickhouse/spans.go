@@ -1,0 +1,402 @@
+package clickhouse
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+const spanColumns = `environment, timestamp, seq, ver, duration, total_tokens, trace_id, span_id,
+	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
+	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
+	resource_keys, resource_values, attr_keys, attr_values, prompt_keys, prompt_values,
+	completion_keys, completion_values, input, output, evaluations`
+
+// WriteSpans stores spans in one insert (one batch: all or none). Writes
+// are idempotent: a re-sent span has the same sort key (environment,
+// timestamp, trace_id, span_id) and queries read the table FINAL, so the
+// first stored copy is the one seen; merges remove the others.
+func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
+	if err := s.ready(ctx, "write spans"); err != nil {
+		return err
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("spans")+" ("+spanColumns+")")
+	if err != nil {
+		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
+	}
+	cols := newSpanColumnsData(len(spans))
+	for i := range spans {
+		cols.add(&spans[i])
+	}
+	seqs := s.clock.next(len(spans))
+	vers := make([]uint64, len(seqs))
+	for i, seq := range seqs {
+		vers[i] = version(seq)
+	}
+	for i, data := range cols.values(seqs, vers) {
+		if err := batch.Column(i).Append(data); err != nil {
+			batch.Abort()
+			return fmt.Errorf("write spans: column %d: %w", i, mapErr(err))
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("write spans: send: %w", mapErr(err))
+	}
+	return nil
+}
+
+// spanColumnsData holds a batch of spans column by column, in the order
+// of spanColumns: appending whole columns to the batch is much cheaper
+// than appending row by row.
+type spanColumnsData struct {
+	env, traceID, spanID, parentID, traceState, name, kind, service, scopeName, scopeVersion   []string
+	statusCode, statusMsg, workflow, entity, agent, reqModel, respModel, vendor, input, output []string
+	evaluations                                                                                []string
+	timestamp, duration, tokens                                                                []int64
+	resKeys, resValues, attrKeys, attrValues, promptKeys, promptValues, complKeys, complValues [][]string
+}
+
+func newSpanColumnsData(n int) *spanColumnsData {
+	c := &spanColumnsData{}
+	for _, p := range []*[]string{&c.env, &c.traceID, &c.spanID, &c.parentID, &c.traceState, &c.name, &c.kind,
+		&c.service, &c.scopeName, &c.scopeVersion, &c.statusCode, &c.statusMsg, &c.workflow, &c.entity, &c.agent,
+		&c.reqModel, &c.respModel, &c.vendor, &c.input, &c.output, &c.evaluations} {
+		*p = make([]string, 0, n)
+	}
+	for _, p := range []*[]int64{&c.timestamp, &c.duration, &c.tokens} {
+		*p = make([]int64, 0, n)
+	}
+	for _, p := range []*[][]string{&c.resKeys, &c.resValues, &c.attrKeys, &c.attrValues, &c.promptKeys,
+		&c.promptValues, &c.complKeys, &c.complValues} {
+		*p = make([][]string, 0, n)
+	}
+	return c
+}
+
+func (c *spanColumnsData) add(sp *warehouse.Span) {
+	c.env = append(c.env, sp.Environment)
+	c.timestamp = append(c.timestamp, sp.Timestamp)
+	c.duration = append(c.duration, sp.Duration)
+	c.tokens = append(c.tokens, sp.TotalTokens)
+	c.traceID = append(c.traceID, sp.TraceID)
+	c.spanID = append(c.spanID, sp.SpanID)
+	c.parentID = append(c.parentID, sp.ParentSpanID)
+	c.traceState = append(c.traceState, sp.TraceState)
+	c.name = append(c.name, sp.SpanName)
+	c.kind = append(c.kind, sp.SpanKind)
+	c.service = append(c.service, sp.ServiceName)
+	c.scopeName = append(c.scopeName, sp.ScopeName)
+	c.scopeVersion = append(c.scopeVersion, sp.ScopeVersion)
+	c.statusCode = append(c.statusCode, sp.StatusCode)
+	c.statusMsg = append(c.statusMsg, sp.StatusMessage)
+	c.workflow = append(c.workflow, sp.WorkflowName)
+	c.entity = append(c.entity, sp.EntityName)
+	c.agent = append(c.agent, sp.AgentName)
+	c.reqModel = append(c.reqModel, sp.RequestModel)
+	c.respModel = append(c.respModel, sp.ResponseModel)
+	c.vendor = append(c.vendor, sp.Vendor)
+	c.input = append(c.input, sp.Input)
+	c.output = append(c.output, sp.Output)
+	c.evaluations = append(c.evaluations, encodeEvaluations(sp.Evaluations))
+	for _, m := range []struct {
+		src        map[string]string
+		keys, vals *[][]string
+	}{{sp.ResourceAttributes, &c.resKeys, &c.resValues}, {sp.SpanAttributes, &c.attrKeys, &c.attrValues},
+		{sp.Prompts, &c.promptKeys, &c.promptValues}, {sp.Completions, &c.complKeys, &c.complValues}} {
+		k, v := mapArrays(m.src)
+		*m.keys = append(*m.keys, k)
+		*m.vals = append(*m.vals, v)
+	}
+}
+
+// values returns the columns in the order of spanColumns.
+func (c *spanColumnsData) values(seqs []int64, vers []uint64) []any {
+	return []any{c.env, c.timestamp, seqs, vers, c.duration, c.tokens, c.traceID, c.spanID, c.parentID,
+		c.traceState, c.name, c.kind, c.service, c.scopeName, c.scopeVersion, c.statusCode, c.statusMsg,
+		c.workflow, c.entity, c.agent, c.reqModel, c.respModel, c.vendor, c.resKeys, c.resValues, c.attrKeys,
+		c.attrValues, c.promptKeys, c.promptValues, c.complKeys, c.complValues, c.input, c.output, c.evaluations}
+}
+
+// version is the ReplacingMergeTree version of a row: the first insertion
+// (lowest seq) has the highest version and wins.
+func version(seq int64) uint64 { return uint64(math.MaxInt64 - seq) }
+
+// sortColumns is the whitelist of ORDER BY columns (from
+// warehouse.SortKey.Column); nothing else reaches ORDER BY.
+var sortColumns = map[string]bool{"timestamp": true, "duration": true, "span_name": true, "trace_id": true,
+	"total_tokens": true, "workflow_name": true, "entity_name": true, "response_model": true}
+
+// QuerySpans returns one page of spans: keyset pagination on (sort column,
+// seq) within the snapshot seq <= max(seq) taken by the first page; see
+// warehouse.SpanCursor and README.md.
+func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehouse.SpanPage, error) {
+	var page warehouse.SpanPage
+	if s.closed.Load() {
+		return page, fmt.Errorf("query spans: store closed: %w", warehouse.ErrUnavailable)
+	}
+	q, err := q.Normalize()
+	if err != nil {
+		return page, err
+	}
+	cur, hasCursor, err := warehouse.DecodeSpanCursor(q)
+	if err != nil {
+		return page, err
+	}
+	if err := s.ready(ctx, "query spans"); err != nil {
+		return page, err
+	}
+	page.Spans = []warehouse.Span{}
+	if len(q.Environments) == 0 {
+		return page, nil
+	}
+	table := s.schema.table("spans")
+	var w where
+	w.inList("environment", q.Environments)
+	w.add("timestamp >= ?", q.FromMs)
+	if q.ToMs != 0 {
+		w.add("timestamp <= ?", q.ToMs)
+	}
+	if !hasCursor {
+		// The snapshot is the highest sequence number among the spans in
+		// the query's range (only those can match; reading seq within a
+		// primary-key range is cheap).
+		if err := s.conn.QueryRow(ctx, "SELECT max(seq) FROM "+table+" WHERE "+w.sql(), w.args...).Scan(&cur.Snapshot); err != nil {
+			return page, fmt.Errorf("query spans: snapshot: %w", mapErr(err))
+		}
+		// Whatever this store writes from now on sorts after the snapshot.
+		s.clock.observe(cur.Snapshot)
+	}
+	w.add("seq <= ?", cur.Snapshot)
+	for _, f := range q.Filters {
+		c := filterCond(f, warehouse.ResolveSpanField(f.Field))
+		w.add(c.sql, c.args...)
+	}
+	matchSQL, matchArgs := w.sql(), slices.Clone(w.args)
+
+	col, numeric := q.SortBy.Column()
+	if !sortColumns[col] {
+		return page, fmt.Errorf("query spans: sort column %q not allowed", col)
+	}
+	dir, cmp := "ASC", ">"
+	if q.Desc {
+		dir, cmp = "DESC", "<"
+	}
+	if hasCursor {
+		var last any = cur.Str
+		if numeric {
+			last = cur.Num
+		}
+		w.add("("+col+" "+cmp+" ? OR ("+col+" = ? AND seq "+cmp+" ?))", last, last, cur.Seq)
+	}
+	// Two steps: the page's keys from the narrow columns (FINAL, so
+	// duplicates never show), then the whole rows of those keys. Reading
+	// every (wide) column only for the page's rows keeps the cost of a
+	// page low when many spans match.
+	keyQuery := "SELECT seq, timestamp FROM " + table + " FINAL WHERE " + w.sql() +
+		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ?"
+	rows, err := s.conn.Query(ctx, keyQuery, append(w.args, q.Limit+1)...)
+	if err != nil {
+		return page, fmt.Errorf("query spans: %w", mapErr(err))
+	}
+	seqs := make([]int64, 0, q.Limit+1)
+	minTs, maxTs := int64(math.MaxInt64), int64(math.MinInt64)
+	for rows.Next() {
+		var seq, ts int64
+		if err := rows.Scan(&seq, &ts); err != nil {
+			rows.Close()
+			return page, fmt.Errorf("query spans: %w", mapErr(err))
+		}
+		seqs = append(seqs, seq)
+		minTs, maxTs = min(minTs, ts), max(maxTs, ts)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return page, fmt.Errorf("query spans: %w", mapErr(err))
+	}
+	if page.Spans, err = s.spansBySeq(ctx, q.Environments, minTs, maxTs, seqs); err != nil {
+		return page, fmt.Errorf("query spans: %w", err)
+	}
+	more := len(page.Spans) > q.Limit
+	if more {
+		page.Spans = page.Spans[:q.Limit]
+	}
+	switch {
+	case hasCursor:
+		page.TotalResults = cur.Total
+	case !more:
+		page.TotalResults = int64(len(page.Spans))
+	default:
+		var n uint64
+		if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE "+matchSQL, matchArgs...).Scan(&n); err != nil {
+			return page, fmt.Errorf("query spans: count: %w", mapErr(err))
+		}
+		page.TotalResults = int64(n)
+	}
+	if more {
+		last := page.Spans[q.Limit-1]
+		next := warehouse.SpanCursor{Snapshot: cur.Snapshot, Total: page.TotalResults, Seq: seqs[q.Limit-1]}
+		if numeric {
+			next.Num = spanNumber(last, col)
+		} else {
+			next.Str = spanText(last, col)
+		}
+		page.NextCursor = warehouse.EncodeSpanCursor(q, next)
+	}
+	return page, nil
+}
+
+// spansBySeq reads the spans with the given sequence numbers (all with
+// timestamps in [minTs, maxTs]) and returns them in the order of seqs.
+func (s *Store) spansBySeq(ctx context.Context, envs []string, minTs, maxTs int64, seqs []int64) ([]warehouse.Span, error) {
+	out := make([]warehouse.Span, len(seqs))
+	if len(seqs) == 0 {
+		return out, nil
+	}
+	pos := make(map[int64]int, len(seqs))
+	args := make([]any, len(seqs))
+	for i, seq := range seqs {
+		pos[seq] = i
+		args[i] = seq
+	}
+	var w where
+	w.inList("environment", envs)
+	w.add("timestamp >= ?", minTs)
+	w.add("timestamp <= ?", maxTs)
+	w.add("seq IN ("+placeholders(len(seqs))+")", args...)
+	rows, err := s.conn.Query(ctx, "SELECT seq, "+spanColumns+" FROM "+s.schema.table("spans")+" WHERE "+w.sql(), w.args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	found, seen := 0, make([]bool, len(seqs))
+	for rows.Next() {
+		sp, seq, err := scanSpan(rows)
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := pos[seq]; ok && !seen[i] {
+			out[i], seen[i] = sp, true
+			found++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	if found != len(seqs) {
+		return nil, fmt.Errorf("read %d of %d spans of the page (rows removed meanwhile?): %w", found, len(seqs), warehouse.ErrUnavailable)
+	}
+	return out, nil
+}
+
+// spanNumber and spanText return a span's value of a sort column.
+func spanNumber(sp warehouse.Span, col string) int64 {
+	switch col {
+	case "duration":
+		return sp.Duration
+	case "total_tokens":
+		return sp.TotalTokens
+	}
+	return sp.Timestamp
+}
+
+func spanText(sp warehouse.Span, col string) string {
+	switch col {
+	case "span_name":
+		return sp.SpanName
+	case "trace_id":
+		return sp.TraceID
+	case "workflow_name":
+		return sp.WorkflowName
+	case "entity_name":
+		return sp.EntityName
+	case "response_model":
+		return sp.ResponseModel
+	}
+	return ""
+}
+
+func scanSpan(rows driver.Rows) (warehouse.Span, int64, error) {
+	var (
+		sp                     warehouse.Span
+		seq, seq2              int64
+		ver                    uint64
+		rk, rv, ak, av, pk, pv []string
+		ck, cv                 []string
+		evals                  string
+	)
+	if err := rows.Scan(&seq, &sp.Environment, &sp.Timestamp, &seq2, &ver, &sp.Duration, &sp.TotalTokens,
+		&sp.TraceID, &sp.SpanID, &sp.ParentSpanID, &sp.TraceState, &sp.SpanName, &sp.SpanKind, &sp.ServiceName,
+		&sp.ScopeName, &sp.ScopeVersion, &sp.StatusCode, &sp.StatusMessage, &sp.WorkflowName, &sp.EntityName,
+		&sp.AgentName, &sp.RequestModel, &sp.ResponseModel, &sp.Vendor, &rk, &rv, &ak, &av, &pk, &pv, &ck, &cv,
+		&sp.Input, &sp.Output, &evals); err != nil {
+		return sp, 0, mapErr(err)
+	}
+	sp.ResourceAttributes = arraysMap(rk, rv)
+	sp.SpanAttributes = arraysMap(ak, av)
+	sp.Prompts = arraysMap(pk, pv)
+	sp.Completions = arraysMap(ck, cv)
+	if evals != "" && evals != "[]" {
+		if err := json.Unmarshal([]byte(evals), &sp.Evaluations); err != nil {
+			return sp, 0, fmt.Errorf("span %d evaluations: %w", seq, err)
+		}
+	}
+	return sp, seq, nil
+}
+
+// mapArrays returns a map as parallel key and value arrays, keys sorted.
+func mapArrays(m map[string]string) (keys, values []string) {
+	keys = make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	values = make([]string, len(keys))
+	for i, k := range keys {
+		values[i] = m[k]
+	}
+	return keys, values
+}
+
+// arraysMap is the inverse of mapArrays; never nil.
+func arraysMap(keys, values []string) map[string]string {
+	m := make(map[string]string, len(keys))
+	for i, k := range keys {
+		if i < len(values) {
+			m[k] = values[i]
+		}
+	}
+	return m
+}
+
+// encodeEvaluations renders evaluations as a JSON array, as the SQLite
+// backend does: an evaluation that JSON cannot carry (a NaN score, an odd
+// output value) is kept with its score zeroed, its output dropped and the
+// reason in Error, so one bad result never loses the span.
+func encodeEvaluations(evals []warehouse.Evaluation) string {
+	if len(evals) == 0 {
+		return "[]"
+	}
+	if b, err := json.Marshal(evals); err == nil {
+		return string(b)
+	}
+	safe := make([]warehouse.Evaluation, len(evals))
+	for i, ev := range evals {
+		if _, err := json.Marshal(ev); err != nil {
+			ev.ScoreValue, ev.Output = 0, nil
+			ev.Error = strings.TrimSpace(ev.Error + " (not storable: " + err.Error() + ")")
+		}
+		safe[i] = ev
+	}
+	b, _ := json.Marshal(safe) // every element encodes now
+	return string(b)
+}
