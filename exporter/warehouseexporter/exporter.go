@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
-	"github.com/evalcol/evalcol/exporter/warehouseexporter/internal/convert"
+	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -19,7 +19,7 @@ type warehouseExporter struct {
 	cfg    *Config
 	logger *zap.Logger
 	store  warehouse.Store
-	orgs   convert.OrganizationFunc
+	orgs   spanconv.OrganizationFunc
 }
 
 func newExporter(cfg *Config, set exporter.Settings) *warehouseExporter {
@@ -53,7 +53,7 @@ func (e *warehouseExporter) start(_ context.Context, host component.Host) error 
 }
 
 func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
-	batch := convert.Traces(td, convert.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs})
+	batch := spanconv.Traces(td, spanconv.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs})
 	for _, d := range batch.Dropped {
 		e.logger.Warn("dropping span that cannot be stored", zap.String("trace_id", d.TraceID), zap.String("span_id", d.SpanID), zap.String("reason", d.Reason))
 	}
@@ -75,7 +75,7 @@ func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) er
 }
 
 func (e *warehouseExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
-	pts := convert.Metrics(md, convert.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs})
+	pts := spanconv.Metrics(md, spanconv.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs})
 	if len(pts) == 0 {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
-	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/evaluation"
+	"github.com/evalcol/evalcol/internal/evaluation"
 	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/metadata"
 )
 

@@ -7,8 +7,9 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/processor"
 
+	"github.com/evalcol/evalcol/internal/evaluation"
 	"github.com/evalcol/evalcol/internal/monitor"
-	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/evaluation"
+	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/metadata"
 )
 
 // evaluatorProcessor wires the evaluation logic into the collector: it
@@ -32,6 +33,7 @@ func newEvaluatorProcessor(set processor.Settings, cfg *Config) (*evaluatorProce
 		GroundTruthAttribute: cfg.GroundTruthAttribute,
 		Logger:               set.Logger,
 		MeterProvider:        set.MeterProvider,
+		ScopeName:            metadata.ScopeName,
 	})
 	if err != nil {
 		return nil, err

@@ -28,8 +28,12 @@ type Service struct {
 	now      func() time.Time
 
 	wake chan struct{}
+	// bg is cancelled by Shutdown; it bounds the loop and the backfills.
+	bg   context.Context
 	stop context.CancelFunc
 	done chan struct{}
+
+	backfill *backfiller
 
 	mu sync.Mutex
 	// compiled caches monitors by setup id and version.
@@ -56,6 +60,9 @@ type Options struct {
 	Poll time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Backfill configures the evaluation of stored spans for setups that
+	// ask for it.
+	Backfill BackfillOptions
 }
 
 // NewService returns a service; Start begins applying setups.
@@ -66,11 +73,14 @@ func NewService(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	return &Service{
+	s := &Service{
 		store: o.Store, compiler: o.Compiler, monitors: o.Monitors, logger: o.Logger, poll: o.Poll,
 		now: func() time.Time { return o.Now().UTC().Truncate(time.Second) }, wake: make(chan struct{}, 1),
 		compiled: map[string]compiledSetup{}, evaluated: map[string]bool{},
 	}
+	s.bg, s.stop = context.WithCancel(context.Background())
+	s.backfill = newBackfiller(o.Store, o.Backfill.withDefaults(), o.Logger)
+	return s
 }
 
 // Start loads the stored setups once, then keeps them applied in the
@@ -79,17 +89,18 @@ func (s *Service) Start(ctx context.Context) {
 	if err := s.Reload(ctx); err != nil {
 		s.logger.Warn("loading auto monitor setups failed; retrying in the background", zap.Error(err))
 	}
-	ctx, s.stop = context.WithCancel(context.Background())
 	s.done = make(chan struct{})
-	go s.loop(ctx)
+	go s.loop(s.bg)
 }
 
-// Shutdown stops the background loop.
+// Shutdown stops the background loop and the backfills; a backfill that
+// was running goes back to pending, to start again at the next load.
 func (s *Service) Shutdown() {
-	if s.stop != nil {
-		s.stop()
+	s.stop()
+	if s.done != nil {
 		<-s.done
 	}
+	s.backfill.wait()
 }
 
 func (s *Service) loop(ctx context.Context) {
@@ -155,6 +166,11 @@ func (s *Service) Reload(ctx context.Context) error {
 	for _, setup := range all {
 		seen[setup.ID] = true
 		if setup.Status == StatusFailed {
+			if backfillPending(setup) {
+				s.transition(ctx, setup, now, func(u *warehouse.MonitorSetup) {
+					failBackfill(u, now, "the setup has no valid evaluator")
+				})
+			}
 			continue
 		}
 		m, err := s.compile(setup)
@@ -165,13 +181,17 @@ func (s *Service) Reload(ctx context.Context) error {
 				for i := range u.Evaluators {
 					u.Evaluators[i].Status, u.Evaluators[i].ErrorMessage, u.Evaluators[i].ProcessedAt = BindingFailed, err.Error(), &now
 				}
+				if backfillPending(*u) {
+					failBackfill(u, now, "the setup cannot be compiled: "+err.Error())
+				}
 			})
 			continue
 		}
 		monitors = append(monitors, m)
+		ok := true
 		switch {
 		case setup.Status == StatusPending || setup.Status == StatusPartial:
-			s.transition(ctx, setup, now, func(u *warehouse.MonitorSetup) {
+			ok = s.transition(ctx, setup, now, func(u *warehouse.MonitorSetup) {
 				u.Status = StatusWaitingForSpans
 				if evaluated[setup.ID] {
 					u.Status = StatusInProgress
@@ -183,9 +203,21 @@ func (s *Service) Reload(ctx context.Context) error {
 				}
 			})
 		case setup.Status == StatusWaitingForSpans && evaluated[setup.ID]:
-			s.transition(ctx, setup, now, func(u *warehouse.MonitorSetup) { u.Status = StatusInProgress })
+			ok = s.transition(ctx, setup, now, func(u *warehouse.MonitorSetup) { u.Status = StatusInProgress })
 		case setup.Status == StatusInProgress:
 			s.running.Store(setup.ID, true)
+		}
+		if !ok && evaluated[setup.ID] {
+			// Lost to a concurrent change (a backfill's progress, another
+			// collector): keep the news for the next reload.
+			s.mu.Lock()
+			s.evaluated[setup.ID] = true
+			s.mu.Unlock()
+		}
+		if backfillPending(setup) {
+			// After the transition above, so that this collector's status
+			// change is not raced by the backfill's claim.
+			s.startBackfill(setup)
 		}
 	}
 	s.mu.Lock()
@@ -226,17 +258,31 @@ func (s *Service) compile(setup warehouse.MonitorSetup) (*monitor.Monitor, error
 // transition applies change to a copy of setup and stores it, compare-and-
 // set on the version: when another collector changed the setup first, the
 // change is dropped and the next reload sees the new state.
-func (s *Service) transition(ctx context.Context, setup warehouse.MonitorSetup, now time.Time, change func(*warehouse.MonitorSetup)) {
+func (s *Service) transition(ctx context.Context, setup warehouse.MonitorSetup, now time.Time, change func(*warehouse.MonitorSetup)) bool {
+	if _, err := s.apply(ctx, setup, now, change); err != nil {
+		if !errors.Is(err, warehouse.ErrConflict) && !errors.Is(err, warehouse.ErrNotFound) {
+			s.logger.Warn("updating auto monitor setup status failed", zap.String("id", setup.ID), zap.Error(err))
+		}
+		return false
+	}
+	return true
+}
+
+// apply applies change to a copy of setup (its evaluators and backfill
+// state copied too) and stores it, compare-and-set on the version; it
+// returns the stored setup. The cached monitor follows the new version.
+func (s *Service) apply(ctx context.Context, setup warehouse.MonitorSetup, now time.Time, change func(*warehouse.MonitorSetup)) (warehouse.MonitorSetup, error) {
 	u := setup
 	u.Evaluators = append([]warehouse.SetupBinding(nil), setup.Evaluators...)
+	if setup.Backfill != nil {
+		b := *setup.Backfill
+		u.Backfill = &b
+	}
 	change(&u)
 	u.UpdatedAt = now
 	u.Version = setup.Version + 1
 	if err := s.store.UpdateSetup(ctx, u); err != nil {
-		if !errors.Is(err, warehouse.ErrConflict) && !errors.Is(err, warehouse.ErrNotFound) {
-			s.logger.Warn("updating auto monitor setup status failed", zap.String("id", setup.ID), zap.Error(err))
-		}
-		return
+		return setup, err
 	}
 	// The monitor itself is unchanged: keep the compiled one for the new
 	// version.
@@ -248,6 +294,7 @@ func (s *Service) transition(ctx context.Context, setup warehouse.MonitorSetup, 
 	if u.Status == StatusInProgress {
 		s.running.Store(u.ID, true)
 	}
+	return u, nil
 }
 
 // Create stores a new setup for tenant t and applies it at once.

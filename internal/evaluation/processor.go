@@ -1,5 +1,6 @@
-// Package evaluation is the evaluator processor's logic, free of collector
-// wiring: it matches spans to monitors, builds evaluator inputs, runs the
+// Package evaluation is the evaluation engine, free of collector wiring,
+// shared by the evaluator processor and the backfill of auto monitor
+// setups: it matches spans to monitors, builds evaluator inputs, runs the
 // evaluators in a bounded worker pool with a per-evaluation timeout and
 // records every result on its span as a gen_ai.evaluation.result event.
 package evaluation
@@ -66,6 +67,9 @@ type Settings struct {
 	GroundTruthAttribute string
 	Logger               *zap.Logger
 	MeterProvider        metric.MeterProvider
+	// ScopeName is the instrumentation scope of the engine's metrics
+	// (default DefaultScopeName).
+	ScopeName string
 }
 
 // runFunc runs one validated evaluator request.
@@ -103,7 +107,7 @@ func New(set Settings) (*Processor, error) {
 	if set.Logger == nil {
 		set.Logger = zap.NewNop()
 	}
-	tel, err := newTelemetry(set.MeterProvider)
+	tel, err := newTelemetry(set.MeterProvider, set.ScopeName)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
-// Package convert turns pdata into warehouse rows: spans with their
+// Package spanconv turns pdata into warehouse rows: spans with their
 // normalised LLM content and evaluation results, metric points from
 // evaluation events, and metric points from OTLP metrics.
-package convert
+package spanconv
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package convert
+package spanconv
 
 import (
 	"strconv"

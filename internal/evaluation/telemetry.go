@@ -10,8 +10,11 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/evalcol/evalcol/evaluators"
-	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/metadata"
 )
+
+// DefaultScopeName is the instrumentation scope of the engine's metrics
+// when Settings.ScopeName is empty.
+const DefaultScopeName = "github.com/evalcol/evalcol/internal/evaluation"
 
 // Names of the processor's own metrics.
 const (
@@ -37,11 +40,14 @@ type telemetry struct {
 	outcomeAdd map[string][]metric.AddOption // key slug + "\x00" + outcome
 }
 
-func newTelemetry(mp metric.MeterProvider) (*telemetry, error) {
+func newTelemetry(mp metric.MeterProvider, scope string) (*telemetry, error) {
 	if mp == nil {
 		mp = noop.NewMeterProvider()
 	}
-	meter := mp.Meter(metadata.ScopeName)
+	if scope == "" {
+		scope = DefaultScopeName
+	}
+	meter := mp.Meter(scope)
 	t := &telemetry{
 		slugAdd:    map[string][]metric.AddOption{},
 		slugRecord: map[string][]metric.RecordOption{},
