@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -42,6 +43,17 @@ type WarehouseConfig struct {
 	Backend string `mapstructure:"backend"`
 	// Path is the SQLite database file (backend sqlite).
 	Path string `mapstructure:"path"`
+	// Endpoint is the ClickHouse native-protocol address, host:port
+	// (several comma-separated; backend clickhouse).
+	Endpoint string `mapstructure:"endpoint"`
+	// Database holds evalcol's tables (backend clickhouse; default evalcol).
+	Database string `mapstructure:"database"`
+	// Username and Password authenticate to ClickHouse.
+	Username string              `mapstructure:"username"`
+	Password configopaque.String `mapstructure:"password"`
+	// Cluster, when set, creates the ClickHouse tables ON CLUSTER, as
+	// Replicated tables behind Distributed ones.
+	Cluster string `mapstructure:"cluster"`
 }
 
 // APIKeyConfig is one API key and the tenant it grants access to.
@@ -70,10 +82,19 @@ func (c *Config) Validate() error {
 		if c.Warehouse.Path == "" {
 			errs = append(errs, errors.New("warehouse.path: must not be empty for the sqlite backend"))
 		}
+	case "clickhouse":
+		if c.Warehouse.Endpoint == "" {
+			errs = append(errs, errors.New("warehouse.endpoint: must be set for the clickhouse backend (host:port of the native protocol, e.g. 127.0.0.1:9000)"))
+		}
+		for _, ep := range strings.Split(c.Warehouse.Endpoint, ",") {
+			if _, _, err := net.SplitHostPort(strings.TrimSpace(ep)); c.Warehouse.Endpoint != "" && err != nil {
+				errs = append(errs, fmt.Errorf("warehouse.endpoint: %q is not host:port", ep))
+			}
+		}
 	case "":
-		errs = append(errs, errors.New("warehouse.backend: must be set (sqlite)"))
+		errs = append(errs, errors.New("warehouse.backend: must be set (sqlite or clickhouse)"))
 	default:
-		errs = append(errs, fmt.Errorf("warehouse.backend: unknown backend %q (supported: sqlite)", c.Warehouse.Backend))
+		errs = append(errs, fmt.Errorf("warehouse.backend: unknown backend %q (supported: sqlite, clickhouse)", c.Warehouse.Backend))
 	}
 	if len(c.APIKeys) == 0 {
 		errs = append(errs, errors.New("api_keys: at least one API key is required"))

@@ -52,6 +52,14 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("api_keys = %+v, want %+v", c.APIKeys, want)
 			}
 		}},
+		{id: component.NewIDWithName(metadata.Type, "clickhouse"), check: func(t *testing.T, c *Config) {
+			w := c.Warehouse
+			if w.Backend != "clickhouse" || w.Endpoint != "10.0.0.5:9000,10.0.0.6:9000" || w.Database != "evalcol_prod" ||
+				w.Username != "evalcol" || w.Password != "s3cret" || w.Cluster != "main" {
+				t.Errorf("warehouse = %+v", w)
+			}
+		}},
+		{id: component.NewIDWithName(metadata.Type, "clickhouse_no_endpoint"), wantErr: "warehouse.endpoint: must be set for the clickhouse backend"},
 		{id: component.NewIDWithName(metadata.Type, "no_keys"), wantErr: "api_keys: at least one API key is required"},
 		{id: component.NewIDWithName(metadata.Type, "empty_key"), wantErr: "api_keys[0].key: must not be empty"},
 		{id: component.NewIDWithName(metadata.Type, "short_key"), wantErr: "api_keys[0].key: must be at least 8 characters"},

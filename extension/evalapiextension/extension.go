@@ -22,6 +22,7 @@ import (
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
@@ -73,6 +74,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	}
 	e.setups = setups.NewService(setups.Options{
 		Store: store, Compiler: compiler, Monitors: &e.monitors, Logger: e.settings.Logger, Poll: e.cfg.SetupPollInterval,
+		Backfill: setups.BackfillOptions{Backend: e.cfg.Warehouse.Backend},
 	})
 	e.setups.Start(ctx)
 
@@ -133,6 +135,20 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("evalapi: open warehouse %s: %w", e.cfg.Warehouse.Path, err)
+		}
+		return s, nil
+	case "clickhouse":
+		w := e.cfg.Warehouse
+		// Lazily: the collector starts while ClickHouse is down; /healthz
+		// reports it, queries answer 503, and the exporter retries.
+		s, err := clickhouse.OpenLazy(clickhouse.Options{
+			Addr: w.Endpoint, Database: w.Database, Username: w.Username, Password: string(w.Password), Cluster: w.Cluster,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("evalapi: warehouse: %w", err)
+		}
+		if err := s.Ping(ctx); err != nil {
+			e.settings.Logger.Warn("ClickHouse warehouse is not reachable yet; evalcol starts anyway and retries", zap.String("endpoint", w.Endpoint), zap.Error(err))
 		}
 		return s, nil
 	default:
