@@ -30,10 +30,12 @@ type spanCursorWire struct {
 	Tot  int64  `json:"t"`
 	Seq  int64  `json:"q"`
 	Num  int64  `json:"n,omitempty"`
-	Str  string `json:"k,omitempty"`
+	// Str is the text sort value as bytes (base64 in JSON), so that text
+	// which is not valid UTF-8 survives the round trip exactly.
+	Str []byte `json:"b,omitempty"`
 }
 
-const spanCursorVersion = 1
+const spanCursorVersion = 2
 
 // Fingerprint is a short hash of everything that shapes the result of q
 // except the page size and the cursor: environments (in any order), time
@@ -55,7 +57,7 @@ func (q SpanQuery) Fingerprint() string {
 // EncodeSpanCursor returns the opaque cursor string continuing q after c.
 func EncodeSpanCursor(q SpanQuery, c SpanCursor) string {
 	b, _ := json.Marshal(spanCursorWire{V: spanCursorVersion, Hash: q.Fingerprint(),
-		Snap: c.Snapshot, Tot: c.Total, Seq: c.Seq, Num: c.Num, Str: c.Str})
+		Snap: c.Snapshot, Tot: c.Total, Seq: c.Seq, Num: c.Num, Str: []byte(c.Str)})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -77,7 +79,7 @@ func DecodeSpanCursor(q SpanQuery) (c SpanCursor, ok bool, err error) {
 	if w.Hash != q.Fingerprint() {
 		return c, false, queryErrorf("cursor", "cursor belongs to a different query; keep the other parameters the same on every page")
 	}
-	return SpanCursor{Snapshot: w.Snap, Total: w.Tot, Seq: w.Seq, Num: w.Num, Str: w.Str}, true, nil
+	return SpanCursor{Snapshot: w.Snap, Total: w.Tot, Seq: w.Seq, Num: w.Num, Str: string(w.Str)}, true, nil
 }
 
 // The metric cursor is an integer: the snapshot sequence number taken by

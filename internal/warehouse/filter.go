@@ -1,6 +1,7 @@
 package warehouse
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -289,6 +290,36 @@ func validateFilter(name string, f Filter, ops []Operator) *QueryError {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// Limits of one query's filters: SQLite binds at most 32 766 parameters
+// per statement and a deep expression tree costs time on every row, so
+// larger filter sets are refused up front (HTTP 400) rather than failing
+// inside the store.
+const (
+	// MaxFilters is the most filters one query may carry.
+	MaxFilters = 100
+	// MaxFilterValues is the most values of one in / not_in filter, and
+	// of all filters of a query together.
+	MaxFilterValues = 1000
+)
+
+// checkFilterLimits enforces MaxFilters and MaxFilterValues.
+func checkFilterLimits(filters []Filter) *QueryError {
+	if len(filters) > MaxFilters {
+		return queryErrorf("filters", "%d filters; at most %d are allowed", len(filters), MaxFilters)
+	}
+	total := 0
+	for i, f := range filters {
+		if len(f.Values) > MaxFilterValues {
+			return queryErrorf(fmt.Sprintf("filters[%d]", i), "%d values; at most %d are allowed", len(f.Values), MaxFilterValues)
+		}
+		total += len(f.Values)
+	}
+	if total > MaxFilterValues {
+		return queryErrorf("filters", "%d values in all; at most %d are allowed", total, MaxFilterValues)
 	}
 	return nil
 }

@@ -298,6 +298,9 @@ func (q MetricQuery) Normalize() (MetricQuery, error) {
 	if _, _, _, err := DecodeMetricCursor(q.Cursor); err != nil {
 		return q, err
 	}
+	if err := checkFilterLimits(q.Filters); err != nil {
+		return q, err
+	}
 	for i, f := range q.Filters {
 		name := fmt.Sprintf("filters[%d]", i)
 		if _, ok := resolveMetricField(f.Field); !ok {

@@ -185,6 +185,9 @@ func (q SpanQuery) Normalize() (SpanQuery, error) {
 	if q.ToMs != 0 && q.ToMs < q.FromMs {
 		return q, queryErrorf("to_timestamp_sec", "end is before from_timestamp_sec")
 	}
+	if err := checkFilterLimits(q.Filters); err != nil {
+		return q, err
+	}
 	for i, f := range q.Filters {
 		if err := validateFilter(fmt.Sprintf("filters[%d]", i), f, spanOperators); err != nil {
 			return q, err

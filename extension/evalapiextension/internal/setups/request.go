@@ -78,7 +78,7 @@ func ParseRequest(body []byte) (Request, error) {
 	sort.Strings(names)
 	for _, k := range names {
 		if !knownFields[k] {
-			return Request{}, fieldErrorf(k, "unknown field (known: backfill_from_timestamp_sec, entity_type, entity_value, evaluators, external_id, sample_rate, selector)")
+			return Request{}, fieldErrorf("body", "unknown field %q (known: backfill_from_timestamp_sec, entity_type, entity_value, evaluators, external_id, sample_rate, selector)", k)
 		}
 	}
 	var r Request

@@ -26,7 +26,7 @@ func TestParseRequestErrors(t *testing.T) {
 		{"evaluators not an array", `{"entity_type":"workflow","entity_value":"w","evaluators":"char-count","external_id":"x"}`, "evaluators: must be an array"},
 		{"evaluator of wrong type", `{"entity_type":"workflow","entity_value":"w","evaluators":["char-count", 7],"external_id":"x"}`, "evaluators[1]: must be a slug string or an object"},
 		{"evaluator object without slug", `{"entity_type":"workflow","entity_value":"w","evaluators":[{"name":"x"}],"external_id":"x"}`, "evaluators[0]: must be a slug string or an object"},
-		{"unknown field", `{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","colour":"red"}`, "colour: unknown field"},
+		{"unknown field", `{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","colour":"red"}`, `body: unknown field "colour"`},
 		{"selector not an object", `{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","selector":"a=b"}`, "selector: must be an object"},
 		{"selector value nested", `{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","selector":{"a":{"b":1}}}`, "selector.a: must be a string, number or boolean"},
 		{"selector bad operator", `{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","selector":[{"key":"a","operator":"like","value":"x"}]}`, `selector[0].operator: "like" is not one of`},
