@@ -101,10 +101,11 @@ type childCollector struct {
 	logPath string
 }
 
-// startChild runs bin with config cfg and waits until its API answers and
+// startChild runs bin with config cfg and extra environment variables env
+// ("NAME=value") and waits until its API answers and
 // its OTLP/HTTP port accepts connections. The process is killed when the
 // test ends, if it still runs.
-func startChild(t *testing.T, bin, cfg string, addrs childAddrs) *childCollector {
+func startChild(t *testing.T, bin, cfg string, addrs childAddrs, env ...string) *childCollector {
 	t.Helper()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "config.yaml")
@@ -118,6 +119,7 @@ func startChild(t *testing.T, bin, cfg string, addrs childAddrs) *childCollector
 	c := &childCollector{childAddrs: addrs, exited: make(chan struct{}), logPath: logFile.Name()}
 	c.cmd = exec.Command(bin, "--config", cfgPath)
 	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
+	c.cmd.Env = append(os.Environ(), env...)
 	if err := c.cmd.Start(); err != nil {
 		t.Fatalf("start evalcol: %v", err)
 	}

@@ -61,7 +61,10 @@ func newTelemetry(mp metric.MeterProvider, scope string) (*telemetry, error) {
 	}
 	if t.latency, err = meter.Float64Histogram(MetricLatency,
 		metric.WithDescription("Duration of one evaluation, by evaluator slug."),
-		metric.WithUnit("s")); err != nil {
+		metric.WithUnit("s"),
+		// Evaluations take microseconds to the 2 s default timeout; the
+		// SDK's default buckets start at 5 s.
+		metric.WithExplicitBucketBoundaries(0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5)); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", MetricLatency, err)
 	}
 	if t.skipped, err = meter.Int64Counter(MetricSkipped,

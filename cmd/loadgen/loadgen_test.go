@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func TestTextIsDeterministicAndSized(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		seed          uint64
+		minB, maxB    int
+		wantMinLength int
+		wantDistinct  int
+	}{
+		{"1 to 4 KB", 1, 1024, 4096, 1004, 50},
+		{"exactly 2 KB", 7, 2048, 2048, 2028, 50},
+		{"tiny", 3, 10, 10, 1, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := newTextGen(tc.seed), newTextGen(tc.seed)
+			distinct := map[string]bool{}
+			for i := range 50 {
+				x, y := a.text(tc.minB, tc.maxB), b.text(tc.minB, tc.maxB)
+				if x != y {
+					t.Fatalf("text %d differs between two generators of seed %d", i, tc.seed)
+				}
+				if len(x) > tc.maxB || len(x) < tc.wantMinLength {
+					t.Errorf("text %d has %d bytes, want %d..%d", i, len(x), tc.wantMinLength, tc.maxB)
+				}
+				distinct[x] = true
+			}
+			if len(distinct) < tc.wantDistinct {
+				t.Errorf("%d distinct texts of 50, want at least %d", len(distinct), tc.wantDistinct)
+			}
+		})
+	}
+}
+
+func TestSpanBatchesHaveUniqueIDsAndBothConventions(t *testing.T) {
+	g := newSpanGen(1, 42, 1024, 4096)
+	ids := map[string]bool{}
+	keys := map[string]int{}
+	for range 10 {
+		for _, s := range g.batch(20) {
+			id := s.SpanContext().TraceID().String() + s.SpanContext().SpanID().String()
+			if ids[id] {
+				t.Fatalf("duplicate trace/span id %s", id)
+			}
+			ids[id] = true
+			for _, kv := range s.Attributes() {
+				if strings.HasSuffix(string(kv.Key), ".content") {
+					keys[strings.SplitN(string(kv.Key), ".", 3)[0]+"."+strings.SplitN(string(kv.Key), ".", 3)[1]]++
+				}
+			}
+		}
+	}
+	for _, prefix := range []string{"gen_ai.prompt", "gen_ai.completion", "llm.prompts", "llm.completions"} {
+		if keys[prefix] == 0 {
+			t.Errorf("no %s.*.content attribute in 200 spans (%v)", prefix, keys)
+		}
+	}
+}
+
+func TestParseOptionsRejectsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"protocol", []string{"-protocol", "udp"}, `-protocol "udp": want http or grpc`},
+		{"negative rate", []string{"-rate", "-5"}, "-rate -5: must not be negative"},
+		{"zero duration", []string{"-duration", "0s"}, "-duration 0s: want more than 0"},
+		{"zero batch", []string{"-batch", "0"}, "-batch 0, -concurrency 4: both must be at least 1"},
+		{"sizes", []string{"-min-bytes", "500", "-max-bytes", "100"}, "-min-bytes 500, -max-bytes 100"},
+		{"unknown flag", []string{"-nope"}, "parse flags: flag provided but not defined: -nope"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseOptions(tc.args)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("parseOptions(%v) = %v, want error containing %q", tc.args, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"acknowledged", nil, ""},
+		{"grpc unavailable", status.Error(codes.Unavailable, "data refused due to high memory usage"), "refused"},
+		{"grpc resource exhausted", status.Error(codes.ResourceExhausted, "full"), "refused"},
+		{"grpc unauthenticated", status.Error(codes.Unauthenticated, "no key"), "error"},
+		{"http 503", errors.New("traces export: retry-able request failure: body: data refused"), "refused"},
+		{"http 401", fmt.Errorf("traces export: failed to send to http://x/v1/traces: 401 Unauthorized"), "error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := classify(tc.err); got != tc.want {
+				t.Errorf("classify(%v) = %q, want %q", tc.err, got, tc.want)
+			}
+		})
+	}
+}

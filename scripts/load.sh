@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# Load test of evalcol: runs the SAME evalcol binary back to back in three
+# configurations and drives each with cmd/loadgen (realistic LLM spans over
+# OTLP/HTTP, real OTel Go SDK exporter) at increasing rates:
+#
+#   passthrough  otlp -> batch -> debug exporter (verbosity basic, sampled):
+#                the baseline, nothing evaluated or stored
+#   full         otlp -> memory_limiter -> tenant -> evaluator (5 evaluators
+#                on every span) -> batch -> warehouse (SQLite on disk)
+#   nomatch      the same pipeline, but the monitor matches no span
+#   storeonly    (only when named in MODES) otlp -> memory_limiter -> tenant
+#                -> batch -> warehouse: what storing costs without the
+#                evaluator processor
+#
+# plus telemetrygen (small non-LLM spans) against the passthrough config.
+# For each run it records spans/s sent, acknowledged and refused, the
+# spans the exporter wrote by 1 s after the run (otelcol_exporter_sent_spans;
+# less than acknowledged when the exporter queue grows), the collector's
+# CPU (from /proc/<pid>/stat) and peak RSS, and the evaluation
+# latency p50/p99 from the collector's own Prometheus metrics
+# (otelcol_processor_evaluator_evaluation_duration, all slugs together).
+#
+#   scripts/load.sh                 # results in ./_load/results.md
+#   RATES="1000 2000 max" DURATION=10s scripts/load.sh /tmp/out
+#   MODES=full LOADGEN_ARGS="-min-bytes 1024 -max-bytes 1024" LABEL="1 KB" \
+#     APPEND=1 scripts/load.sh /tmp/out   # add rows with 1 KB texts
+#
+# Loopback only; each load run lasts DURATION (default 15 s, at most 60 s).
+# Needs go, curl, python3 (to read the histogram), and telemetrygen
+# v0.161.0 in $PATH or ~/go/bin for its baseline (skipped when missing).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+OUT=${1:-./_load}
+RATES=${RATES:-"1000 2000 3000 4000 6000 max"}
+DURATION=${DURATION:-15s}
+MODES=${MODES:-"passthrough full nomatch"}
+KEY=load-test-key
+API=127.0.0.1:28080 HTTP=127.0.0.1:24318 METRICS_PORT=28888
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+case ${DURATION%s} in
+  '' | *[!0-9]*) echo "DURATION must be whole seconds like 15s" >&2; exit 2 ;;
+esac
+if (( ${DURATION%s} > 60 )); then echo "DURATION must be at most 60s" >&2; exit 2; fi
+
+echo "building evalcol and loadgen..." >&2
+go build -o "$WORK/evalcol" ./cmd/evalcol
+go build -o "$WORK/loadgen" ./cmd/loadgen
+TELEMETRYGEN=$(command -v telemetrygen || true)
+[[ -z $TELEMETRYGEN && -x $HOME/go/bin/telemetrygen ]] && TELEMETRYGEN=$HOME/go/bin/telemetrygen
+
+# config MODE DBDIR: prints the collector config of a mode.
+config() {
+  local mode=$1 db=$2 processors exporter monitor=""
+  case $mode in
+    passthrough) processors="[batch]" exporter=debug ;;
+    full) processors="[memory_limiter, tenant, evaluator, batch]" exporter=warehouse ;;
+    nomatch) processors="[memory_limiter, tenant, evaluator, batch]" exporter=warehouse
+      monitor="condition: 'attributes[\"traceloop.workflow.name\"] == \"no-such-workflow\"'" ;;
+    storeonly) processors="[memory_limiter, tenant, batch]" exporter=warehouse ;;
+    *) echo "unknown mode $mode" >&2; exit 2 ;;
+  esac
+  cat <<EOF
+extensions:
+  evalapi:
+    endpoint: $API
+    warehouse: {backend: sqlite, path: $db/evalcol.db}
+    api_keys: [{key: $KEY, environment: production}]
+receivers:
+  otlp:
+    protocols:
+      http: {endpoint: $HTTP, auth: {authenticator: evalapi}}
+processors:
+  memory_limiter: {check_interval: 1s, limit_percentage: 80, spike_limit_percentage: 20}
+  tenant: {}
+  evaluator:
+    monitors:
+      - name: load
+        evaluators: [toxicity-detector, pii-detector, secrets-detector, prompt-injection, char-count]
+        ${monitor:-}
+  batch: {}
+exporters:
+  debug: {verbosity: basic, sampling_initial: 1, sampling_thereafter: 1000000}
+  warehouse: {api: evalapi}
+service:
+  telemetry:
+    logs: {level: warn}
+    metrics:
+      level: detailed
+      readers:
+        - pull: {exporter: {prometheus: {host: 127.0.0.1, port: $METRICS_PORT}}}
+      views:
+        - selector: {instrument_name: otelcol_processor_evaluator_evaluation_duration}
+          stream:
+            aggregation:
+              explicit_bucket_histogram:
+                boundaries: [0.00001, 0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]
+  extensions: [evalapi]
+  pipelines:
+    traces: {receivers: [otlp], processors: $processors, exporters: [$exporter]}
+EOF
+}
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+# metrics_summary FILE: prints "accepted refused exported p50_ms p99_ms"
+# from a Prometheus scrape.
+metrics_summary() {
+  python3 - "$1" <<'PY'
+import re, sys
+acc = ref = sent = 0.0
+buckets = {}
+for line in open(sys.argv[1]):
+    if line.startswith("#"):
+        continue
+    m = re.match(r'(\w+)(\{[^}]*\})? (\S+)', line)
+    if not m:
+        continue
+    name, labels, value = m.group(1), m.group(2) or "", float(m.group(3))
+    if name.startswith("otelcol_receiver_accepted_spans"):
+        acc += value
+    elif name.startswith("otelcol_receiver_refused_spans"):
+        ref += value
+    elif name.startswith("otelcol_exporter_sent_spans"):
+        sent += value
+    elif name == "otelcol_processor_evaluator_evaluation_duration_bucket":
+        le = re.search(r'le="([^"]+)"', labels).group(1)
+        le = float("inf") if le == "+Inf" else float(le)
+        buckets[le] = buckets.get(le, 0) + value
+def quantile(q):
+    if not buckets or max(buckets.values()) == 0:
+        return "-"
+    total = buckets[float("inf")]
+    prev_le, prev_n = 0.0, 0.0
+    for le in sorted(buckets):
+        n = buckets[le]
+        if n >= q * total:
+            if le == float("inf"):
+                return ">%g" % (prev_le * 1000)
+            frac = (q * total - prev_n) / (n - prev_n) if n > prev_n else 1
+            return "%.3g" % ((prev_le + frac * (le - prev_le)) * 1000)
+        prev_le, prev_n = le, n
+print(int(acc), int(ref), int(sent), quantile(0.5), quantile(0.99))
+PY
+}
+
+# run MODE RATE GENERATOR: one collector, one load run, one result row.
+run() {
+  local mode=$1 rate=$2 gen=$3
+  local name="$mode${LABEL:+-${LABEL// /}}-$gen-$rate"
+  local db="$WORK/db-$name"
+  mkdir -p "$db"
+  config "$mode" "$db" >"$WORK/config.yaml"
+  "$WORK/evalcol" --config "$WORK/config.yaml" >"$WORK/collector.log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 100); do
+    curl -sf "http://$API/healthz" >/dev/null 2>&1 && curl -s -o /dev/null "http://$HTTP/" 2>/dev/null && break
+    sleep 0.1
+  done
+  sleep 1
+  local t0 c0 peak=0 rss
+  t0=$(date +%s.%N) c0=$(cpu_ticks $pid)
+  local loadrate=$rate
+  [[ $rate == max ]] && loadrate=0
+  local report="$OUT/$name.json"
+  if [[ $gen == loadgen ]]; then
+    # shellcheck disable=SC2086 # LOADGEN_ARGS is a list of flags
+    "$WORK/loadgen" -endpoint "$HTTP" -api-key "$KEY" -rate "$loadrate" -duration "$DURATION" ${LOADGEN_ARGS:-} >"$report" &
+  else
+    # telemetrygen: --rate is spans/s per worker; 0 means unthrottled.
+    local workers=1 tgrate=$loadrate
+    [[ $loadrate == 0 ]] && workers=4
+    "$TELEMETRYGEN" traces --otlp-http --otlp-insecure --otlp-endpoint "$HTTP" \
+      --otlp-header "Authorization=\"Bearer $KEY\"" --rate "$tgrate" --workers $workers \
+      --duration "$DURATION" >"$report" 2>&1 &
+  fi
+  local lg=$!
+  while kill -0 $lg 2>/dev/null; do
+    rss=$(rss_kib $pid) && ((rss > peak)) && peak=$rss
+    sleep 0.5
+  done
+  wait $lg || true
+  local t1 c1 clk
+  t1=$(date +%s.%N) c1=$(cpu_ticks $pid) clk=$(getconf CLK_TCK)
+  sleep 1 # let the last batch through before scraping
+  curl -s "http://127.0.0.1:$METRICS_PORT/metrics" >"$OUT/$name.prom"
+  kill $pid && wait $pid || true
+  local secs cpu acc ref p50 p99 load
+  secs=$(echo "$t1 - $t0" | bc -l)
+  cpu=$(echo "100 * ($c1 - $c0) / $clk / $secs" | bc -l)
+  local exported
+  read -r acc ref exported p50 p99 < <(metrics_summary "$OUT/$name.prom")
+  local accps refps
+  accps=$(echo "$acc / $secs" | bc -l) refps=$(echo "$ref / $secs" | bc -l)
+  if [[ $gen == loadgen ]]; then # the sender's own count of acknowledged spans
+    read -r accps refps < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["acknowledged_per_s"], r["refused_per_s"])' "$report")
+  fi
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  printf '| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s |\n' \
+    "$mode${LABEL:+ $LABEL}" "$gen" "$rate" "$accps" "$(echo "$exported / $secs" | bc -l)" "$refps" "$cpu" "$(echo "100 * $accps / ($cpu + 0.001)" | bc -l)" \
+    "$((peak / 1024))" "$p50" "$p99" "$load" | tee -a "$OUT/results.md"
+}
+
+[[ -n ${APPEND:-} && -f $OUT/results.md ]] || {
+  echo "# evalcol load run $(date -u +%FT%TZ)"
+  echo
+  echo "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load average at start: $(cut -d' ' -f1-3 /proc/loadavg); duration $DURATION per run"
+  echo
+  echo "| mode | generator | target spans/s | acknowledged spans/s | exported spans/s | refused spans/s | collector CPU % | acknowledged per CPU-s | peak RSS MiB | eval p50 ms | eval p99 ms | load avg |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+} | tee "$OUT/results.md"
+
+for mode in $MODES; do
+  for rate in $RATES; do
+    run "$mode" "$rate" loadgen
+  done
+done
+if [[ -n $TELEMETRYGEN && " $MODES " == *" passthrough "* && -z ${LOADGEN_ARGS:-} ]]; then
+  for rate in $RATES; do
+    run passthrough "$rate" telemetrygen
+  done
+fi
+echo >>"$OUT/results.md"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/results.md"
