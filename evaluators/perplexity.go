@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
+	"strings"
 )
 
 var perplexity = Definition{
@@ -40,20 +42,19 @@ func runPerplexity(_ context.Context, req Request) (Result, error) {
 
 // parseLogprobs decodes a JSON array of numbers or of {"token","logprob"}
 // objects. Every value must be a finite number no greater than 0 (a log
-// probability); null is not a number.
+// probability); null is not a number. The common form, an array of plain
+// numbers, is decoded in one pass.
 func parseLogprobs(s string) ([]float64, error) {
 	const field = "input.logprobs"
+	if nums, ok := parseNumberArray(s); ok {
+		return checkLogprobs(nums)
+	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal([]byte(s), &raw); err != nil || raw == nil {
 		return nil, invalidf(field, "%s must be a JSON array of numbers or of {\"token\", \"logprob\"} objects serialized into a string", field)
 	}
-	if len(raw) == 0 {
-		return nil, invalidf(field, "%s must not be an empty array", field)
-	}
 	out := make([]float64, len(raw))
 	for i, r := range raw {
-		// Decoding into a pointer leaves it nil for null, which
-		// json.Unmarshal would otherwise accept as 0.
 		var f *float64
 		if err := json.Unmarshal(r, &f); err != nil || f == nil {
 			var obj struct {
@@ -64,13 +65,97 @@ func parseLogprobs(s string) ([]float64, error) {
 			}
 			f = obj.Logprob
 		}
-		if math.IsNaN(*f) || math.IsInf(*f, 0) {
-			return nil, invalidf(field, "%s[%d] is not a finite number", field, i)
-		}
-		if *f > 0 {
-			return nil, invalidf(field, "%s[%d] is %g, but a log probability is at most 0", field, i, *f)
-		}
 		out[i] = *f
 	}
-	return out, nil
+	return checkLogprobs(out)
+}
+
+// checkLogprobs rejects an empty list and values that are not log
+// probabilities.
+func checkLogprobs(lps []float64) ([]float64, error) {
+	const field = "input.logprobs"
+	if len(lps) == 0 {
+		return nil, invalidf(field, "%s must not be an empty array", field)
+	}
+	for i, f := range lps {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, invalidf(field, "%s[%d] is not a finite number", field, i)
+		}
+		if f > 0 {
+			return nil, invalidf(field, "%s[%d] is %g, but a log probability is at most 0", field, i, f)
+		}
+	}
+	return lps, nil
+}
+
+// jsonSpace is JSON's insignificant whitespace.
+const jsonSpace = " \t\n\r"
+
+// parseNumberArray parses a JSON array whose elements are all JSON numbers,
+// without allocating per element; ok is false for anything else (objects,
+// null, malformed JSON), which the general decoder then handles.
+func parseNumberArray(s string) (nums []float64, ok bool) {
+	t := strings.Trim(s, jsonSpace)
+	if len(t) < 2 || t[0] != '[' || t[len(t)-1] != ']' {
+		return nil, false
+	}
+	body := strings.Trim(t[1:len(t)-1], jsonSpace)
+	if body == "" {
+		return []float64{}, true
+	}
+	nums = make([]float64, 0, strings.Count(body, ",")+1)
+	for {
+		tok, rest, more := strings.Cut(body, ",")
+		tok = strings.Trim(tok, jsonSpace)
+		if !isJSONNumber(tok) {
+			return nil, false
+		}
+		f, err := strconv.ParseFloat(tok, 64)
+		if err != nil {
+			return nil, false
+		}
+		nums = append(nums, f)
+		if !more {
+			return nums, true
+		}
+		body = rest
+	}
+}
+
+// isJSONNumber reports whether s is a number in JSON's grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isJSONNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }

@@ -2,6 +2,7 @@ package evaluators
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -87,6 +88,28 @@ func BenchmarkPerplexity(b *testing.B) {
 	for b.Loop() {
 		if _, err := Evaluate(context.Background(), "perplexity", input, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestParseNumberArrayMatchesJSON(t *testing.T) {
+	// The fast path accepts exactly what encoding/json accepts as an array
+	// of numbers, with the same values; everything else falls back.
+	for _, s := range []string{
+		`[-1,-2.5]`, ` [ -0.5 , -1e-3 ,-2E+1 ] `, `[]`, `[0]`, `[-0]`, "[\n-1\t]",
+		`[01]`, `[-]`, `[1.]`, `[.5]`, `[1e]`, `[+1]`, `[1,]`, `[,1]`, `[1 2]`, `[NaN]`, `[Infinity]`, `[0x10]`, `[1_0]`,
+		`[null]`, `[{"logprob":-1}]`, `["-1"]`, `[1e999]`, `[[1]]`, `1`, `[1`,
+	} {
+		got, ok := parseNumberArray(s)
+		var want []float64
+		err := json.Unmarshal([]byte(s), &want)
+		jsonOK := err == nil && want != nil && !strings.Contains(s, "null")
+		if ok != jsonOK {
+			t.Errorf("%q: fast path ok=%v, encoding/json ok=%v (%v)", s, ok, jsonOK, err)
+			continue
+		}
+		if ok && fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: fast path %v, encoding/json %v", s, got, want)
 		}
 	}
 }
