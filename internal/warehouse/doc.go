@@ -3,7 +3,7 @@
 // /v2 span and metric query parameters into backend-independent queries, and
 // the cursors that page through them.
 //
-// Backends live in sub-packages (sqlite, later clickhouse); storetest holds
+// Backends live in sub-packages (sqlite, clickhouse); storetest holds
 // the conformance suite each backend runs. See README.md for the query
 // semantics (filter fields, operators, cursors, limits).
 package warehouse
