@@ -1,5 +1,10 @@
 package warehouse
 
+import (
+	"encoding/json"
+	"strings"
+)
+
 // Span is one stored span. The JSON names follow the Span resource of the
 // /v2 API; the derived LLM columns and the evaluations are stored for
 // filtering and sorting but are not part of the API's span object.
@@ -108,4 +113,27 @@ type MetricPage struct {
 	// TotalResults counts every point matching the query as of the first
 	// page.
 	TotalResults int64
+}
+
+// EncodeEvaluations renders evaluations as a JSON array for storage. An
+// evaluation that JSON cannot carry (a NaN or infinite score, an odd output
+// value) is kept with its score zeroed, its output dropped and the reason
+// in Error, so one bad result never loses the span.
+func EncodeEvaluations(evals []Evaluation) string {
+	if len(evals) == 0 {
+		return "[]"
+	}
+	if b, err := json.Marshal(evals); err == nil {
+		return string(b)
+	}
+	safe := make([]Evaluation, len(evals))
+	for i, ev := range evals {
+		if _, err := json.Marshal(ev); err != nil {
+			ev.ScoreValue, ev.Output = 0, nil
+			ev.Error = strings.TrimSpace(ev.Error + " (not storable: " + err.Error() + ")")
+		}
+		safe[i] = ev
+	}
+	b, _ := json.Marshal(safe) // every element encodes now
+	return string(b)
 }

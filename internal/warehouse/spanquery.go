@@ -352,3 +352,32 @@ func scalarText(raw json.RawMessage) (string, ValueType, bool) {
 	}
 	return n.String(), TypeNumber, true
 }
+
+// SortNumber returns span sp's value of the numeric sort column col (see
+// SortKey.Column); backends use it to build the next page's cursor.
+func SortNumber(sp Span, col string) int64 {
+	switch col {
+	case "duration":
+		return sp.Duration
+	case "total_tokens":
+		return sp.TotalTokens
+	}
+	return sp.Timestamp
+}
+
+// SortText returns span sp's value of the text sort column col.
+func SortText(sp Span, col string) string {
+	switch col {
+	case "span_name":
+		return sp.SpanName
+	case "trace_id":
+		return sp.TraceID
+	case "workflow_name":
+		return sp.WorkflowName
+	case "entity_name":
+		return sp.EntityName
+	case "response_model":
+		return sp.ResponseModel
+	}
+	return ""
+}

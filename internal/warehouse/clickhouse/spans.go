@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -107,7 +106,7 @@ func (c *spanColumnsData) add(sp *warehouse.Span) {
 	c.vendor = append(c.vendor, sp.Vendor)
 	c.input = append(c.input, sp.Input)
 	c.output = append(c.output, sp.Output)
-	c.evaluations = append(c.evaluations, encodeEvaluations(sp.Evaluations))
+	c.evaluations = append(c.evaluations, warehouse.EncodeEvaluations(sp.Evaluations))
 	for _, m := range []struct {
 		src        map[string]string
 		keys, vals *[][]string
@@ -246,9 +245,9 @@ func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehous
 		last := page.Spans[q.Limit-1]
 		next := warehouse.SpanCursor{Snapshot: cur.Snapshot, Total: page.TotalResults, Seq: seqs[q.Limit-1]}
 		if numeric {
-			next.Num = spanNumber(last, col)
+			next.Num = warehouse.SortNumber(last, col)
 		} else {
-			next.Str = spanText(last, col)
+			next.Str = warehouse.SortText(last, col)
 		}
 		page.NextCursor = warehouse.EncodeSpanCursor(q, next)
 	}
@@ -298,32 +297,6 @@ func (s *Store) spansBySeq(ctx context.Context, envs []string, minTs, maxTs int6
 	return out, nil
 }
 
-// spanNumber and spanText return a span's value of a sort column.
-func spanNumber(sp warehouse.Span, col string) int64 {
-	switch col {
-	case "duration":
-		return sp.Duration
-	case "total_tokens":
-		return sp.TotalTokens
-	}
-	return sp.Timestamp
-}
-
-func spanText(sp warehouse.Span, col string) string {
-	switch col {
-	case "span_name":
-		return sp.SpanName
-	case "trace_id":
-		return sp.TraceID
-	case "workflow_name":
-		return sp.WorkflowName
-	case "entity_name":
-		return sp.EntityName
-	case "response_model":
-		return sp.ResponseModel
-	}
-	return ""
-}
 
 func scanSpan(rows driver.Rows) (warehouse.Span, int64, error) {
 	var (
@@ -378,25 +351,3 @@ func arraysMap(keys, values []string) map[string]string {
 	return m
 }
 
-// encodeEvaluations renders evaluations as a JSON array, as the SQLite
-// backend does: an evaluation that JSON cannot carry (a NaN score, an odd
-// output value) is kept with its score zeroed, its output dropped and the
-// reason in Error, so one bad result never loses the span.
-func encodeEvaluations(evals []warehouse.Evaluation) string {
-	if len(evals) == 0 {
-		return "[]"
-	}
-	if b, err := json.Marshal(evals); err == nil {
-		return string(b)
-	}
-	safe := make([]warehouse.Evaluation, len(evals))
-	for i, ev := range evals {
-		if _, err := json.Marshal(ev); err != nil {
-			ev.ScoreValue, ev.Output = 0, nil
-			ev.Error = strings.TrimSpace(ev.Error + " (not storable: " + err.Error() + ")")
-		}
-		safe[i] = ev
-	}
-	b, _ := json.Marshal(safe) // every element encodes now
-	return string(b)
-}

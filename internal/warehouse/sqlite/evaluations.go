@@ -67,7 +67,7 @@ func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []wareh
 			}
 		}
 		merged := warehouse.MergeEvaluations(stored, e.Evaluations)
-		if _, err := update.ExecContext(ctx, encodeEvaluations(merged), seq); err != nil {
+		if _, err := update.ExecContext(ctx, warehouse.EncodeEvaluations(merged), seq); err != nil {
 			return fmt.Errorf("append evaluations: span %d: %w", i, mapErr(err))
 		}
 	}

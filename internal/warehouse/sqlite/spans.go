@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -77,7 +76,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 			sp.ScopeName, sp.ScopeVersion, sp.StatusCode, sp.StatusMessage, sp.WorkflowName, sp.EntityName,
 			sp.AgentName, sp.RequestModel, sp.ResponseModel, sp.Vendor, resID,
 			encodeMap(sp.SpanAttributes), encodeMap(sp.Prompts), encodeMap(sp.Completions), sp.Input, sp.Output,
-			encodeEvaluations(sp.Evaluations)); err != nil {
+			warehouse.EncodeEvaluations(sp.Evaluations)); err != nil {
 			return fmt.Errorf("write spans: span %d: %w", i, mapErr(err))
 		}
 		index.add(seq, sp)
@@ -193,41 +192,15 @@ func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehous
 		last := page.Spans[q.Limit-1]
 		next := warehouse.SpanCursor{Snapshot: cur.Snapshot, Total: page.TotalResults, Seq: seqs[q.Limit-1]}
 		if numeric {
-			next.Num = spanNumber(last, col)
+			next.Num = warehouse.SortNumber(last, col)
 		} else {
-			next.Str = spanText(last, col)
+			next.Str = warehouse.SortText(last, col)
 		}
 		page.NextCursor = warehouse.EncodeSpanCursor(q, next)
 	}
 	return page, nil
 }
 
-// spanNumber and spanText return a span's value of a sort column.
-func spanNumber(sp warehouse.Span, col string) int64 {
-	switch col {
-	case "duration":
-		return sp.Duration
-	case "total_tokens":
-		return sp.TotalTokens
-	}
-	return sp.Timestamp
-}
-
-func spanText(sp warehouse.Span, col string) string {
-	switch col {
-	case "span_name":
-		return sp.SpanName
-	case "trace_id":
-		return sp.TraceID
-	case "workflow_name":
-		return sp.WorkflowName
-	case "entity_name":
-		return sp.EntityName
-	case "response_model":
-		return sp.ResponseModel
-	}
-	return ""
-}
 
 func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {
 	var (
@@ -352,25 +325,3 @@ func decodeMap(s string) (map[string]string, error) {
 	return m, nil
 }
 
-// encodeEvaluations renders evaluations as a JSON array. An evaluation
-// that JSON cannot carry (a NaN or infinite score, an odd output value) is
-// kept with its score zeroed, its output dropped and the reason in Error,
-// so one bad result never loses the span.
-func encodeEvaluations(evals []warehouse.Evaluation) string {
-	if len(evals) == 0 {
-		return "[]"
-	}
-	if b, err := json.Marshal(evals); err == nil {
-		return string(b)
-	}
-	safe := make([]warehouse.Evaluation, len(evals))
-	for i, ev := range evals {
-		if _, err := json.Marshal(ev); err != nil {
-			ev.ScoreValue, ev.Output = 0, nil
-			ev.Error = strings.TrimSpace(ev.Error + " (not storable: " + err.Error() + ")")
-		}
-		safe[i] = ev
-	}
-	b, _ := json.Marshal(safe) // every element encodes now
-	return string(b)
-}
