@@ -297,7 +297,6 @@ func (s *Store) spansBySeq(ctx context.Context, envs []string, minTs, maxTs int6
 	return out, nil
 }
 
-
 func scanSpan(rows driver.Rows) (warehouse.Span, int64, error) {
 	var (
 		sp                     warehouse.Span
@@ -350,4 +349,3 @@ func arraysMap(keys, values []string) map[string]string {
 	}
 	return m
 }
-

@@ -201,7 +201,6 @@ func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehous
 	return page, nil
 }
 
-
 func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {
 	var (
 		sp                          warehouse.Span
@@ -324,4 +323,3 @@ func decodeMap(s string) (map[string]string, error) {
 	}
 	return m, nil
 }
-
