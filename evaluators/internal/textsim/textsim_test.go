@@ -340,3 +340,14 @@ func TestOrderSimilarityLongTexts(t *testing.T) {
 		t.Errorf("OrderSimilarity of a long text with itself = %v, want 1", got)
 	}
 }
+
+func TestTokenizeNonASCIIDigits(t *testing.T) {
+	// Digits of other scripts are numbers and the scan always advances
+	// (an Arabic-Indic digit once looped forever).
+	for _, s := range []string{"٦", "٦٧ apples", "१२३", "１２.５", "𝟘", "a٦b", "٦,"} {
+		toks := Tokenize(s)
+		if len(toks) == 0 || len(toks) > len(s) {
+			t.Errorf("Tokenize(%q) = %d tokens", s, len(toks))
+		}
+	}
+}

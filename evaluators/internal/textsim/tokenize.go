@@ -62,12 +62,12 @@ func Tokenize(s string) []Token {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case unicode.IsDigit(r):
-			end := scanNumber(s, i)
+			end := max(scanNumber(s, i), i+size) // always advance
 			toks = append(toks, numberToken(s[i:end], sentenceStart, i))
 			sentenceStart = false
 			i = end
 		case unicode.IsLetter(r):
-			end := scanWord(s, i)
+			end := max(scanWord(s, i), i+size)
 			toks = append(toks, wordToken(s[i:end], sentenceStart, i))
 			sentenceStart = false
 			i = end
@@ -104,11 +104,11 @@ func scanWord(s string, i int) int {
 // scanNumber returns the end of the number starting at i.
 func scanNumber(s string, i int) int {
 	for i < len(s) {
-		c := s[i]
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case c >= '0' && c <= '9':
-			i++
-		case (c == ',' || c == '.') && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+		case unicode.IsDigit(r): // any script's digits: "٦", "６"
+			i += size
+		case (r == ',' || r == '.') && i+1 < len(s) && isDigitAt(s, i+1):
 			i++
 		default:
 			// A letter suffix: "1990s", "3rd", "5km".
@@ -123,6 +123,12 @@ func scanNumber(s string, i int) int {
 		}
 	}
 	return i
+}
+
+// isDigitAt reports whether a digit (of any script) starts at s[i].
+func isDigitAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsDigit(r)
 }
 
 func isApostrophe(r rune) bool { return r == '\'' || r == '\u2019' || r == '\u2018' }

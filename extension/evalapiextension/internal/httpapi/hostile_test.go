@@ -475,21 +475,21 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// requireAllOrLimit fails unless a query that matches everything either
-// answers 200 with all want results (count reads them from the answer) or
-// is refused with a 400 that names the filters: a large query is never a
-// 500.
-func requireAllOrLimit(t *testing.T, status int, got map[string]any, want float64, count func(map[string]any) float64) {
+// requireAllOrLimit fails unless a query that matches everything answers
+// 200 with all want results (count reads them from the answer), or, when
+// limitMsg is set, is refused with a 400 whose message contains it: a large
+// query is refused up front, never a 500 from the store.
+func requireAllOrLimit(t *testing.T, status int, got map[string]any, want float64, count func(map[string]any) float64, limitMsg string) {
 	t.Helper()
-	switch status {
-	case http.StatusOK:
-		if n := count(got); n != want {
-			t.Fatalf("got %v results, want %v: %.300v", n, want, got)
-		}
-	case http.StatusBadRequest:
-		requireError(t, status, got, http.StatusBadRequest, "filters")
-	default:
-		t.Fatalf("status %d, want 200 with every result or 400 naming a filters limit: %v", status, got)
+	if limitMsg != "" {
+		requireError(t, status, got, http.StatusBadRequest, limitMsg)
+		return
+	}
+	if status != http.StatusOK {
+		t.Fatalf("status %d, want 200 with every result: %v", status, got)
+	}
+	if n := count(got); n != want {
+		t.Fatalf("got %v results, want %v: %.300v", n, want, got)
 	}
 }
 
@@ -525,47 +525,61 @@ func TestHostileLargeFilters(t *testing.T) {
 		}
 		return "[" + strings.Join(fs, ",") + "]"
 	}
-	manyValues := make([]string, 40_000)
-	for i := range manyValues {
-		manyValues[i] = fmt.Sprintf(`"v%d"`, i)
+	values := func(n int) string {
+		vs := make([]string, n)
+		for i := range vs {
+			vs[i] = fmt.Sprintf(`"v%d"`, i)
+		}
+		return "[" + strings.Join(vs, ",") + "]"
 	}
-	valueList := "[" + strings.Join(manyValues, ",") + "]"
-	extraParams := make([]string, 1000)
-	for i := range extraParams {
-		extraParams[i] = fmt.Sprintf("attr%d=x", i)
+	extraParams := func(n int) string {
+		ps := make([]string, n)
+		for i := range ps {
+			ps[i] = fmt.Sprintf("attr%d=x", i)
+		}
+		return strings.Join(ps, "&")
 	}
+	spansPath := "/v2/warehouse/spans?from_timestamp_sec=0&"
 	for _, tc := range []struct {
 		name, method, path, body string
-		want                     float64
+		want                     float64 // results when accepted
 		count                    func(map[string]any) float64
+		limitMsg                 string // the 400's message when refused
 	}{
-		// SQLite refuses expression trees deeper than 1000: from 996
-		// filters on, the sqlite store fails the query.
-		{"1000 span filters", http.MethodGet, "/v2/warehouse/spans?from_timestamp_sec=0&filters=" + url.QueryEscape(spanFilters(1000, "x")), "", 0, spanTotal},
-		{"996 span filters", http.MethodGet, "/v2/warehouse/spans?from_timestamp_sec=0&filters=" + url.QueryEscape(spanFilters(996, "x")), "", 0, spanTotal},
-		{"995 span filters", http.MethodGet, "/v2/warehouse/spans?from_timestamp_sec=0&filters=" + url.QueryEscape(spanFilters(995, "x")), "", 0, spanTotal},
-		{"1000 attribute params", http.MethodGet, "/v2/warehouse/spans?from_timestamp_sec=0&" + strings.Join(extraParams, "&"), "", 0, spanTotal},
-		{"1000 metric filters", http.MethodPost, "/v2/metrics", `{"filters":` + metricFilters(1000) + `}`, 1, metricTotal},
-		{"1000 metric filters or", http.MethodPost, "/v2/metrics", `{"logical_operator":"OR","filters":` + metricFilters(1000) + `}`, 1, metricTotal},
-		{"1000 metric filters GET", http.MethodGet, "/v2/metrics?filters=" + url.QueryEscape(metricFilters(1000)), "", 1, metricTotal},
-		{"span not_in 40000 values", http.MethodGet, "/v2/warehouse/spans?from_timestamp_sec=0&filters=" +
-			url.QueryEscape(`[{"id":"span_name","operator":"not_in","value":`+valueList+`}]`), "", 0, spanTotal},
+		// SQLite refuses expression trees deeper than 1000 (from 996
+		// filters on) and more than 32 766 parameters: the API caps
+		// filters at warehouse.MaxFilters and their values at
+		// warehouse.MaxFilterValues before the store sees them.
+		{"100 span filters", http.MethodGet, spansPath + "filters=" + url.QueryEscape(spanFilters(100, "x")), "", 3, spanTotal, ""},
+		{"101 span filters", http.MethodGet, spansPath + "filters=" + url.QueryEscape(spanFilters(101, "x")), "", 0, spanTotal, "filters: 101 filters; at most 100 are allowed"},
+		{"1000 span filters", http.MethodGet, spansPath + "filters=" + url.QueryEscape(spanFilters(1000, "x")), "", 0, spanTotal, "filters: 1000 filters; at most 100 are allowed"},
+		{"1000 attribute params", http.MethodGet, spansPath + extraParams(1000), "", 0, spanTotal, "filters: 1000 filters; at most 100 are allowed"},
+		{"100 attribute params", http.MethodGet, spansPath + extraParams(100), "", 0, spanTotal, ""},
+		{"1000 metric filters", http.MethodPost, "/v2/metrics", `{"filters":` + metricFilters(1000) + `}`, 0, metricTotal, "filters: 1000 filters; at most 100 are allowed"},
+		{"1000 metric filters or", http.MethodPost, "/v2/metrics", `{"logical_operator":"OR","filters":` + metricFilters(1000) + `}`, 0, metricTotal, "filters: 1000 filters; at most 100 are allowed"},
+		{"1000 metric filters GET", http.MethodGet, "/v2/metrics?filters=" + url.QueryEscape(metricFilters(1000)), "", 0, metricTotal, "filters: 1000 filters; at most 100 are allowed"},
+		{"100 metric filters", http.MethodPost, "/v2/metrics", `{"filters":` + metricFilters(100) + `}`, 1, metricTotal, ""},
+		{"span not_in 1000 values", http.MethodGet, spansPath + "filters=" +
+			url.QueryEscape(`[{"id":"span_name","operator":"not_in","value":`+values(1000)+`}]`), "", 3, spanTotal, ""},
+		{"span not_in 40000 values", http.MethodGet, spansPath + "filters=" +
+			url.QueryEscape(`[{"id":"span_name","operator":"not_in","value":`+values(40_000)+`}]`), "", 0, spanTotal, "filters[0]: 40000 values; at most 1000 are allowed"},
+		{"metric not_in 1000 values", http.MethodPost, "/v2/metrics",
+			`{"filters":[{"field":"metric_name","operator":"not_in","values":` + values(1000) + `}]}`, 1, metricTotal, ""},
 		{"metric not_in 40000 values", http.MethodPost, "/v2/metrics",
-			`{"filters":[{"field":"metric_name","operator":"not_in","values":` + valueList + `}]}`, 1, metricTotal},
-		{"span filters of 1 MB", http.MethodGet, "/v2/warehouse/spans?from_timestamp_sec=0&filters=" +
-			url.QueryEscape(spanFilters(1, strings.Repeat("v", 1<<20))), "", 0, spanTotal},
+			`{"filters":[{"field":"metric_name","operator":"not_in","values":` + values(40_000) + `}]}`, 0, metricTotal, "filters[0]: 40000 values; at most 1000 are allowed"},
+		{"metric values over all filters", http.MethodPost, "/v2/metrics",
+			`{"filters":[{"field":"metric_name","operator":"not_in","values":` + values(600) + `},{"field":"enum_value","operator":"not_in","values":` + values(600) + `}]}`,
+			0, metricTotal, "filters: 1200 values in all; at most 1000 are allowed"},
+		{"span filters of 1 MB", http.MethodGet, spansPath + "filters=" +
+			url.QueryEscape(spanFilters(1, strings.Repeat("v", 1<<20))), "", 3, spanTotal, ""},
 		{"metric filters of 1 MB in the query string", http.MethodGet, "/v2/metrics?filters=" +
-			url.QueryEscape(`[{"field":"labels.l","operator":"not_equals","value":"`+strings.Repeat("v", 1<<20-100)+`"}]`), "", 1, metricTotal},
+			url.QueryEscape(`[{"field":"labels.l","operator":"not_equals","value":"`+strings.Repeat("v", 1<<20-100)+`"}]`), "", 1, metricTotal, ""},
 		{"metric filters of 1 MB in the body", http.MethodPost, "/v2/metrics",
-			`{"filters":[{"field":"labels.l","operator":"not_equals","value":"` + strings.Repeat("v", 1<<20-100) + `"}]}`, 1, metricTotal},
+			`{"filters":[{"field":"labels.l","operator":"not_equals","value":"` + strings.Repeat("v", 1<<20-100) + `"}]}`, 1, metricTotal, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want := tc.want
-			if tc.method == http.MethodGet && strings.HasPrefix(tc.path, "/v2/warehouse/spans") {
-				want = 3 // every span of env-a matches
-			}
 			status, got := s.do(t, tc.method, tc.path, authA, []byte(tc.body))
-			requireAllOrLimit(t, status, got, want, tc.count)
+			requireAllOrLimit(t, status, got, tc.want, tc.count, tc.limitMsg)
 			requireUnchanged(t, s, before)
 		})
 	}
@@ -596,6 +610,51 @@ func TestHostileCatastrophicRegex(t *testing.T) {
 			status, got := s.do(t, http.MethodPost, tc.path, authA, []byte(tc.body))
 			requireError(t, status, got, http.StatusBadRequest, tc.msg)
 			requireUnchanged(t, s, before)
+		})
+	}
+}
+
+// TestHostileInvalidUTF8SortKeyPagination pages by a text sort key whose
+// stored values are not valid UTF-8 (OTLP protobuf does not stop them).
+// When the cursor carried the last value as a JSON string, each invalid
+// byte became U+FFFD and the keyset position moved: ascending, the page
+// after "a\xfe" started before it again (the same span forever);
+// descending, the page after "a\xff" skipped "a\xfe".
+func TestHostileInvalidUTF8SortKeyPagination(t *testing.T) {
+	s := newTestServer(t, nil)
+	names := []string{"a\xfe", "a\xff", "b"}
+	spans := make([]warehouse.Span, len(names))
+	for i, n := range names {
+		spans[i] = warehouse.Span{Environment: "env-a", Timestamp: int64(1_700_000_000_000 + i), TraceID: fmt.Sprintf("%032x", i+1),
+			SpanID: fmt.Sprintf("%016x", i+1), SpanName: n}
+	}
+	if err := s.store.WriteSpans(context.Background(), spans); err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range []string{"ASC", "DESC"} {
+		t.Run(order, func(t *testing.T) {
+			seen := map[string]int{}
+			path := "/v2/warehouse/spans?from_timestamp_sec=0&limit=1&sort_by=span_name&sort_order=" + order
+			cursor := ""
+			for page := 0; page < 2*len(names); page++ {
+				status, got := s.do(t, http.MethodGet, path+"&cursor="+url.QueryEscape(cursor), authA, nil)
+				data, _, next := spanPage(t, status, got)
+				for _, sp := range data {
+					seen[sp.(map[string]any)["span_id"].(string)]++
+				}
+				if next == "" {
+					break
+				}
+				cursor = next
+			}
+			if len(seen) != len(names) {
+				t.Errorf("pagination by span_name returned %d distinct spans of %d: %v", len(seen), len(names), seen)
+			}
+			for id, n := range seen {
+				if n != 1 {
+					t.Errorf("span %s returned %d times", id, n)
+				}
+			}
 		})
 	}
 }

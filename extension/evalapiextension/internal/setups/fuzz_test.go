@@ -42,6 +42,9 @@ func FuzzParseRequest(f *testing.F) {
 		`{"entity_type":"workflow","entity_value":"') or true or ('","evaluators":["char-count"],"external_id":"x","selector":{"k\") or (true":"v\" or \"1\"==\"1"}}`,
 		`{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","colour":"red"}`,
 		`{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","selector":[[[[[[[[[[]]]]]]]]]]}`,
+		// Found by fuzzing: an unknown field with an empty name gave a
+		// FieldError without a field (": unknown field (known: ...)").
+		`{"":0}`,
 	} {
 		f.Add([]byte(seed))
 	}
