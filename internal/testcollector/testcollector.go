@@ -140,6 +140,9 @@ func start(t testing.TB, configTemplate string, ports Ports, signals bool) (*Col
 	set.ConfigProviderSettings.ResolverSettings.URIs = []string{"file:" + path}
 	set.ConfigProviderSettings.ResolverSettings.DefaultScheme = "env"
 	set.DisableGracefulShutdown = !signals
+	// The gRPC logger is process-global: a second collector of the same
+	// test process setting it would race with the first one's gRPC server.
+	set.SkipSettingGRPCLogger = true
 	col, err := otelcol.NewCollector(set)
 	if err != nil {
 		return nil, fmt.Errorf("new collector: %w", err)
