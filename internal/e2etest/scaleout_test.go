@@ -1,0 +1,122 @@
+package e2etest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/evalcol/evalcol/internal/testcollector"
+)
+
+// clickhouseChildConfig is examples/config.yaml on addrs with the
+// warehouse on ClickHouse database db, setups polled every 300 ms and the
+// collector's own metrics off (two children would share their port).
+func clickhouseChildConfig(t *testing.T, addrs childAddrs, chAddr, db string) string {
+	t.Helper()
+	cfg := exampleConfig(t, "config.yaml", addrs)
+	for _, r := range [][2]string{
+		{"backend: sqlite\n      path: " + addrs.DBPath, fmt.Sprintf("backend: clickhouse\n      endpoint: %s\n      database: %s", chAddr, db)},
+		{"    max_request_body_size:", "    setup_poll_interval: 300ms\n    max_request_body_size:"},
+		{"\nservice:\n", "\nservice:\n  telemetry: {metrics: {level: none}}\n"},
+	} {
+		if !strings.Contains(cfg, r[0]) {
+			t.Fatalf("examples/config.yaml no longer contains %q", r[0])
+		}
+		cfg = strings.Replace(cfg, r[0], r[1], 1)
+	}
+	return cfg
+}
+
+// TestClickHouseScaleOutBinaries: two evalcol processes (the real binary,
+// different ports) share one ClickHouse. Spans sent to each are visible
+// through either; a setup created through A is applied by B within its poll
+// interval; stopping A (SIGTERM) loses nothing A acknowledged.
+func TestClickHouseScaleOutBinaries(t *testing.T) {
+	chAddr := clickhouseAddr(t)
+	db := testDatabase(t, chAddr)
+	bin := buildEvalcol(t)
+	aAddrs, bAddrs := newChildAddrs(t), newChildAddrs(t)
+	a := startChild(t, bin, clickhouseChildConfig(t, aAddrs, chAddr, db), aAddrs)
+	b := startChild(t, bin, clickhouseChildConfig(t, bAddrs, chAddr, db), bAddrs)
+
+	send := func(c *childCollector, spans []sdktrace.ReadOnlySpan) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := newHTTPSpanExporter(t, c.OTLPHTTP).ExportSpans(ctx, spans); err != nil {
+			t.Fatalf("export to %s: %v", c.OTLPHTTP, err)
+		}
+	}
+	send(a, chatSpans(10, 1, 256, func(i int) string { return fmt.Sprintf("a-%d", i) }))
+	send(b, chatSpans(10, 1000, 256, func(i int) string { return fmt.Sprintf("b-%d", i) }))
+	for _, c := range []*childCollector{a, b} {
+		testcollector.Eventually(t, 20*time.Second, func() bool { return len(storedSpanNames(t, c.API)) == 20 },
+			"all 20 spans visible through %s", c.API)
+	}
+
+	// A setup created through A is applied by B after its poll.
+	resp, status := postJSON(t, a.API, "/v2/auto-monitor-setups", `{"entity_type":"span","entity_value":"scale-out-probe","external_id":"probe","evaluators":["char-count"]}`)
+	if status != 201 {
+		t.Fatalf("create setup through A = %d %s", status, resp)
+	}
+	time.Sleep(time.Second)
+	send(b, chatSpans(1, 5000, 64, func(int) string { return "scale-out-probe" }))
+	testcollector.Eventually(t, 20*time.Second, func() bool {
+		body, _ := getJSON(t, a.API, "/v2/warehouse/spans?span_name=scale-out-probe&from_timestamp_sec="+fmt.Sprint(time.Now().Add(-time.Hour).Unix()))
+		return strings.Contains(body, `"name":"char-count"`)
+	}, "B evaluated the probe span under the setup made through A")
+
+	// Everything A acknowledged survives A's graceful stop.
+	send(a, chatSpans(50, 9000, 256, func(i int) string { return fmt.Sprintf("late-a-%d", i) }))
+	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("A did not stop within 30 s of SIGTERM")
+	}
+	testcollector.Eventually(t, 20*time.Second, func() bool {
+		names := storedSpanNames(t, b.API)
+		for i := range 50 {
+			if names[fmt.Sprintf("late-a-%d", i)] != 1 {
+				return false
+			}
+		}
+		return true
+	}, "all 50 spans A acknowledged before SIGTERM readable through B, once each")
+}
+
+// postJSON and getJSON call a child's /v2 API with its key.
+func postJSON(t *testing.T, api, path, body string) (string, int) {
+	t.Helper()
+	return callChild(t, "POST", api, path, body)
+}
+
+func getJSON(t *testing.T, api, path string) (string, int) {
+	t.Helper()
+	return callChild(t, "GET", api, path, "")
+}
+
+func callChild(t *testing.T, method, api, path, body string) (string, int) {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://"+api+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+childAPIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b), resp.StatusCode
+}
