@@ -3,6 +3,7 @@ module github.com/evalcol/evalcol
 go 1.26.8
 
 require (
+	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/ClickHouse/clickhouse-go/v2 v2.50.0
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/kljensen/snowball v0.10.0
@@ -57,7 +58,6 @@ require (
 require (
 	cloud.google.com/go/compute/metadata v0.9.0 // indirect
 	dario.cat/mergo v1.0.2 // indirect
-	github.com/BobuSumisu/aho-corasick v1.0.3 // indirect
 	github.com/ClickHouse/ch-go v0.74.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/detectors/gcp v1.35.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect

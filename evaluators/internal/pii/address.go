@@ -304,7 +304,12 @@ func addressFeatures(text string, win *addressWindows) addressFeature {
 				feats |= featUnit
 			}
 			if prevStart >= 0 && prevEnd < i && prevEnd+2 >= i {
-				lw := lowerWord(text[prevStart:prevEnd], buf[:])
+				var lw string
+				if lb := lowerBytes(text[prevStart:prevEnd], buf[:]); lb != nil {
+					lw = string(lb) // does not escape: no allocation
+				} else {
+					lw = strings.ToLower(text[prevStart:prevEnd])
+				}
 				if gateWordAfter[lw] {
 					feats |= featWordBeforeNumber
 					win.streetWord = addWindow(text, win.streetWord, prevStart-wordAfterReach, j+8)
@@ -392,14 +397,6 @@ func lowerBytes(w string, buf []byte) []byte {
 		buf[k] = c
 	}
 	return buf[:len(w)]
-}
-
-// lowerWord returns w lower-cased.
-func lowerWord(w string, buf []byte) string {
-	if b := lowerBytes(w, buf); b != nil {
-		return string(b)
-	}
-	return strings.ToLower(w)
 }
 
 // hasStreetSuffix reports whether the lower-case word w ends in a street

@@ -253,13 +253,12 @@ func (f *personFinder) lowerCaseWord(start, end int, prevLower, prevLowerEnd *in
 		*prevLower = -1
 		return
 	}
-	key := foldName(w)
-	if *prevLower >= 0 && f.text[*prevLowerEnd:start] == " " && (f.surnames[key] || surnameShaped(nameKey(w))) {
+	if *prevLower >= 0 && f.text[*prevLowerEnd:start] == " " && (inFolded(f.surnames, w) || surnameShaped(nameKey(w))) {
 		f.out = append(f.out, candidate{start: *prevLower, end: end, score: 0.75})
 		*prevLower = -1
 		return
 	}
-	if len(w) >= 3 && f.given[key] {
+	if len(w) >= 3 && inFolded(f.given, w) {
 		*prevLower, *prevLowerEnd = start, end
 		// Alone, a lower-case given name needs a cue ("tracy: hi",
 		// "my kid nina", "roberto's daughter").
@@ -308,13 +307,13 @@ func (f *personFinder) flush(nextStart, nextEnd int) {
 	// Cues before the run count for a name found inside it ("I'm Quarto
 	// Angelo").
 	cued := selfIntroduced(text, span[0].start) || nameCues[previousWord(text, span[0].start)]
-	if len(span) > 1 && !span[0].initial && nameCues[strings.ToLower(text[span[0].start:span[0].end])] {
+	if len(span) > 1 && !span[0].initial && inLower(nameCues, text[span[0].start:span[0].end]) {
 		span = span[1:]
 		cued = true
 	}
-	if !f.given[nameKey(text[span[0].start:span[0].end])] {
+	if !inFolded(f.given, withoutPossessive(text[span[0].start:span[0].end])) {
 		for k, t := range span {
-			if k > 0 && !t.initial && f.given[nameKey(text[t.start:t.end])] {
+			if k > 0 && !t.initial && inFolded(f.given, withoutPossessive(text[t.start:t.end])) {
 				span = span[k:]
 				break
 			}
@@ -434,13 +433,40 @@ func speakerLabel(text string, start, end int) bool {
 // nameKey is the lookup form of a name word: lower-cased, without
 // diacritics and without a possessive "'s".
 func nameKey(w string) string {
+	return foldName(withoutPossessive(w))
+}
+
+// withoutPossessive is w without a possessive "'s".
+func withoutPossessive(w string) string {
 	for _, s := range []string{"'s", "’s", "'S", "’S"} {
 		if strings.HasSuffix(w, s) {
-			w = w[:len(w)-len(s)]
-			break
+			return w[:len(w)-len(s)]
 		}
 	}
-	return foldName(w)
+	return w
+}
+
+// shortWord bounds the words inFolded and inLower lower-case on the stack.
+const shortWord = 32
+
+// inFolded reports set[foldName(w)] without allocating for a short ASCII
+// word (whose fold is its ASCII lower case).
+func inFolded(set map[string]bool, w string) bool {
+	var buf [shortWord]byte
+	if b := lowerBytes(w, buf[:]); b != nil {
+		return set[string(b)]
+	}
+	return set[foldName(w)]
+}
+
+// inLower reports set[strings.ToLower(w)] without allocating for a short
+// ASCII word.
+func inLower(set map[string]bool, w string) bool {
+	var buf [shortWord]byte
+	if b := lowerBytes(w, buf[:]); b != nil {
+		return set[string(b)]
+	}
+	return set[strings.ToLower(w)]
 }
 
 // foldName lower-cases w and strips its diacritics ("Sörös" → "soros");
@@ -559,7 +585,7 @@ func classifyNameWord(text string, start, end int) (nameToken, bool) {
 			break
 		}
 	}
-	if !hasLower || commonWords[strings.ToLower(w)] {
+	if !hasLower || inLower(commonWords, w) {
 		return nameToken{}, false
 	}
 	return nameToken{start: start, end: end}, true

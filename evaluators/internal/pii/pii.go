@@ -187,7 +187,15 @@ func hasContext(text string, start int, words []string) bool {
 		if i == end {
 			return false
 		}
-		if matchesContext(strings.ToLower(strings.Trim(text[i:end], "'")), words) {
+		word := strings.Trim(text[i:end], "'")
+		var buf [shortWord]byte
+		var lower string
+		if lb := lowerBytes(word, buf[:]); lb != nil {
+			lower = string(lb) // does not escape: no allocation
+		} else {
+			lower = strings.ToLower(word)
+		}
+		if matchesContext(lower, words) {
 			return true
 		}
 	}

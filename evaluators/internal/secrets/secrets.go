@@ -17,7 +17,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 )
@@ -63,10 +65,177 @@ var gitleaksDetector = sync.OnceValues(func() (*detect.Detector, error) {
 	return detect.NewDetector(cfg), nil
 })
 
+// ruleSet runs gitleaks rule by rule: the same keyword prefilter as
+// gitleaks' own (an Aho-Corasick trie over the lower-cased text), then only
+// the rules whose keywords occur, each through a detector of its own. A
+// text that holds none of the keywords costs one trie walk instead of a
+// full DetectString; the verdict is the same, because gitleaks runs a rule
+// with keywords only when one of them occurs in the lower-cased text.
+type ruleSet struct {
+	trie *ahocorasick.Trie
+	// keywordRules[i] are the indices in detectors of the rules with
+	// keyword i (the trie's pattern i).
+	keywordRules [][]int
+	// always are the indices in detectors of the rules without keywords.
+	always    []int
+	detectors []*detect.Detector
+	// gates[i], when not nil, is a necessary condition for rule i to
+	// match: rule i is skipped when it reports false.
+	gates []func(text string) bool
+}
+
+// vaultServiceToken is the regular expression of gitleaks' rule
+// vault-service-token, whose keyword "s." occurs in nearly all prose.
+const vaultServiceToken = `\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))(?:[\x60'"\s;]|\\[nr]|$)`
+
+// ruleGates are necessary conditions for rules whose keywords occur in
+// ordinary prose, keyed by rule id and the regular expression they were
+// derived from (a gate is dropped when gitleaks changes the rule).
+var ruleGates = map[string]struct {
+	regex string
+	gate  func(text string) bool
+}{
+	"vault-service-token": {vaultServiceToken, hasTokenAfterSDot},
+	// Both parts of a JWT but the first start with ".ey".
+	"jwt": {jwtToken, func(text string) bool { return strings.Contains(text, ".ey") }},
+	// A Twilio key is "SK" and 32 hex digits.
+	"twilio-api-key": {twilioAPIKey, hasHexAfterSK},
+}
+
+// jwtToken and twilioAPIKey are the regular expressions of gitleaks'
+// rules jwt and twilio-api-key, whose keywords "ey" and "sk" occur in
+// nearly all prose.
+const (
+	jwtToken     = `\b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)(?:[\x60'"\s;]|\\[nr]|$)`
+	twilioAPIKey = `SK[0-9a-fA-F]{32}`
+)
+
+// hasHexAfterSK reports whether some "SK" in text is followed by a hex
+// digit.
+func hasHexAfterSK(text string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], "SK")
+		if i < 0 {
+			return false
+		}
+		i += from + 2
+		if i < len(text) {
+			c := text[i]
+			if (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') {
+				return true
+			}
+		}
+		from = i
+	}
+}
+
+// hasTokenAfterSDot reports whether some "s." in text is followed by a
+// byte that can start vaultServiceToken's token: [\w-] after "hvs.", an
+// ASCII letter or digit after "s." or, under (?i), a multi-byte letter
+// that folds to one (U+017F, U+212A).
+func hasTokenAfterSDot(text string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], "s.")
+		if i < 0 {
+			return false
+		}
+		i += from + 2
+		if i < len(text) {
+			c := text[i]
+			if c == '_' || c == '-' || c >= utf8.RuneSelf || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
+				return true
+			}
+		}
+		from = i
+	}
+}
+
+// gitleaksRules is the rule-by-rule form of gitleaksDetector, built once
+// and only read afterwards.
+var gitleaksRules = sync.OnceValues(func() (*ruleSet, error) {
+	full, err := gitleaksDetector()
+	if err != nil {
+		return nil, err
+	}
+	cfg := full.Config
+	rs := &ruleSet{}
+	keywordIndex := map[string]int{}
+	var keywords []string
+	for _, id := range cfg.OrderedRules {
+		r := cfg.Rules[id]
+		if len(r.Keywords) == 0 && r.Regex == nil && r.Path != nil && !r.Path.MatchString("") {
+			// A path-only rule: DetectString scans no path, so it
+			// cannot match.
+			continue
+		}
+		one := cfg
+		one.Rules = map[string]config.Rule{id: r}
+		one.OrderedRules = []string{id}
+		one.Keywords = make(map[string]struct{}, len(r.Keywords))
+		for _, k := range r.Keywords {
+			one.Keywords[strings.ToLower(k)] = struct{}{}
+		}
+		ri := len(rs.detectors)
+		rs.detectors = append(rs.detectors, detect.NewDetector(one))
+		var gate func(string) bool
+		if g, ok := ruleGates[id]; ok && r.Regex != nil && r.Regex.String() == g.regex {
+			gate = g.gate
+		}
+		rs.gates = append(rs.gates, gate)
+		if len(r.Keywords) == 0 {
+			rs.always = append(rs.always, ri)
+			continue
+		}
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			ki, ok := keywordIndex[k]
+			if !ok {
+				ki = len(keywords)
+				keywordIndex[k] = ki
+				keywords = append(keywords, k)
+				rs.keywordRules = append(rs.keywordRules, nil)
+			}
+			if !slices.Contains(rs.keywordRules[ki], ri) {
+				rs.keywordRules[ki] = append(rs.keywordRules[ki], ri)
+			}
+		}
+	}
+	rs.trie = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
+	return rs, nil
+})
+
+// has reports whether any rule finds a secret in text, whose lower-cased
+// form (strings.ToLower, as gitleaks normalises it) is lower.
+func (rs *ruleSet) has(text string, lower []byte) bool {
+	var run [8]uint64 // a bit per detector; 8*64 > the 221 rules
+	if len(rs.detectors) > len(run)*64 {
+		panic("secrets: more gitleaks rules than the rule bitmap holds")
+	}
+	for _, ri := range rs.always {
+		run[ri/64] |= 1 << (ri % 64)
+	}
+	rs.trie.Walk(lower, func(_, _, pattern int64) bool {
+		for _, ri := range rs.keywordRules[pattern] {
+			run[ri/64] |= 1 << (ri % 64)
+		}
+		return true
+	})
+	for ri, d := range rs.detectors {
+		if run[ri/64]&(1<<(ri%64)) == 0 || (rs.gates[ri] != nil && !rs.gates[ri](text)) {
+			continue
+		}
+		if len(d.DetectString(text)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Scan returns every secret found in text.
 func Scan(text string) ([]Finding, error) {
-	out := keywordFindings(text, false)
-	out = append(out, entropyFindings(text, false)...)
+	lower := asciiLower(text)
+	out := keywordFindings(text, lower, false)
+	out = append(out, entropyFindings(text, lower, false)...)
 	gl, err := gitleaksFindings(text)
 	if err != nil {
 		return nil, err
@@ -76,11 +245,21 @@ func Scan(text string) ([]Finding, error) {
 
 // Has reports whether text holds a secret; it stops at the first one.
 func Has(text string) (bool, error) {
-	if len(keywordFindings(text, true)) > 0 || len(entropyFindings(text, true)) > 0 {
-		return true, nil
+	rs, err := gitleaksRules()
+	if err != nil {
+		return false, err
 	}
-	gl, err := gitleaksFindings(text)
-	return len(gl) > 0, err
+	lowerBytes := asciiLowerBytes(text)
+	lower := string(lowerBytes)
+	if hasSecretKeyword(lower) {
+		if len(keywordFindings(text, lower, true)) > 0 || len(entropyFindings(text, lower, true)) > 0 {
+			return true, nil
+		}
+	}
+	if !isASCII(text) {
+		lowerBytes = []byte(strings.ToLower(text))
+	}
+	return rs.has(text, lowerBytes), nil
 }
 
 func gitleaksFindings(text string) ([]Finding, error) {
@@ -93,6 +272,15 @@ func gitleaksFindings(text string) ([]Finding, error) {
 		out = append(out, Finding{Rule: "gitleaks:" + f.RuleID, Start: -1, End: -1})
 	}
 	return out, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // secretKeywords are the words that make a name a secret's name; matching
@@ -130,9 +318,8 @@ var nonSecretNameSuffixes = []string{"type", "name", "id", "field", "hint", "len
 	"min", "max", "endpoint", "reset", "version", "format", "method", "mode", "enabled", "tokens", "usage", "index"}
 
 // keywordFindings finds secrets assigned to secret-like names (stops after
-// the first when first is true).
-func keywordFindings(text string, first bool) []Finding {
-	lower := asciiLower(text)
+// the first when first is true); lower is asciiLower(text).
+func keywordFindings(text, lower string, first bool) []Finding {
 	if !hasSecretKeyword(lower) {
 		return nil
 	}
@@ -172,6 +359,9 @@ func keywordFindings(text string, first bool) []Finding {
 // matchAssignment judges the assignment at the start of window (which
 // begins at offset base of the text).
 func matchAssignment(window string, base int) (Finding, bool) {
+	if !mayBeAssignment(window) {
+		return Finding{}, false
+	}
 	m := assignment.FindStringSubmatchIndex(window)
 	if m == nil || !secretName(strings.ToLower(window[m[2]:m[3]])) {
 		return Finding{}, false
@@ -193,19 +383,52 @@ func matchAssignment(window string, base int) (Finding, bool) {
 	return Finding{Rule: "keyword", Start: base + m[0], End: base + m[1]}, true
 }
 
+// mayBeAssignment is a necessary condition for assignment to match
+// window: the name (a maximal run of name characters, since none of them
+// can follow it), an optional quote, blanks, then ':' or '='.
+func mayBeAssignment(window string) bool {
+	i := 0
+	for i < len(window) {
+		r, size := utf8.DecodeRuneInString(window[i:])
+		if !isAssignmentNameRune(r) {
+			break
+		}
+		i += size
+	}
+	if i < len(window) && (window[i] == '"' || window[i] == '\'') {
+		i++
+	}
+	for i < len(window) && (window[i] == ' ' || window[i] == '\t') {
+		i++
+	}
+	return i < len(window) && (window[i] == ':' || window[i] == '=')
+}
+
+// isAssignmentNameRune reports whether r is in assignment's name class
+// [a-z0-9_.\-] under (?i), which also folds U+017F to s and U+212A to k.
+func isAssignmentNameRune(r rune) bool {
+	return r == '_' || r == '.' || r == '-' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') ||
+		(r >= 'A' && r <= 'Z') || r == '\u017f' || r == '\u212a'
+}
+
 func isNameByte(b byte) bool {
 	return b == '_' || b == '.' || b == '-' || (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z')
 }
 
 // asciiLower lower-cases the ASCII letters of s, keeping every offset.
 func asciiLower(s string) string {
+	return string(asciiLowerBytes(s))
+}
+
+// asciiLowerBytes is asciiLower as a fresh byte slice.
+func asciiLowerBytes(s string) []byte {
 	b := []byte(s)
 	for i, c := range b {
 		if c >= 'A' && c <= 'Z' {
 			b[i] = c + 'a' - 'A'
 		}
 	}
-	return string(b)
+	return b
 }
 
 // secretName reports whether a lower-case name names a secret (not, e.g.,
@@ -321,9 +544,8 @@ var (
 
 // entropyFindings finds high-entropy strings (runs of at least
 // minEntropyLength base64 or hex characters) with a secret keyword shortly
-// before them on the same line.
-func entropyFindings(text string, first bool) []Finding {
-	lower := asciiLower(text)
+// before them on the same line; lower is asciiLower(text).
+func entropyFindings(text, lower string, first bool) []Finding {
 	if !hasSecretKeyword(lower) {
 		return nil
 	}
