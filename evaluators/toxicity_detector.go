@@ -48,23 +48,50 @@ func toxicityProbability(text string) (float64, error) {
 	if p >= ruleToxicity {
 		return p, nil
 	}
-	if _, ok := toxicity.Detect(text); ok {
-		return ruleToxicity, nil
-	}
-	d, err := profanity.Default()
+	hit, err := toxicRuleHit(text)
 	if err != nil {
-		return 0, fmt.Errorf("toxicity-detector: %w", err)
+		return 0, err
 	}
-	if d.HasSlur(text) {
+	if hit {
 		return ruleToxicity, nil
 	}
 	return p, nil
 }
 
+// toxicityExceeds reports whether toxicityProbability(text) > threshold.
+// It runs the rules only when they can change the answer: not when the
+// classifier probability already exceeds threshold, nor when threshold is
+// at least ruleToxicity.
+func toxicityExceeds(text string, threshold float64) (bool, error) {
+	m, err := toxicityModel()
+	if err != nil {
+		return false, fmt.Errorf("toxicity-detector: %w", err)
+	}
+	if p := m.Probability(text); p > threshold || threshold >= ruleToxicity {
+		return p > threshold, nil
+	}
+	// Here p <= threshold < ruleToxicity: a rule hit lifts the
+	// probability above threshold, its absence leaves it at p.
+	return toxicRuleHit(text)
+}
+
+// toxicRuleHit reports whether text holds a toxic pattern of the toxicity
+// package or a slur.
+func toxicRuleHit(text string) (bool, error) {
+	if _, ok := toxicity.Detect(text); ok {
+		return true, nil
+	}
+	d, err := profanity.Default()
+	if err != nil {
+		return false, fmt.Errorf("toxicity-detector: %w", err)
+	}
+	return d.HasSlur(text), nil
+}
+
 func runToxicity(_ context.Context, req Request) (Result, error) {
-	p, err := toxicityProbability(req.Text("text"))
+	toxic, err := toxicityExceeds(req.Text("text"), req.Float("threshold"))
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Msg: "toxicity model unavailable", Err: err}
 	}
-	return Result{"is_safe": safety(p > req.Float("threshold"))}, nil
+	return Result{"is_safe": safety(toxic)}, nil
 }

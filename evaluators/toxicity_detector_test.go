@@ -104,3 +104,56 @@ func BenchmarkToxicityDetector1KB(b *testing.B) {
 func benchText1KB() string {
 	return strings.Repeat("The quick brown fox jumps over the lazy dog, again and again. ", 17)[:1024]
 }
+
+func TestToxicityExceedsAgreesWithProbability(t *testing.T) {
+	texts := []struct{ name, text string }{
+		{"benign", "Have a lovely day, and thanks for the help with the report."},
+		{"insult aimed at the reader", "You are a worthless idiot."},
+		{"threat", "I will find you and hurt you."},
+		{"negated insult", "He is not an idiot, he is just tired."},
+		{"mentioned insult", "Calling people idiots is wrong."},
+		{"empty", ""},
+	}
+	thresholds := []float64{0, 0.2, 0.5, 0.8, 0.98, ruleToxicity, 0.995, 1}
+	for _, tt := range texts {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := toxicityProbability(tt.text)
+			if err != nil {
+				t.Fatalf("toxicityProbability: %v", err)
+			}
+			for _, thr := range thresholds {
+				got, err := toxicityExceeds(tt.text, thr)
+				if err != nil {
+					t.Fatalf("toxicityExceeds(%v): %v", thr, err)
+				}
+				if want := p > thr; got != want {
+					t.Errorf("toxicityExceeds(threshold %v) = %v, want %v (probability %v)", thr, got, want, p)
+				}
+			}
+		})
+	}
+}
+
+func TestToxicityProbabilityRules(t *testing.T) {
+	tests := []struct {
+		name     string
+		text     string
+		wantRule bool // probability at least ruleToxicity
+	}{
+		{"insult aimed at the reader", "You are a worthless idiot.", true},
+		{"threat", "I will find you and hurt you.", true},
+		{"benign", "Have a lovely day, and thanks for the help with the report.", false},
+		{"mentioned insult", "Calling people idiots is wrong.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := toxicityProbability(tt.text)
+			if err != nil {
+				t.Fatalf("toxicityProbability: %v", err)
+			}
+			if got := p >= ruleToxicity; got != tt.wantRule {
+				t.Errorf("toxicityProbability(%q) = %v, want >= %v: %v", tt.text, p, ruleToxicity, tt.wantRule)
+			}
+		})
+	}
+}

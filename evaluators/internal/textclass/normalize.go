@@ -340,3 +340,9 @@ func bytesAsString(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// AppendFold appends Fold(s) to dst and returns the extended slice. It
+// allocates only when dst lacks capacity.
+func AppendFold(dst []byte, s string) []byte {
+	return appendNormalized(dst, s, NormOptions{Fold: true})
+}

@@ -7,12 +7,14 @@ import "fmt"
 const maxAnchorSets = 128
 
 // anchorIndex finds, in one pass over a text, which anchor sets have an
-// anchor in it: each anchor is keyed by its first three bytes, so a text
-// costs one array probe per byte and a map lookup per probable hit,
-// instead of one substring search per anchor.
+// anchor in it: each anchor is keyed by a hash of its first three bytes, so a
+// text costs one array probe per byte and a comparison with the few
+// anchors under that key, instead of one substring search per anchor.
 type anchorIndex struct {
-	first  [1 << 16]bool // first two bytes of some anchor
-	byGram map[[3]byte][]anchorRef
+	// slot numbers, by gramKey of the first three bytes, the list in
+	// byGram of the anchors with that key (0: none).
+	slot   [1 << 16]uint16
+	byGram [][]anchorRef
 	sets   int
 }
 
@@ -24,7 +26,7 @@ type anchorRef struct {
 // add registers anchors as a new set and returns its number.
 func (x *anchorIndex) add(anchors []string) int {
 	if x.byGram == nil {
-		x.byGram = map[[3]byte][]anchorRef{}
+		x.byGram = [][]anchorRef{nil} // slot 0 means none
 	}
 	set := x.sets
 	x.sets++
@@ -35,22 +37,54 @@ func (x *anchorIndex) add(anchors []string) int {
 		if len(an) < 3 {
 			panic(fmt.Sprintf("toxicity: anchor %q shorter than 3 bytes", an))
 		}
-		x.first[int(an[0])<<8|int(an[1])] = true
-		g := [3]byte{an[0], an[1], an[2]}
-		x.byGram[g] = append(x.byGram[g], anchorRef{an, set})
+		key := gramKey(an[0], an[1], an[2])
+		if x.slot[key] == 0 {
+			x.slot[key] = uint16(len(x.byGram))
+			x.byGram = append(x.byGram, nil)
+		}
+		k := x.slot[key]
+		x.byGram[k] = append(x.byGram[k], anchorRef{an, set})
 	}
 	return set
 }
 
+// gramKey hashes three bytes to an index of anchorIndex.slot.
+func gramKey(a, b, c byte) uint16 {
+	return uint16((uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9e3779b1 >> 16)
+}
+
+// anchorBits is a set of anchor set numbers, one bit each.
+type anchorBits [maxAnchorSets / 64]uint64
+
+func (b *anchorBits) add(set int)      { b[set>>6] |= 1 << (set & 63) }
+func (b *anchorBits) has(set int) bool { return b[set>>6]&(1<<(set&63)) != 0 }
+
+// union adds every set of o to b.
+func (b *anchorBits) union(o *anchorBits) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+
 // present marks in found the sets with an anchor in s.
 func (x *anchorIndex) present(s string, found *[maxAnchorSets]bool) {
+	var bits anchorBits
+	x.mark(s, &bits)
+	for set := range found {
+		found[set] = bits.has(set)
+	}
+}
+
+// mark adds to found the sets with an anchor in s.
+func (x *anchorIndex) mark(s string, found *anchorBits) {
 	for i := 0; i+3 <= len(s); i++ {
-		if !x.first[int(s[i])<<8|int(s[i+1])] {
+		k := x.slot[gramKey(s[i], s[i+1], s[i+2])]
+		if k == 0 {
 			continue
 		}
-		for _, ref := range x.byGram[[3]byte{s[i], s[i+1], s[i+2]}] {
-			if !found[ref.set] && len(s)-i >= len(ref.anchor) && s[i:i+len(ref.anchor)] == ref.anchor {
-				found[ref.set] = true
+		for _, ref := range x.byGram[k] {
+			if !found.has(ref.set) && len(s)-i >= len(ref.anchor) && s[i:i+len(ref.anchor)] == ref.anchor {
+				found.add(ref.set)
 			}
 		}
 	}

@@ -72,6 +72,8 @@ type alt struct {
 	// is then anchored and tried only where one of them starts a word,
 	// instead of at every byte of the sentence.
 	starts []string
+	// startByte marks the first bytes of starts.
+	startByte [256]bool
 }
 
 // a compiles pattern with anchors, "|"-separated.
@@ -87,6 +89,9 @@ func startingWith(starts string, al alt) alt {
 		panic("toxicity: anchored pattern without a leading \\b: " + al.pattern.String())
 	}
 	al.starts = strings.Split(starts, "|")
+	for _, w := range al.starts {
+		al.startByte[w[0]] = true
+	}
 	al.pattern = regexp.MustCompile(`^(?:` + al.pattern.String() + `)`)
 	return al
 }
@@ -224,7 +229,7 @@ var rules = []rule{
 	{category: Harassment, alts: []alt{
 		a("nobody|no one|noone|everyone|everybody", `\b(?:nobody|no one|noone|everyone|everybody)\s+(?:here\s+|(?:at|on|in|from)\s+(?:the\s+|this\s+|your\s+|our\s+)?\w+\s+)?(?:will\s+|would\s+|could\s+)?(?:ever\s+)?(?:likes?|loves?|wants?|cares? about|hates?|laughs? at|dates?|misses|miss)\s+(?:you|u)\b`),
 		a("nobody|no one|everyone|everybody", `\b(?:nobody|no one|everyone|everybody)\s+(?:thinks|knows)\s+(?:you|u)(?:'re| are| r)\s+(?:a|an|so)\b`),
-		a("your|ur ", `\b(?:post|leak|share|publish|send)\s+(?:your|ur)\s+(?:home\s+)?(?:address|number|nudes|photos|pictures|secrets|location)\b`),
+		startingWith("post|leak|share|publish|send", a("your|ur ", `\b(?:post|leak|share|publish|send)\s+(?:your|ur)\s+(?:home\s+)?(?:address|number|nudes|photos|pictures|secrets|location)\b`)),
 		a("hell", `\b(?:make|turn)\s+(?:your|ur)\s+life\s+(?:a\s+)?(?:living\s+)?hell\b`),
 		a("ruin|destroy", `\b(?:ruin|destroy)\s+(?:you|u|your life|your career|your reputation)\b`),
 		a("make sure", `\b(?:i'll|i will|i'm going to|i am going to|we'll|we will)\s+make\s+sure\s+(?:you|u)\s+(?:lose|never|regret|get fired)\b`),
@@ -246,9 +251,9 @@ var rules = []rule{
 		startingWith("you|u|ur|youre|he|she", a(literals(personAdjectives), `\b(?:`+youAre+`|(?:he|she)(?:'s| is| was))\s+`+repeat(insultAdverbs, 2)+`(?:`+personAdjectives+`)\b`)),
 		a("what a", `\bwhat\s+(?:a|an)\s+`+repeat(insultAdjectives, 2)+insultNoun(strongInsults)),
 		a("like", `\b(?:`+strongInsults+`|`+weakInsults+`)(?:s|es)?\s+like\s+(?:you|u|him|her|them|that|this)\b`),
-		a("that|this", `\b(?:that|this)\s+`+repeat(insultAdjectives, 2)+`(?:idiot|moron|imbecile|cretin|dumbass|retard|loser|scumbag|asshole|bastard|bitch|cunt|twat|dickhead|douchebag|wanker|halfwit|dimwit)\b`),
+		startingWith("that|this", a("that|this", `\b(?:that|this)\s+`+repeat(insultAdjectives, 2)+`(?:idiot|moron|imbecile|cretin|dumbass|retard|loser|scumbag|asshole|bastard|bitch|cunt|twat|dickhead|douchebag|wanker|halfwit|dimwit)\b`)),
 		a("suck", `\b`+youWord+`\s+(?:really\s+|fucking\s+|just\s+)?suck\b`),
 		// "you are the dumbest person I know"
-		a("dumbest|stupidest|ugliest|worst|most|biggest", `\b(?:`+youAre+`|(?:he|she)(?:'s| is| was)|(?:they|these|those)(?:'re| are| were))\s+(?:the|one of the)\s+(?:dumbest|stupidest|ugliest|worst|most pathetic|most useless|most disgusting|most annoying|biggest (?:idiot|loser|moron|joke|failure))\b`),
+		startingWith("you|u|ur|youre|he|she|they|these|those", a("dumbest|stupidest|ugliest|worst|most|biggest", `\b(?:`+youAre+`|(?:he|she)(?:'s| is| was)|(?:they|these|those)(?:'re| are| were))\s+(?:the|one of the)\s+(?:dumbest|stupidest|ugliest|worst|most pathetic|most useless|most disgusting|most annoying|biggest (?:idiot|loser|moron|joke|failure))\b`)),
 	}},
 }

@@ -11,6 +11,7 @@ package toxicity
 import (
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 )
@@ -49,14 +50,19 @@ type rule struct {
 // marks of a longer text, or in a sentence that talks about the language
 // ("is wrong", "don't call", "the word") do not count.
 func Detect(text string) (Category, bool) {
-	folded := textclass.Fold(text)
-	var found [maxAnchorSets]bool
-	anchors.present(folded, &found)
+	b := textclass.AppendFold(make([]byte, 0, len(text)+len(text)/8), text)
+	if len(b) == 0 {
+		return "", false
+	}
+	// folded does not outlive this call, nor does b change while it lives.
+	folded := unsafe.String(&b[0], len(b))
+	var sbuf [64]sentence
+	sentences, all := splitSentences(folded, sbuf[:0])
 	for i := range rules {
 		r := &rules[i]
 		for j := range r.alts {
 			al := &r.alts[j]
-			if found[al.set] && (al.alsoSet < 0 || found[al.alsoSet]) && al.used(folded, r.negatable) {
+			if all.has(al.set) && (al.alsoSet < 0 || all.has(al.alsoSet)) && al.used(folded, sentences, r.negatable) {
 				return r.category, true
 			}
 		}
@@ -64,9 +70,17 @@ func Detect(text string) (Category, bool) {
 	return "", false
 }
 
-// used reports whether the pattern matches, used and not mentioned, in a
-// sentence of folded that holds one of the anchors.
-func (al *alt) used(folded string, negatable bool) bool {
+// sentence is folded[start:end] (its closing '.', '!', '?' or newline
+// included) with the anchor sets that have an anchor in it.
+type sentence struct {
+	start, end int
+	sets       anchorBits
+}
+
+// splitSentences appends the sentences of folded to dst, each with its
+// anchor sets, and returns them with the union of those sets.
+func splitSentences(folded string, dst []sentence) ([]sentence, anchorBits) {
+	var all anchorBits
 	for start := 0; start < len(folded); {
 		end := strings.IndexAny(folded[start:], ".!?\n")
 		if end < 0 {
@@ -74,25 +88,39 @@ func (al *alt) used(folded string, negatable bool) bool {
 		} else {
 			end += start + 1
 		}
-		sentence := folded[start:end]
-		if containsAny(sentence, al.anchors) && (al.also == nil || containsAny(sentence, al.also)) {
-			if al.starts != nil {
-				if al.usedFromStarts(folded, start, sentence, negatable) {
-					return true
-				}
-				start = end
+		dst = append(dst, sentence{start: start, end: end})
+		s := &dst[len(dst)-1]
+		anchors.mark(folded[start:end], &s.sets)
+		all.union(&s.sets)
+		start = end
+	}
+	return dst, all
+}
+
+// used reports whether the pattern matches, used and not mentioned, in a
+// sentence of folded that holds one of the anchors (and, with also, one of
+// the group anchors).
+func (al *alt) used(folded string, sentences []sentence, negatable bool) bool {
+	for k := range sentences {
+		sn := &sentences[k]
+		if !sn.sets.has(al.set) || (al.alsoSet >= 0 && !sn.sets.has(al.alsoSet)) {
+			continue
+		}
+		start, sentence := sn.start, folded[sn.start:sn.end]
+		if al.starts != nil {
+			if al.usedFromStarts(folded, start, sentence, negatable) {
+				return true
+			}
+			continue
+		}
+		for _, m := range al.pattern.FindAllStringIndex(sentence, -1) {
+			if al.wordStart && m[0] > 0 && isWordByte(sentence[m[0]-1]) == isWordByte(sentence[m[0]]) {
 				continue
 			}
-			for _, m := range al.pattern.FindAllStringIndex(sentence, -1) {
-				if al.wordStart && m[0] > 0 && isWordByte(sentence[m[0]-1]) == isWordByte(sentence[m[0]]) {
-					continue
-				}
-				if !mentioned(folded, start+m[0], start+m[1], negatable) {
-					return true
-				}
+			if !mentioned(folded, start+m[0], start+m[1], negatable) {
+				return true
 			}
 		}
-		start = end
 	}
 	return false
 }
@@ -104,7 +132,7 @@ func (al *alt) usedFromStarts(folded string, offset int, sentence string, negata
 		if i > 0 && isWordByte(sentence[i-1]) == isWordByte(sentence[i]) {
 			continue // not a word boundary
 		}
-		if !startsWithAny(sentence[i:], al.starts) {
+		if !al.startByte[sentence[i]] || !startsWithAny(sentence[i:], al.starts) {
 			continue
 		}
 		if m := al.pattern.FindStringIndex(sentence[i:]); m != nil && !mentioned(folded, offset+i+m[0], offset+i+m[1], negatable) {
@@ -119,15 +147,6 @@ func (al *alt) usedFromStarts(folded string, offset int, sentence string, negata
 func startsWithAny(s string, words []string) bool {
 	for _, w := range words {
 		if strings.HasPrefix(s, w) && (len(s) == len(w) || isWordByte(s[len(w)-1]) != isWordByte(s[len(w)])) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
 			return true
 		}
 	}
