@@ -164,23 +164,8 @@ func (s *Store) QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (ware
 	} else if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM metric_points WHERE "+w.sql(), w.args...).Scan(&page.TotalResults); err != nil {
 		return page, fmt.Errorf("query metrics: count: %w", mapErr(err))
 	}
-	page.TotalPoints = int64(len(pts))
-	index := map[string]int{}
-	for _, p := range pts {
-		i, ok := index[p.MetricName]
-		if !ok {
-			i = len(page.Groups)
-			index[p.MetricName] = i
-			page.Groups = append(page.Groups, warehouse.MetricGroup{MetricName: p.MetricName, OrganizationID: p.OrganizationID})
-		}
-		page.Groups[i].Points = append(page.Groups[i].Points, p)
-	}
-	if more {
-		next, err := warehouse.EncodeMetricCursor(snapshot, offset+int64(q.Limit))
-		if err != nil {
-			return page, &warehouse.QueryError{Field: "cursor", Msg: "paging deeper than the cursor can reach; narrow the query: " + err.Error()}
-		}
-		page.NextCursor = warehouse.FormatMetricCursor(next)
+	if err := warehouse.FillMetricPage(&page, pts, more, snapshot, offset, q.Limit); err != nil {
+		return page, err
 	}
 	return page, nil
 }
