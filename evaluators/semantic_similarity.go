@@ -23,7 +23,9 @@ var semanticSimilarity = Definition{
 
 // runSemanticSimilarity scores the closeness in meaning of completion and
 // reference lexically (no embedding model), as textsim.Similarity: 0.5 ×
-// the IDF-weighted cosine of the stemmed content words + 0.3 × the cosine of
+// the IDF-weighted cosine of the stemmed content words, where a word that
+// WordNet relates (synonym or direct hypernym) to an unmatched word of the
+// other text counts as 0.6 of a match, + 0.3 × the cosine of
 // the character trigrams + 0.2 × the order similarity (longest common
 // subsequence) of the content words, times 0.8 when exactly one text is
 // negated. The weights were chosen a priori, not fitted. Texts equal up to

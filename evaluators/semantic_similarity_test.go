@@ -25,3 +25,28 @@ func BenchmarkSemanticSimilarity(b *testing.B) {
 		}
 	}
 }
+
+func TestSemanticSimilaritySynonyms(t *testing.T) {
+	score := func(a, b string) float64 {
+		res, err := semanticSimilarity.Run(t.Context(), Request{Input: map[string]string{"completion": a, "reference": b}})
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		return res["similarity_score"].(float64)
+	}
+	cases := []struct {
+		name              string
+		a, synonym, other string
+	}{
+		{"kid and child", "A kid is playing in the garden.", "A child is playing in the garden.", "A cat is playing in the garden."},
+		{"big and large", "The big house is empty.", "The large house is empty.", "The red house is empty."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			syn, other := score(c.a, c.synonym), score(c.a, c.other)
+			if syn <= other {
+				t.Errorf("synonym %q scores %v, not above unrelated %q at %v", c.synonym, syn, c.other, other)
+			}
+		})
+	}
+}

@@ -16,7 +16,9 @@ const (
 )
 
 // Similarity scores how close in meaning a and b are, 0..1: 0.5 × the
-// IDF-weighted cosine of their stemmed content words + 0.3 × the cosine of
+// IDF-weighted cosine of their stemmed content words, where a word related
+// in WordNet to an unmatched word of the other text counts as 0.6 of a match
+// (SemanticCosine) + 0.3 × the cosine of
 // their character trigrams + 0.2 × the order similarity (longest common
 // subsequence) of their content words, times 0.8 when one text is negated
 // and the other is not. Texts equal up to case and surrounding space score
@@ -32,7 +34,7 @@ func Similarity(a, b string) float64 {
 // TokenSimilarity is Similarity for texts already tokenised (ta is
 // Tokenize(a), tb is Tokenize(b)).
 func TokenSimilarity(a, b string, ta, tb []Token) float64 {
-	s := simCosineWeight*Cosine(ta, tb) + simTrigramWeight*CharNgramCosine(a, b, 3) + simOrderWeight*OrderSimilarity(ta, tb)
+	s := simCosineWeight*SemanticCosine(ta, tb) + simTrigramWeight*CharNgramCosine(a, b, 3) + simOrderWeight*OrderSimilarity(ta, tb)
 	if Negations(ta)%2 != Negations(tb)%2 {
 		s *= negationMismatchFactor
 	}

@@ -2,8 +2,9 @@
 // evaluators (faithfulness, answer correctness and relevancy, semantic
 // similarity, uncertainty, conversation quality): tokenising, stop words,
 // Snowball stemming, number and negation extraction, sentence splitting,
-// token and character n-gram overlap, weighted cosine, and the claim-support
-// and question-relevance scores built on them.
+// token and character n-gram overlap, weighted cosine (optionally crediting
+// words related in WordNet), and the claim-support and question-relevance
+// scores built on them.
 //
 // Everything works offline on CPU with no model; the word lists are
 // embedded and parsed once.
