@@ -56,3 +56,15 @@ func BenchmarkNameListLoad(b *testing.B) {
 		loadSurnames()
 	}
 }
+
+// digits1KB is about 1 KB of text dense with numbers: phone numbers,
+// dates, amounts, order numbers and addresses of servers, the worst case
+// of the PHONE_NUMBER recognizer (every run of digits is a candidate).
+var digits1KB = strings.Repeat("Order 20240117 of 2024-01-17 10:42 cost $1,249.99 (ref 8837 2210 4471); host 10.20.30.40, call +44 20 7946 0958 or 555-0142. ", 8)
+
+func BenchmarkAnalyzeDigits1KB(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Analyze(digits1KB)
+	}
+}

@@ -2,6 +2,7 @@ package pii
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -195,21 +196,84 @@ func fullNumber(number string) bool {
 }
 
 // phoneRegion is a region numbers without '+' are tried in, with its
-// country calling code and national trunk prefix.
+// country calling code, national trunk prefix and national number lengths.
 type phoneRegion struct {
 	code  string
 	cc    int32
 	trunk string
+	// lengths has bit n set when a valid national number of the region
+	// can have n digits; 0 when the metadata gives no lengths.
+	lengths uint64
+	// general is the pattern every valid national number of the region
+	// matches in full (nil when the metadata has none).
+	general *regexp.Regexp
+}
+
+// mayBeValid reports whether national can be a valid national number of
+// r: it has a possible length and matches the region's general pattern.
+// libphonenumber rejects a number failing either before it tries the
+// number types, so this cheap check keeps every verdict while sparing
+// most candidates IsValidNumberForRegion, which builds and looks up its
+// pattern strings on every call.
+func (r phoneRegion) mayBeValid(national string) bool {
+	n := len(national)
+	if r.lengths != 0 && (n >= 64 || r.lengths&(1<<n) == 0) {
+		return false
+	}
+	return r.general == nil || r.general.MatchString(national)
 }
 
 // phoneRegionInfo is phoneRegions with their codes, built once.
 var phoneRegionInfo = func() []phoneRegion {
+	general := generalDescs(phoneRegions)
 	out := make([]phoneRegion, len(phoneRegions))
 	for i, r := range phoneRegions {
 		out[i] = phoneRegion{code: r, cc: int32(phonenumbers.GetCountryCodeForRegion(r)), trunk: phonenumbers.GetNddPrefixForRegion(r, true)}
+		if g, ok := general[r]; ok {
+			out[i].lengths, out[i].general = g.lengths, g.pattern
+		}
 	}
 	return out
 }()
+
+// generalDesc is what every valid national number of a region satisfies:
+// one of its lengths (a bit set, 0 for any) and its pattern in full.
+type generalDesc struct {
+	lengths uint64
+	pattern *regexp.Regexp
+}
+
+// generalDescs reads the general description of regions from
+// libphonenumber's metadata. A region it omits, or whose description does
+// not fit or compile, gets no pre-check.
+func generalDescs(regions []string) map[string]generalDesc {
+	coll, err := phonenumbers.MetadataCollection()
+	if err != nil {
+		return nil
+	}
+	out := map[string]generalDesc{}
+	for _, m := range coll.GetMetadata() {
+		if !slices.Contains(regions, m.GetId()) {
+			continue
+		}
+		desc := m.GetGeneralDesc()
+		var g generalDesc
+		for _, n := range desc.GetPossibleLength() {
+			if n < 0 || n >= 64 {
+				g.lengths = 0
+				break
+			}
+			g.lengths |= 1 << n
+		}
+		if p := desc.GetNationalNumberPattern(); p != "" {
+			if re, err := regexp.Compile("^(?:" + p + ")$"); err == nil {
+				g.pattern = re
+			}
+		}
+		out[m.GetId()] = g
+	}
+	return out
+}
 
 // phoneValid reports whether libphonenumber accepts number as a valid
 // number: as written when international ("+..." or "00..."), else in one
@@ -230,7 +294,7 @@ func phoneValid(number string) bool {
 		if r.trunk != "" && strings.HasPrefix(d, r.trunk) {
 			national = d[len(r.trunk):]
 		}
-		if national == "" || national[0] == '0' || len(national) > 17 {
+		if national == "" || national[0] == '0' || len(national) > 17 || !r.mayBeValid(national) {
 			continue
 		}
 		v, err := strconv.ParseUint(national, 10, 64)

@@ -46,45 +46,104 @@ func wordsOf(s string) []string {
 	})
 }
 
+// isWordByte reports whether c belongs to a word of folded text (see
+// wordsOf): a letter, digit, underscore or byte of a non-ASCII character.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
+}
+
+// nextWord returns the bounds of the first word of folded at or after i,
+// with start == len(folded) when there is none.
+func nextWord(folded []byte, i int) (start, end int) {
+	for i < len(folded) && !isWordByte(folded[i]) {
+		i++
+	}
+	start = i
+	for i < len(folded) && isWordByte(folded[i]) {
+		i++
+	}
+	return start, i
+}
+
 // matches reports whether a word or word sequence of folded text is an
-// entry, as given or with runs of equal letters cut to one.
-func (l *lexicon) matches(folded string) bool {
-	words := wordsOf(folded)
-	for i, w := range words {
-		if l.entries[w] {
+// entry, as given or with runs of equal letters cut to one. It scans the
+// words in place; scratch is reused for phrases and collapsed words, so
+// the scan allocates only when scratch lacks capacity.
+func (l *lexicon) matches(folded []byte, scratch *[]byte) bool {
+	for i := 0; ; {
+		ws, we := nextWord(folded, i)
+		if ws == len(folded) {
+			return false
+		}
+		i = we
+		w := folded[ws:we]
+		if l.entries[string(w)] {
 			return true
 		}
-		if l.phraseStarts[w] {
-			phrase := w
-			for n := 1; n < maxPhraseWords && i+n < len(words); n++ {
-				phrase += " " + words[i+n]
-				if l.entries[phrase] {
+		if l.phraseStarts[string(w)] {
+			phrase := append((*scratch)[:0], w...)
+			next := we
+			for n := 1; n < maxPhraseWords; n++ {
+				s, e := nextWord(folded, next)
+				if s == len(folded) {
+					break
+				}
+				next = e
+				phrase = append(append(phrase, ' '), folded[s:e]...)
+				if l.entries[string(phrase)] {
+					*scratch = phrase
 					return true
 				}
 			}
+			*scratch = phrase
 		}
-		if hasDoubleLetter(w) && l.entries[collapseRepeats(w)] {
-			return true
+		if hasDoubleLetter(w) {
+			*scratch = appendCollapsedRepeats((*scratch)[:0], w)
+			if l.entries[string(*scratch)] {
+				return true
+			}
 		}
 	}
-	return false
 }
 
 // maskChars are the symbols people put in place of letters ("f*ck").
 const maskChars = "*@#$%!?"
+
+// maskTrim are the characters stripped from both ends of a token before
+// masked matching.
+const maskTrim = `"'()[]{}.,;:!?`
 
 // matchesMasked reports whether a space-separated token of normalised
 // text, stripped of surrounding punctuation, matches a one-word entry of
 // the same length when each mask character stands for any letter. The
 // token must have at least four bytes, one to half of them masks, and
 // its other characters must be letters.
-func (l *lexicon) matchesMasked(normalised string) bool {
-	for _, tok := range strings.Fields(normalised) {
-		tok = strings.Trim(tok, `"'()[]{}.,;:!?`)
+//
+// text is normalised text (textclass.Normalize) or ASCII text as given:
+// for ASCII text Normalize only lower-cases letters and turns runs of
+// white space and control characters into one space, so tokens are
+// split at those bytes and compared lower-cased here, without building
+// the normalised string.
+func (l *lexicon) matchesMasked(text string) bool {
+	for i := 0; i < len(text); {
+		for i < len(text) && isSeparatorByte(text[i]) {
+			i++
+		}
+		start := i
+		for i < len(text) && !isSeparatorByte(text[i]) {
+			i++
+		}
+		tok := text[start:i]
+		for len(tok) > 0 && strings.IndexByte(maskTrim, tok[0]) >= 0 {
+			tok = tok[1:]
+		}
+		for len(tok) > 0 && strings.IndexByte(maskTrim, tok[len(tok)-1]) >= 0 {
+			tok = tok[:len(tok)-1]
+		}
 		masks := 0
 		ok := len(tok) >= 4
-		for i := 0; ok && i < len(tok); i++ {
-			switch c := tok[i]; {
+		for k := 0; ok && k < len(tok); k++ {
+			switch c := lowerASCII(tok[k]); {
 			case strings.IndexByte(maskChars, c) >= 0:
 				masks++
 			case c < 'a' || c > 'z':
@@ -103,6 +162,19 @@ func (l *lexicon) matchesMasked(normalised string) bool {
 	return false
 }
 
+// isSeparatorByte reports whether c separates tokens of normalised text
+// (a space) or, in ASCII text, becomes a space when normalised (white
+// space and control characters).
+func isSeparatorByte(c byte) bool { return c <= ' ' || c == 0x7f }
+
+// lowerASCII lower-cases an ASCII letter and returns any other byte as is.
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 func maskedEqual(tok, entry string) bool {
 	for i := 0; i < len(tok); i++ {
 		if strings.IndexByte(maskChars, tok[i]) >= 0 {
@@ -111,7 +183,7 @@ func maskedEqual(tok, entry string) bool {
 			}
 			continue
 		}
-		if tok[i] != entry[i] {
+		if lowerASCII(tok[i]) != entry[i] {
 			return false
 		}
 	}
@@ -121,49 +193,61 @@ func maskedEqual(tok, entry string) bool {
 // matchesSpaced reports whether a run of three or more single letters
 // separated by spaces in normalised text spells an entry, also when the
 // run starts or ends with the words "a" or "i" ("i f u c k" → "fuck"),
-// which textclass.Fold joins into the word.
-func (l *lexicon) matchesSpaced(normalised string) bool {
-	fields := strings.Fields(normalised)
-	var run []byte
-	check := func() bool {
-		defer func() { run = run[:0] }()
-		if len(run) < 3 {
-			return false
+// which textclass.Fold joins into the word. run is reused for the
+// letters, so the scan allocates only when run lacks capacity.
+func (l *lexicon) matchesSpaced(normalised string, run *[]byte) bool {
+	letters := (*run)[:0]
+	defer func() { *run = letters[:0] }()
+	for i := 0; i < len(normalised); {
+		for i < len(normalised) && isSeparatorByte(normalised[i]) {
+			i++
 		}
-		s := string(run)
-		cands := []string{s}
-		if run[0] == 'a' || run[0] == 'i' {
-			cands = append(cands, s[1:])
+		start := i
+		for i < len(normalised) && !isSeparatorByte(normalised[i]) {
+			i++
 		}
-		if last := run[len(run)-1]; last == 'a' || last == 'i' {
-			cands = append(cands, s[:len(s)-1])
+		if start == i {
+			break
 		}
-		for _, c := range cands {
-			if l.entries[c] {
-				return true
-			}
-		}
-		return false
-	}
-	for _, f := range fields {
-		t := strings.TrimRight(f, `.,;:!?"')`)
-		t = strings.TrimLeft(t, `"'(`)
+		f := normalised[start:i]
+		t := strings.TrimLeft(strings.TrimRight(f, `.,;:!?"')`), `"'(`)
 		if len(t) == 1 && t[0] >= 'a' && t[0] <= 'z' {
-			run = append(run, t[0])
-			if t != f && check() { // punctuation ends the run
-				return true
+			letters = append(letters, t[0])
+			if len(t) != len(f) { // punctuation ends the run
+				if l.spells(letters) {
+					return true
+				}
+				letters = letters[:0]
 			}
 			continue
 		}
-		if check() {
+		if l.spells(letters) {
 			return true
 		}
+		letters = letters[:0]
 	}
-	return check()
+	return l.spells(letters)
+}
+
+// spells reports whether a run of spaced single letters spells an entry,
+// as a whole or without a leading or trailing "a" or "i" (see
+// matchesSpaced). Runs shorter than three letters spell nothing.
+func (l *lexicon) spells(run []byte) bool {
+	if len(run) < 3 {
+		return false
+	}
+	if l.entries[string(run)] {
+		return true
+	}
+	if (run[0] == 'a' || run[0] == 'i') && l.entries[string(run[1:])] {
+		return true
+	}
+	last := run[len(run)-1]
+	return (last == 'a' || last == 'i') && l.entries[string(run[:len(run)-1])]
 }
 
 // hasDoubleLetter reports whether s has two equal ASCII letters in a row.
-func hasDoubleLetter(s string) bool {
+func hasDoubleLetter(s []byte) bool {
 	for i := 1; i < len(s); i++ {
 		if s[i] == s[i-1] && s[i] >= 'a' && s[i] <= 'z' {
 			return true

@@ -56,10 +56,13 @@ func (d *Detector) CheckProbability(text string) float64 {
 // letters cut to one ("fuuuck" → "fuck", where Fold gives "fuuck").
 func (d *Detector) Score(text string) float64 {
 	normalised := textclass.Normalize(text)
-	folded := textclass.Fold(normalised)
-	if d.lexicon.matches(folded) || d.lexicon.matchesMasked(normalised) || d.lexicon.matchesSpaced(normalised) {
+	bufs := scanBuffers.Get().(*scanBuffer)
+	defer bufs.release()
+	bufs.folded = textclass.AppendFold(bufs.folded[:0], normalised)
+	if d.lexicon.matches(bufs.folded, &bufs.scratch) || d.lexicon.matchesMasked(normalised) || d.lexicon.matchesSpaced(normalised, &bufs.scratch) {
 		return 1
 	}
+	folded := string(bufs.folded)
 	p := d.check.probability(text)
 	for _, v := range [...]string{folded, textclass.Fold(cutLongRuns(normalised))} {
 		if v == text {
@@ -73,8 +76,51 @@ func (d *Detector) Score(text string) float64 {
 // HasSlur reports whether text holds a racial, ethnic or severe
 // sexual-orientation/gender slur of the Surge AI list, as a whole
 // normalised token (leetspeak, spacing and repeats folded).
+//
+// It allocates nothing on ASCII text once its buffers are warm: the
+// folded text is built in a pooled buffer and scanned in place.
 func (d *Detector) HasSlur(text string) bool {
-	return d.slurs.matches(textclass.Fold(text)) || d.slurs.matchesMasked(textclass.Normalize(text))
+	bufs := scanBuffers.Get().(*scanBuffer)
+	defer bufs.release()
+	bufs.folded = textclass.AppendFold(bufs.folded[:0], text)
+	if d.slurs.matches(bufs.folded, &bufs.scratch) {
+		return true
+	}
+	if isASCII(text) {
+		return d.slurs.matchesMasked(text) // see matchesMasked
+	}
+	return d.slurs.matchesMasked(textclass.Normalize(text))
+}
+
+// scanBuffer holds the reusable buffers of one lexicon scan.
+type scanBuffer struct {
+	folded  []byte // folded text
+	scratch []byte // phrases and collapsed words
+}
+
+// maxPooledBuffer bounds the capacity of a buffer kept for reuse, so one
+// huge text does not pin its buffer.
+const maxPooledBuffer = 64 << 10
+
+// scanBuffers pools scanBuffers across calls and goroutines.
+var scanBuffers = sync.Pool{New: func() any { return new(scanBuffer) }}
+
+// release returns b to scanBuffers unless it grew too large.
+func (b *scanBuffer) release() {
+	if cap(b.folded) > maxPooledBuffer || cap(b.scratch) > maxPooledBuffer {
+		return
+	}
+	scanBuffers.Put(b)
+}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // HasProfanity reports whether Score(text) > 0.5, profanity-check's own
@@ -101,17 +147,14 @@ func cutLongRuns(s string) string {
 	return b.String()
 }
 
-// collapseRepeats cuts every run of equal ASCII letters to one letter
-// ("fuuck" → "fuck", "shiit" → "shit").
-func collapseRepeats(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if i > 0 && c == s[i-1] && c >= 'a' && c <= 'z' {
+// appendCollapsedRepeats appends w to dst with every run of equal ASCII
+// letters cut to one letter ("fuuck" → "fuck", "shiit" → "shit").
+func appendCollapsedRepeats(dst, w []byte) []byte {
+	for i, c := range w {
+		if i > 0 && c == w[i-1] && c >= 'a' && c <= 'z' {
 			continue
 		}
-		b.WriteByte(c)
+		dst = append(dst, c)
 	}
-	return b.String()
+	return dst
 }

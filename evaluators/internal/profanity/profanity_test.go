@@ -148,6 +148,15 @@ func BenchmarkScore1KB(b *testing.B) {
 	}
 }
 
+func BenchmarkHasSlur1KB(b *testing.B) {
+	d := detector(b)
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog, again and again. ", 17)[:1024]
+	b.ReportAllocs()
+	for b.Loop() {
+		d.HasSlur(text)
+	}
+}
+
 func TestCutLongRuns(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"fuuuuck", "fuck"},
