@@ -45,7 +45,17 @@ func nbRatios(examples []example, idx []int, bits int, alpha float64) []float32 
 	return r
 }
 
-// fitScaled is fit with every feature of bucket j scaled by r[j].
+// bucketScale is r[j], or 1 when r is nil.
+func bucketScale(r []float32, j uint32) float32 {
+	if r == nil {
+		return 1
+	}
+	return r[j]
+}
+
+// fitScaled trains logistic regression with AdaGrad on the examples at
+// idx, every feature of bucket j scaled by r[j] (r nil: no scaling, which
+// is exact: x·1 rounds to x).
 func fitScaled(examples []example, idx []int, r []float32, opts TrainOptions, stream uint64) (float64, []float32) {
 	n := 1 << opts.Features.HashBits
 	w := make([]float32, n)
@@ -74,7 +84,7 @@ func fitScaled(examples []example, idx []int, r []float32, opts TrainOptions, st
 			e := examples[i]
 			var s float64
 			for _, x := range e.feats {
-				v := float64(w[x>>1] * r[x>>1])
+				v := float64(w[x>>1] * bucketScale(r, x>>1))
 				if x&1 != 0 {
 					v = -v
 				}
@@ -90,7 +100,7 @@ func fitScaled(examples []example, idx []int, r []float32, opts TrainOptions, st
 			bias -= lr * g / math.Sqrt(biasG2+eps)
 			for _, x := range e.feats {
 				j := x >> 1
-				gx := g * e.scale * float64(r[j])
+				gx := g * e.scale * float64(bucketScale(r, j))
 				if x&1 != 0 {
 					gx = -gx
 				}

@@ -200,52 +200,7 @@ func linear(bias float64, w []float32, e example) float64 {
 
 // fit trains logistic regression with AdaGrad on the examples at idx.
 func fit(examples []example, idx []int, opts TrainOptions, stream uint64) (float64, []float32) {
-	n := 1 << opts.Features.HashBits
-	w := make([]float32, n)
-	g2 := make([]float32, n)
-	var bias, biasG2 float64
-	wPos, wNeg := 1.0, 1.0
-	if opts.ClassWeight {
-		pos := 0
-		for _, i := range idx {
-			if examples[i].label {
-				pos++
-			}
-		}
-		if pos > 0 && pos < len(idx) {
-			wPos = float64(len(idx)) / (2 * float64(pos))
-			wNeg = float64(len(idx)) / (2 * float64(len(idx)-pos))
-		}
-	}
-	order := append([]int(nil), idx...)
-	rng := rand.New(rand.NewPCG(uint64(opts.Seed), stream))
-	const eps = 1e-8
-	lr := opts.LearningRate
-	for range opts.Epochs {
-		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, i := range order {
-			e := examples[i]
-			p := sigmoid(linear(bias, w, e))
-			y, cw := 0.0, wNeg
-			if e.label {
-				y, cw = 1, wPos
-			}
-			g := cw * (p - y)
-			biasG2 += g * g
-			bias -= lr * g / math.Sqrt(biasG2+eps)
-			for _, x := range e.feats {
-				j := x >> 1
-				gx := g * e.scale
-				if x&1 != 0 {
-					gx = -gx
-				}
-				gx += opts.L2 * float64(w[j])
-				g2[j] += float32(gx * gx)
-				w[j] -= float32(lr * gx / math.Sqrt(float64(g2[j])+eps))
-			}
-		}
-	}
-	return bias, w
+	return fitScaled(examples, idx, nil, opts, stream)
 }
 
 // fitPlatt fits p = sigmoid(A·s + B) to scores and labels by Newton's
