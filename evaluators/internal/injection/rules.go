@@ -3,7 +3,6 @@ package injection
 import (
 	"bytes"
 	"regexp"
-	"unicode/utf8"
 )
 
 // Finding is the strongest rule that matched a text.
@@ -281,6 +280,29 @@ func lowerASCII(dst []byte, s string) {
 // matchPlain applies the marker and phrase rules to text, whose
 // ASCII-lower-case copy is lower.
 func matchPlain(text string, lower []byte) Finding {
+	best := matchPlainMarkers(lower)
+	var occ [maxOccurrences]occurrence
+	n, scanned := phraseAnchors.scan(lower, occ[:])
+	for i := range phraseRules {
+		r := &phraseRules[i]
+		if r.score <= best.Score {
+			continue
+		}
+		var hit bool
+		if scanned {
+			hit = phraseAnchors.matchOccurrences(i, text, occ[:n])
+		} else {
+			hit = r.matchAround(text, lower)
+		}
+		if hit {
+			best = Finding{Rule: r.name, Score: r.score}
+		}
+	}
+	return best
+}
+
+// matchPlainMarkers applies the chat-template marker rules to lower.
+func matchPlainMarkers(lower []byte) Finding {
 	var best Finding
 	for _, m := range markerRules {
 		if m.score > best.Score && bytes.Contains(lower, m.marker) {
@@ -290,17 +312,12 @@ func matchPlain(text string, lower []byte) Finding {
 	if endOfSequence.score > best.Score && bytes.Contains(lower, endOfSequence.marker) && !bytes.Contains(lower, []byte("<s>")) {
 		best = Finding{Rule: endOfSequence.name, Score: endOfSequence.score}
 	}
-	for i := range phraseRules {
-		r := &phraseRules[i]
-		if r.score > best.Score && r.matchAround(text, lower) {
-			best = Finding{Rule: r.name, Score: r.score}
-		}
-	}
 	return best
 }
 
 // matchAround runs the rule's expression on the text around every anchor
-// occurrence until one matches.
+// occurrence until one matches. matchPlain uses it when a text holds more
+// anchor occurrences than one scan records.
 func (r *phraseRule) matchAround(text string, lower []byte) bool {
 	for _, a := range r.anchors {
 		for from := 0; from < len(lower); {
@@ -309,14 +326,7 @@ func (r *phraseRule) matchAround(text string, lower []byte) bool {
 				break
 			}
 			at := from + i
-			lo, hi := max(0, at-regexWindowBefore), min(len(text), at+len(a)+regexWindowAfter)
-			for lo > 0 && !utf8.RuneStart(text[lo]) {
-				lo--
-			}
-			for hi < len(text) && !utf8.RuneStart(text[hi]) {
-				hi++
-			}
-			if r.re.MatchString(text[lo:hi]) {
+			if r.re.MatchString(window(text, at, len(a))) {
 				return true
 			}
 			// The next window starts past this one's reach.
