@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"hash/fnv"
@@ -88,17 +87,14 @@ const (
 	indexRowsPerInsert = 100
 )
 
-var insertIndexSQL = insertIndexRows(indexRowsPerInsert)
-
-func insertIndexRows(n int) string {
-	return "INSERT INTO span_attr_index (hour, hash, base, offsets) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", n), ", ")
-}
+// insertIndexSQL starts the insert of index rows (hour, hash, base,
+// offsets).
+const insertIndexSQL = "INSERT INTO span_attr_index (hour, hash, base, offsets) VALUES "
 
 // write inserts the posting lists in key order (the B-tree inserts walk
 // forward). Each row holds base, a sequence number, and offsets, a JSON
 // array of the row's sequence numbers minus base.
-func (p *postings) write(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt) error {
+func (p *postings) write(ctx context.Context, tx *sql.Tx) error {
 	keys := make([]postingKey, 0, len(p.lists))
 	for k := range p.lists {
 		keys = append(keys, k)
@@ -106,20 +102,8 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt) error 
 	slices.SortFunc(keys, func(a, b postingKey) int {
 		return cmp.Or(cmp.Compare(a.hour, b.hour), cmp.Compare(a.hash, b.hash))
 	})
-	args := make([]any, 0, 4*indexRowsPerInsert)
-	flush := func() error {
-		if len(args) == 0 {
-			return nil
-		}
-		var err error
-		if n := len(args) / 4; n == indexRowsPerInsert {
-			_, err = stmt.ExecContext(ctx, args...)
-		} else {
-			_, err = tx.ExecContext(ctx, insertIndexRows(n), args...)
-		}
-		args = args[:0]
-		return err
-	}
+	rows := newRowInserter(tx, insertIndexSQL, 4, indexRowsPerInsert)
+	defer rows.close()
 	var buf []byte
 	for _, k := range keys {
 		list := p.lists[k]
@@ -135,15 +119,12 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt) error 
 				buf = strconv.AppendInt(buf, off-base, 10)
 			}
 			buf = append(buf, ']')
-			args = append(args, k.hour, k.hash, p.first+base, string(buf))
-			if len(args) == 4*indexRowsPerInsert {
-				if err := flush(); err != nil {
-					return err
-				}
+			if err := rows.add(ctx, k.hour, k.hash, p.first+base, string(buf)); err != nil {
+				return err
 			}
 		}
 	}
-	return flush()
+	return rows.flush(ctx)
 }
 
 // defaultMaxIndexCandidates bounds the spans a query takes from the

@@ -3,10 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"hash/fnv"
+	"fmt"
 	"math"
-	"sort"
+	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -16,49 +18,139 @@ import (
 // a key with probability about n²/2⁶⁵ (3·10⁻⁸ for a million rows); the later
 // one would then be skipped as a duplicate.
 func dedupKey(parts ...string) int64 {
-	h := fnv.New64a()
+	k := newKeyHash()
 	for _, p := range parts {
-		_, _ = h.Write([]byte(p))
-		_, _ = h.Write([]byte{0})
+		k.add(p)
 	}
-	return int64(h.Sum64())
+	return int64(k)
+}
+
+// keyHash is the running FNV-1a hash of a dedup key.
+type keyHash uint64
+
+func newKeyHash() keyHash { return 14695981039346656037 }
+
+// add hashes s and the 0 byte that ends it.
+func (k *keyHash) add(s string) {
+	const prime64 = 1099511628211
+	h := uint64(*k)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime64
+	}
+	*k = keyHash(h * prime64)
 }
 
 // pointKey is the dedup key of a metric point: everything that makes it
-// what it is.
-func pointKey(p *warehouse.MetricPoint) int64 {
-	parts := []string{p.Environment, p.OrganizationID, p.MetricName, p.Source, strconv.FormatInt(p.EventTime, 10), p.TraceID, p.SpanID}
+// what it is, the maps' keys in sorted order.
+func pointKey(p *warehouse.MetricPoint, labels, attrs *encodedMap) int64 {
+	k := newKeyHash()
+	for _, s := range []string{p.Environment, p.OrganizationID, p.MetricName, p.Source, strconv.FormatInt(p.EventTime, 10), p.TraceID, p.SpanID} {
+		k.add(s)
+	}
 	switch {
 	case p.BoolValue != nil:
-		parts = append(parts, "b", strconv.FormatBool(*p.BoolValue))
+		k.add("b")
+		k.add(strconv.FormatBool(*p.BoolValue))
 	case p.NumericValue != nil:
-		parts = append(parts, "n", strconv.FormatUint(math.Float64bits(*p.NumericValue), 16))
+		k.add("n")
+		k.add(strconv.FormatUint(math.Float64bits(*p.NumericValue), 16))
 	case p.EnumValue != nil:
-		parts = append(parts, "e", *p.EnumValue)
+		k.add("e")
+		k.add(*p.EnumValue)
 	}
-	parts = appendSorted(append(parts, "labels"), p.Labels)
-	parts = appendSorted(append(parts, "attributes"), p.Attributes)
-	return dedupKey(parts...)
+	k.add("labels")
+	labels.addTo(&k)
+	k.add("attributes")
+	attrs.addTo(&k)
+	return int64(k)
 }
 
-func appendSorted(parts []string, m map[string]string) []string {
+// encodedMap is a map with its keys sorted and its encodeMap JSON.
+type encodedMap struct {
+	m    map[string]string
+	keys []string
+	json string
+}
+
+// addTo hashes the map's keys and values in key order.
+func (e *encodedMap) addTo(k *keyHash) {
+	for _, key := range e.keys {
+		k.add(key)
+		k.add(e.m[key])
+	}
+}
+
+// lastEncoding encodes maps and remembers the last one, so that a map
+// handed over again (the same map, not an equal copy) is not sorted and
+// encoded twice: the exporter gives all points of one evaluation one
+// labels map and all points of one span one attributes map.
+type lastEncoding struct{ last encodedMap }
+
+func (c *lastEncoding) encode(m map[string]string) *encodedMap {
+	if c.last.m != nil && len(m) == len(c.last.m) && sameMap(m, c.last.m) {
+		return &c.last
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, k, m[k])
-	}
-	return parts
+	slices.Sort(keys)
+	c.last = encodedMap{m: m, keys: keys, json: encodeSorted(m, keys)}
+	return &c.last
 }
 
-// insertKey records key and reports whether it was new.
-func insertKey(ctx context.Context, stmt *sql.Stmt, key int64) (bool, error) {
-	res, err := stmt.ExecContext(ctx, key)
-	if err != nil {
-		return false, err
+// sameMap reports whether a and b are the same map value.
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// keysPerInsert is how many keys one INSERT of insertKeys carries.
+const keysPerInsert = 500
+
+// insertKeys records keys in table (one INTEGER PRIMARY KEY column, key)
+// and reports for each whether it was new: false when an earlier write
+// stored it, or when it comes earlier in keys.
+func insertKeys(ctx context.Context, tx *sql.Tx, table string, keys []int64) ([]bool, error) {
+	fresh := make([]bool, len(keys))
+	first := make(map[int64]int, len(keys)) // key -> its first index in keys
+	distinct := make([]any, 0, len(keys))
+	for i, k := range keys {
+		if _, dup := first[k]; !dup {
+			first[k] = i
+			distinct = append(distinct, k)
+		}
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	full := ""
+	for len(distinct) > 0 {
+		chunk := distinct[:min(len(distinct), keysPerInsert)]
+		distinct = distinct[len(chunk):]
+		query := full
+		if len(chunk) < keysPerInsert || full == "" {
+			query = "INSERT OR IGNORE INTO " + table + " (key) VALUES " +
+				strings.TrimSuffix(strings.Repeat("(?), ", len(chunk)), ", ") + " RETURNING key"
+			if len(chunk) == keysPerInsert {
+				full = query
+			}
+		}
+		rows, err := tx.QueryContext(ctx, query, chunk...)
+		if err != nil {
+			return nil, fmt.Errorf("insert keys: %w", err)
+		}
+		for rows.Next() {
+			var k int64
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("insert keys: %w", err)
+			}
+			fresh[first[k]] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("insert keys: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("insert keys: %w", err)
+		}
+	}
+	return fresh, nil
 }

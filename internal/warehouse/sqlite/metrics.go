@@ -8,9 +8,13 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
+// insertPointSQL starts the insert of metric points; rowInserter adds
+// the VALUES rows.
 const insertPointSQL = `INSERT INTO metric_points (environment, organization_id, metric_name, source, event_time,
-	bool_value, numeric_value, enum_value, trace_id, span_id, labels, attributes)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	bool_value, numeric_value, enum_value, trace_id, span_id, labels, attributes) VALUES `
+
+// pointColumns is the number of columns insertPointSQL names.
+const pointColumns = 12
 
 const selectPointColumns = `environment, organization_id, metric_name, source, event_time, bool_value,
 	numeric_value, enum_value, trace_id, span_id, labels, attributes`
@@ -28,23 +32,23 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		return fmt.Errorf("write metric points: begin: %w", mapErr(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	stmt, err := tx.PrepareContext(ctx, insertPointSQL)
-	if err != nil {
-		return fmt.Errorf("write metric points: prepare: %w", mapErr(err))
-	}
-	defer stmt.Close()
-	keyStmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO point_keys (key) VALUES (?)`)
-	if err != nil {
-		return fmt.Errorf("write metric points: prepare: %w", mapErr(err))
-	}
-	defer keyStmt.Close()
+	var labelsEnc, attrsEnc lastEncoding
+	rows := newRowInserter(tx, insertPointSQL, pointColumns, rowsPerInsert)
+	defer rows.close()
+	labels, attrs := make([]string, len(pts)), make([]string, len(pts))
+	keys := make([]int64, len(pts))
 	for i := range pts {
 		p := &pts[i]
-		fresh, err := insertKey(ctx, keyStmt, pointKey(p))
-		if err != nil {
-			return fmt.Errorf("write metric points: point %d: key: %w", i, mapErr(err))
-		}
-		if !fresh {
+		l, a := labelsEnc.encode(p.Labels), attrsEnc.encode(p.Attributes)
+		labels[i], attrs[i], keys[i] = l.json, a.json, pointKey(p, l, a)
+	}
+	fresh, err := insertKeys(ctx, tx, "point_keys", keys)
+	if err != nil {
+		return fmt.Errorf("write metric points: %w", mapErr(err))
+	}
+	for i := range pts {
+		p := &pts[i]
+		if !fresh[i] {
 			continue
 		}
 		var b sql.NullBool
@@ -59,10 +63,13 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		if p.EnumValue != nil {
 			e = sql.NullString{String: *p.EnumValue, Valid: true}
 		}
-		if _, err := stmt.ExecContext(ctx, p.Environment, p.OrganizationID, p.MetricName, p.Source, p.EventTime,
-			b, n, e, p.TraceID, p.SpanID, encodeMap(p.Labels), encodeMap(p.Attributes)); err != nil {
-			return fmt.Errorf("write metric points: point %d: %w", i, mapErr(err))
+		if err := rows.add(ctx, p.Environment, p.OrganizationID, p.MetricName, p.Source, p.EventTime,
+			b, n, e, p.TraceID, p.SpanID, labels[i], attrs[i]); err != nil {
+			return fmt.Errorf("write metric points: points up to %d: %w", i, mapErr(err))
 		}
+	}
+	if err := rows.flush(ctx); err != nil {
+		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("write metric points: commit: %w", mapErr(err))

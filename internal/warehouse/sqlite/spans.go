@@ -11,11 +11,15 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
+// insertSpanSQL starts the insert of spans; rowInserter adds the VALUES
+// rows.
 const insertSpanSQL = `INSERT INTO spans (seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
 	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
 	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
-	resource_id, span_attributes, prompts, completions, input, output, evaluations)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	resource_id, span_attributes, prompts, completions, input, output, evaluations) VALUES `
+
+// spanColumns is the number of columns insertSpanSQL names.
+const spanColumns = 29
 
 const selectSpanColumns = `seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
 	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
@@ -40,30 +44,21 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM spans`).Scan(&seq); err != nil {
 		return fmt.Errorf("write spans: next sequence: %w", mapErr(err))
 	}
-	stmt, err := tx.PrepareContext(ctx, insertSpanSQL)
-	if err != nil {
-		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
+	keys := make([]int64, len(spans))
+	for i := range spans {
+		keys[i] = dedupKey(spans[i].Environment, spans[i].TraceID, spans[i].SpanID)
 	}
-	defer stmt.Close()
-	keyStmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO span_keys (key) VALUES (?)`)
+	fresh, err := insertKeys(ctx, tx, "span_keys", keys)
 	if err != nil {
-		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
+		return fmt.Errorf("write spans: %w", mapErr(err))
 	}
-	defer keyStmt.Close()
-	idxStmt, err := tx.PrepareContext(ctx, insertIndexSQL)
-	if err != nil {
-		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
-	}
-	defer idxStmt.Close()
+	rows := newRowInserter(tx, insertSpanSQL, spanColumns, rowsPerInsert)
+	defer rows.close()
 	index := newPostings(seq + 1)
 	res := s.resources.begin()
 	for i := range spans {
 		sp := &spans[i]
-		fresh, err := insertKey(ctx, keyStmt, dedupKey(sp.Environment, sp.TraceID, sp.SpanID))
-		if err != nil {
-			return fmt.Errorf("write spans: span %d: key: %w", i, mapErr(err))
-		}
-		if !fresh {
+		if !fresh[i] {
 			continue // stored by an earlier write of the same span
 		}
 		seq++
@@ -71,17 +66,20 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 		if err != nil {
 			return fmt.Errorf("write spans: span %d: resource: %w", i, mapErr(err))
 		}
-		if _, err := stmt.ExecContext(ctx, seq, sp.Environment, sp.Timestamp, sp.Duration, sp.TotalTokens,
+		if err := rows.add(ctx, seq, sp.Environment, sp.Timestamp, sp.Duration, sp.TotalTokens,
 			sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState, sp.SpanName, sp.SpanKind, sp.ServiceName,
 			sp.ScopeName, sp.ScopeVersion, sp.StatusCode, sp.StatusMessage, sp.WorkflowName, sp.EntityName,
 			sp.AgentName, sp.RequestModel, sp.ResponseModel, sp.Vendor, resID,
 			encodeMap(sp.SpanAttributes), encodeMap(sp.Prompts), encodeMap(sp.Completions), sp.Input, sp.Output,
 			warehouse.EncodeEvaluations(sp.Evaluations)); err != nil {
-			return fmt.Errorf("write spans: span %d: %w", i, mapErr(err))
+			return fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
 		index.add(seq, sp)
 	}
-	if err := index.write(ctx, tx, idxStmt); err != nil {
+	if err := rows.flush(ctx); err != nil {
+		return fmt.Errorf("write spans: %w", mapErr(err))
+	}
+	if err := index.write(ctx, tx); err != nil {
 		return fmt.Errorf("write spans: attribute index: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {
@@ -244,12 +242,22 @@ func encodeMap(m map[string]string) string {
 		return "{}"
 	}
 	keys := make([]string, 0, len(m))
-	size := 2
-	for k, v := range m {
+	for k := range m {
 		keys = append(keys, k)
-		size += len(k) + len(v) + 6
 	}
 	slices.Sort(keys)
+	return encodeSorted(m, keys)
+}
+
+// encodeSorted is encodeMap with m's keys given in sorted order.
+func encodeSorted(m map[string]string, keys []string) string {
+	if len(keys) == 0 {
+		return "{}"
+	}
+	size := 2
+	for _, k := range keys {
+		size += len(k) + len(m[k]) + 6
+	}
 	b := make([]byte, 0, size)
 	b = append(b, '{')
 	for i, k := range keys {
