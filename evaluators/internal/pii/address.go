@@ -21,6 +21,8 @@ import (
 //	any of these followed by a unit or a postcode:                       0.85
 //	the same with a lower-case street name ("3911 fourth avenue"):       0.5
 //	a unit alone ("Apt. 595", "Suite 501"):                              0.4
+//	an intersection ("the corner of 12 Hollis str and Quarry Lane",
+//	"the corner of Main and Elm"):                                       0.75
 //
 // Context words ("address", "live", "located", "ship to", ...) add 0.35,
 // so a lower-case address or a unit after "my address is" reaches 0.75.
@@ -134,19 +136,23 @@ func streetAddressRecognizer() recognizer {
 		entity: StreetAddress,
 		context: []string{"address", "addresses", "addr", "live", "lives", "living", "lived", "reside", "resides", "residence",
 			"located", "location", "ship", "shipping", "shipped", "deliver", "delivery", "send", "sent", "mail", "mailing",
-			"postal", "billing", "home", "moved", "move", "office", "offices", "visit", "meet", "street", "apartment"},
-		applies: hasDigit,
+			"postal", "billing", "home", "moved", "move", "office", "offices", "visit", "meet", "street", "apartment",
+			"drop", "drops", "dropped", "stop", "directions"},
+		applies: func(s string) bool { return hasDigit(s) || strings.Contains(s, "orner of") },
 		find:    findAddresses,
 	}
 }
 
 func findAddresses(text string) []candidate {
+	out := findCorners(text)
+	if !hasDigit(text) {
+		return out
+	}
 	var win addressWindows
 	feats := addressFeatures(text, &win)
 	if feats == 0 {
-		return nil
+		return out
 	}
-	var out []candidate
 	for _, p := range addressPatterns {
 		if feats&p.needs == 0 {
 			continue
@@ -175,6 +181,106 @@ func findAddresses(text string) []candidate {
 		}
 	}
 	return out
+}
+
+// cornerScore is the score of an intersection ("the corner of X and Y").
+const cornerScore = 0.75
+
+// findCorners finds intersections: "corner of", then a street of one to
+// six words, "and" (or "&"), then a street of one to four words ending at
+// a line break, a punctuation mark or a common word. The streets must not
+// start with a common word ("the corner of the room and ..."), and one of
+// them must hold a number or a street type, or both must be capitalised
+// and not places ("the corner of Main and Elm"; not "the corner of Europe
+// and Asia").
+func findCorners(text string) []candidate {
+	var out []candidate
+	for from := 0; ; {
+		k := strings.Index(text[from:], "orner of ")
+		if k < 0 {
+			return out
+		}
+		at := from + k
+		from = at + len("orner of ")
+		if at == 0 || (text[at-1] != 'c' && text[at-1] != 'C') || at >= 2 && isWordByte(text[at-2]) {
+			continue
+		}
+		if end, ok := cornerStreets(text, from); ok {
+			out = append(out, candidate{start: from, end: end, score: cornerScore})
+		}
+	}
+}
+
+// cornerStreet is one street of an intersection.
+type cornerStreet struct {
+	words    int
+	first    string // the first word, lower-cased
+	numbered bool   // holds a number or a street type
+	capped   bool   // starts with a capital or a number
+}
+
+// cornerMaxWords bounds the words of the first and the second street.
+var cornerMaxWords = [2]int{6, 4}
+
+// cornerStreets parses "X and Y" at text[start:] (see findCorners) and
+// returns the end of Y.
+func cornerStreets(text string, start int) (int, bool) {
+	var streets [2]cornerStreet
+	side, end := 0, start
+	for i := start; i < len(text); {
+		j := i
+		for j < len(text) && !isSpaceByte(text[j]) {
+			j++
+		}
+		tok := text[i:j]
+		word := strings.TrimRight(tok, `.,;:!?"`)
+		lw := strings.ToLower(word)
+		if side == 0 && streets[0].words > 0 && (lw == "and" || lw == "&") {
+			side = 1
+		} else {
+			st := &streets[side]
+			if word == "" || commonWords[lw] && !gateTypeAfter[lw] || st.words == cornerMaxWords[side] {
+				break
+			}
+			if st.words == 0 {
+				r, _ := utf8.DecodeRuneInString(word)
+				st.first, st.capped = lw, unicode.IsUpper(r) || isDigitByte(word[0])
+			}
+			st.words++
+			st.numbered = st.numbered || hasDigit(word) || gateTypeAfter[lw]
+			end = i + len(word)
+			dot := len(word) < len(tok) && tok[len(word)] == '.'
+			if dot {
+				end++ // "St.", "39."
+			}
+			// A line break or a punctuation mark other than a dot ends a
+			// street; so does a dot after a long word on the second.
+			if len(word) < len(tok) && !dot || j < len(text) && text[j] != ' ' || side == 1 && dot && len(word) > 4 {
+				if side == 0 {
+					return 0, false
+				}
+				break
+			}
+		}
+		for j < len(text) && text[j] == ' ' {
+			j++
+		}
+		i = j
+	}
+	if side == 0 || streets[1].words == 0 {
+		return 0, false
+	}
+	return end, cornerPlausible(streets)
+}
+
+// cornerPlausible reports whether two streets make an intersection: one
+// holds a number or a street type, or both start capitalised and neither
+// is a known place.
+func cornerPlausible(st [2]cornerStreet) bool {
+	if st[0].numbered || st[1].numbered {
+		return true
+	}
+	return st[0].capped && st[1].capped && !placeWords[st[0].first] && !placeWords[st[1].first]
 }
 
 // englishGade are English words ending in a Danish street suffix.

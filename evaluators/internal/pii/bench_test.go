@@ -68,3 +68,14 @@ func BenchmarkAnalyzeDigits1KB(b *testing.B) {
 		Analyze(digits1KB)
 	}
 }
+
+// lists1KB is about 1 KB of lists of names and intersections, the worst
+// case of the list, particle and corner rules.
+var lists1KB = strings.Repeat("Talbeck, Kowalczyk and Whitfield were there; Zorvan van der Quell met us at the corner of Main and Elm. ", 10)
+
+func BenchmarkAnalyzeLists1KB(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Analyze(lists1KB)
+	}
+}

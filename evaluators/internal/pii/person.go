@@ -197,6 +197,7 @@ func personRecognizer() recognizer {
 type nameToken struct {
 	start, end int
 	initial    bool // one capital letter, maybe followed by '.'
+	particle   bool // a lower-case name particle ("van", "ten") inside a run
 }
 
 // personFinder holds the state of one findPersons scan.
@@ -206,6 +207,9 @@ type personFinder struct {
 	surnames map[string]bool
 	span     []nameToken
 	out      []candidate
+	// orgRuns are the starts of runs dropped because an organisation word
+	// ends or follows them ("Williamson Orchestra").
+	orgRuns []int
 }
 
 func findPersons(text string) []candidate {
@@ -229,6 +233,10 @@ func findPersons(text string) []candidate {
 		}
 		tok, ok := classifyNameWord(text, start, end)
 		if !ok {
+			if f.joinsParticle(start, end) {
+				f.span = append(f.span, nameToken{start: start, end: end, particle: true})
+				continue
+			}
 			f.flush(start, end)
 			continue
 		}
@@ -242,6 +250,7 @@ func findPersons(text string) []candidate {
 		f.span = append(f.span, tok)
 	}
 	f.flush(-1, -1)
+	f.coordinate()
 	return f.out
 }
 
@@ -256,6 +265,11 @@ func (f *personFinder) lowerCaseWord(start, end int, prevLower, prevLowerEnd *in
 	if *prevLower >= 0 && f.text[*prevLowerEnd:start] == " " && (inFolded(f.surnames, w) || surnameShaped(nameKey(w))) {
 		f.out = append(f.out, candidate{start: *prevLower, end: end, score: 0.75})
 		*prevLower = -1
+		return
+	}
+	// A middle initial keeps the given name before it ("wanda j. kravchenko").
+	if *prevLower >= 0 && end-start == 1 && end < len(f.text) && f.text[end] == '.' && f.text[*prevLowerEnd:start] == " " {
+		*prevLowerEnd = end + 1
 		return
 	}
 	if len(w) >= 3 && inFolded(f.given, w) {
@@ -277,8 +291,8 @@ func (f *personFinder) flush(nextStart, nextEnd int) {
 	span := f.span
 	f.span = f.span[:0]
 	text := f.text
-	// Trailing initials are not part of the name.
-	for len(span) > 0 && span[len(span)-1].initial {
+	// Trailing initials and particles are not part of the name.
+	for len(span) > 0 && (span[len(span)-1].initial || span[len(span)-1].particle) {
 		span = span[:len(span)-1]
 	}
 	if len(span) == 0 {
@@ -288,11 +302,13 @@ func (f *personFinder) flush(nextStart, nextEnd int) {
 	// or a place prefix inside it ("San Jose"), makes it no name.
 	lastWord := text[span[len(span)-1].start:span[len(span)-1].end]
 	if len(span) > 1 && orgWords[strings.ToLower(lastWord)] {
+		f.orgRuns = append(f.orgRuns, span[0].start)
 		return
 	}
 	if nextStart >= 0 && adjacent(text, span[len(span)-1].end, nextStart) {
 		next := text[nextStart:nextEnd]
 		if r, _ := utf8.DecodeRuneInString(next); unicode.IsUpper(r) && orgWords[strings.ToLower(next)] {
+			f.orgRuns = append(f.orgRuns, span[0].start)
 			return
 		}
 	}
@@ -313,22 +329,25 @@ func (f *personFinder) flush(nextStart, nextEnd int) {
 	}
 	if !inFolded(f.given, withoutPossessive(text[span[0].start:span[0].end])) {
 		for k, t := range span {
-			if k > 0 && !t.initial && inFolded(f.given, withoutPossessive(text[t.start:t.end])) {
+			if k > 0 && !t.initial && !t.particle && inFolded(f.given, withoutPossessive(text[t.start:t.end])) {
 				span = span[k:]
 				break
 			}
 		}
 	}
-	if len(span) == 0 || span[0].initial {
+	if len(span) == 0 || span[0].initial || span[0].particle {
 		return
 	}
-	words, initials := 0, false
+	words, initials, particle := 0, false, false
 	for k, t := range span {
-		if t.initial {
+		switch {
+		case t.initial:
 			initials = initials || k > 0
-			continue
+		case t.particle:
+			particle = particle || nameParticles[text[t.start:t.end]]
+		default:
+			words++
 		}
-		words++
 	}
 	first := nameKey(text[span[0].start:span[0].end])
 	last := nameKey(text[span[len(span)-1].start:span[len(span)-1].end])
@@ -340,6 +359,10 @@ func (f *personFinder) flush(nextStart, nextEnd int) {
 		score = 0.75
 	case initials && words >= 2 && !initialNonNames[first]:
 		score = 0.75
+	case particle && words >= 2:
+		score = 0.75
+	case len(span) == 2 && words == 2 && accentedRun(text, span):
+		score = 0.7
 	case f.given[first]:
 		score = 0.7
 	case f.surnames[last] || surnameShaped(last):
@@ -350,11 +373,193 @@ func (f *personFinder) flush(nextStart, nextEnd int) {
 		score = 0.35
 	}
 	start, end := span[0].start, span[len(span)-1].end
+	known := f.given[first] || f.surnames[last] || surnameShaped(last)
 	if cued || nameCues[previousWord(text, start)] || possessiveRelation(text, end) ||
-		(words >= 2 || f.given[first]) && speechVerbs[nextWordLower(text, end)] || (f.given[first] || f.surnames[last]) && speakerLabel(text, start, end) {
+		(words >= 2 || f.given[first]) && speechVerbs[nextWordLower(text, end)] || (f.given[first] || f.surnames[last]) && speakerLabel(text, start, end) ||
+		known && (workNouns[nextWordLower(text, end)] || exPrefixed(text, start)) || len(span) == 1 && vocative(text, start, end) {
 		score = min(score+contextBoost, maxScore)
 	}
 	f.out = append(f.out, candidate{start: start, end: end, score: score})
+}
+
+// accentedRun reports whether a word of the two-word run holds a Latin
+// letter outside ASCII ("Dravék Oszlányi", "Jurij Kovačič"): English
+// capitalised pairs rarely do, names from other languages often (longer
+// runs are as often bands and firms: "Blue Öyster Cult", "Troller
+// Veículos Especiais"). Runs holding a known place do not count.
+func accentedRun(text string, span []nameToken) bool {
+	accented := false
+	for _, t := range span {
+		w := text[t.start:t.end]
+		if placeWords[nameKey(w)] || placeEndings[nameKey(w)] {
+			return false
+		}
+		for _, r := range w {
+			if r >= utf8.RuneSelf && unicode.Is(unicode.Latin, r) {
+				accented = true
+				break
+			}
+		}
+	}
+	return accented
+}
+
+// nameParticles join the capitalised words around them into one name
+// ("Ludwig van Beethoven", "Osama bin Laden", "Anne ter Horst");
+// particleFollowers join only after another particle ("van der").
+// Romance particles (de, da, del, la) are left out: they join place and
+// organisation names as often ("Plaza de Mayo").
+var (
+	nameParticles     = wordSet(`van von ten ter bin ibn`)
+	particleFollowers = wordSet(`der den de het`)
+)
+
+// joinsParticle reports whether the lower-case word text[start:end]
+// continues the current run as a name particle: it directly follows a
+// capitalised word or another particle, and a capitalised word or a
+// particle follows it.
+func (f *personFinder) joinsParticle(start, end int) bool {
+	if len(f.span) == 0 || len(f.span) >= 3 || !adjacent(f.text, f.span[len(f.span)-1].end, start) {
+		return false
+	}
+	w := f.text[start:end]
+	last := f.span[len(f.span)-1]
+	if !nameParticles[w] && !(last.particle && particleFollowers[w]) {
+		return false
+	}
+	if last.initial && !last.particle && len(f.span) == 1 {
+		return false // "A van Driver"
+	}
+	if end+1 >= len(f.text) || f.text[end] != ' ' {
+		return false
+	}
+	next, _ := utf8.DecodeRuneInString(f.text[end+1:])
+	if unicode.IsUpper(next) {
+		return true
+	}
+	nextEnd := scanWord(f.text, end+1)
+	return particleFollowers[f.text[end+1:nextEnd]]
+}
+
+// workNouns after a known name ("the Hemingway novel", "the Kennedy
+// family") mark it as a person.
+var workNouns = wordSet(`novel novels book books memoir memoirs biography autobiography poem poems essay
+essays painting paintings portrait sculpture symphony sonata concerto opera song songs album albums film films movie
+movies administration presidency family household estate`)
+
+// coordinate handles names in a coordinated list. A known name (given
+// name, census surname or surname shape), and every item of a list with
+// two known names, gets the cue boost in a list of three or more ("our
+// founders: Talbeck, Kowalczyk and Whitfield") and in a pair that is the
+// subject of a plural verb ("Kowalczyk and Whitfield were ..."); a pair
+// otherwise reads as often as a firm named after its founders ("Rohm and
+// Haas", "Abercrombie and Fitch"). A list after a place preposition ("in
+// Trinidad and Tobago") gets no boost, and a list of single words ending in
+// an organisation ("Davis, Reynolds and Williamson Orchestra") is no name
+// at all.
+func (f *personFinder) coordinate() {
+	out := f.out
+	for i := 0; i < len(out); {
+		j := i
+		for j+1 < len(out) && f.joined(out[j], out[j+1].start) != "" {
+			j++
+		}
+		next := j + 1
+		if f.orgList(out[i : j+1]) {
+			for k := i; k <= j; k++ {
+				out[k].score = 0
+			}
+			i = next
+			continue
+		}
+		// The list ends at its last "and" (in "south Texas, Gonzalez or
+		// ..." the comma joins no list).
+		for j > i && f.joined(out[j-1], out[j].start) == "," {
+			j--
+		}
+		n := j - i + 1
+		if n >= 2 && !placePrepositions[previousWord(f.text, out[i].start)] &&
+			(n >= 3 && !singularVerbs[previousWord(f.text, out[i].start)] || pluralFollowers[nextWordLower(f.text, out[j].end)]) {
+			known := 0
+			for k := i; k <= j; k++ {
+				if f.knownName(out[k]) {
+					known++
+				}
+			}
+			// Two known names make the other items names too ("Quorvax,
+			// Hannah and Anthony").
+			for k := i; k <= j; k++ {
+				if (known >= 2 || f.knownName(out[k])) && out[k].score < DefaultThreshold {
+					out[k].score = min(out[k].score+contextBoost, maxScore)
+				}
+			}
+		}
+		i = next
+	}
+	// Drop the zeroed runs.
+	kept := out[:0]
+	for _, c := range out {
+		if c.score > 0 {
+			kept = append(kept, c)
+		}
+	}
+	f.out = kept
+}
+
+// joined returns how the run c is joined to a run starting at next: "and"
+// (" and ", ", and ", " & "), "," (", ") or "" (not a list).
+func (f *personFinder) joined(c candidate, next int) string {
+	if next <= c.end {
+		return ""
+	}
+	switch f.text[c.end:next] {
+	case " and ", ", and ", " & ":
+		return "and"
+	case ", ":
+		return ","
+	}
+	return ""
+}
+
+// orgList reports whether the runs of list are single words joined to an
+// organisation run that follows them ("Davis, Reynolds and Williamson
+// Orchestra").
+func (f *personFinder) orgList(list []candidate) bool {
+	for _, c := range list {
+		if strings.IndexByte(f.text[c.start:c.end], ' ') >= 0 {
+			return false
+		}
+	}
+	last := list[len(list)-1]
+	for _, s := range f.orgRuns {
+		if f.joined(last, s) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// pluralFollowers after a pair make it a plural subject ("Kowalczyk and
+// Whitfield were"); singularVerbs before a list make it one thing ("is Rohm
+// and Haas").
+var (
+	pluralFollowers = wordSet(`were are have both each together`)
+	singularVerbs   = wordSet(`is was does has`)
+)
+
+// placePrepositions before a list make it a list of places.
+var placePrepositions = wordSet(`in at from to into across near between through throughout within`)
+
+// knownName reports whether the run of c starts with a known given name or
+// ends in a census surname or a surname shape.
+func (f *personFinder) knownName(c candidate) bool {
+	s := f.text[c.start:c.end]
+	first, last := s, s
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		first, last = s[:i], s[strings.LastIndexByte(s, ' ')+1:]
+	}
+	fk, lk := nameKey(first), nameKey(last)
+	return f.given[fk] || f.surnames[lk] || surnameShaped(lk)
 }
 
 // surnameSuffixes end surnames of many languages: Slavic (-ović, -ski,
@@ -415,6 +620,47 @@ func possessiveRelation(text string, end int) bool {
 		n++
 	}
 	return relationNouns[rest[:n]]
+}
+
+// exPrefixed reports whether the name at start follows a word with the
+// prefix "ex-" ("ex-Beatle Starr", "ex-Senator Whitfield"): a former member
+// or holder of a role.
+func exPrefixed(text string, start int) bool {
+	if start < 5 || text[start-1] != ' ' {
+		return false
+	}
+	i := start - 1
+	for i > 0 && !isSpaceByte(text[i-1]) {
+		i--
+	}
+	w := text[i : start-1]
+	return len(w) > 3 && (w[:3] == "ex-" || w[:3] == "Ex-")
+}
+
+// vocativeFollowers after "Name, " make a request to the person named
+// ("Quorvax, can I please speak to your boss?").
+var vocativeFollowers = wordSet(`can could would will may do did have are please`)
+
+// notVocatives are capitalised words that open a sentence before a comma
+// without naming anyone ("Sorry, can you ...", "Guys, could you ...").
+var notVocatives = wordSet(`sorry well yes yeah yep yup nope okay alright also now so then anyway anyways however meanwhile
+besides still again first second third next finally lastly listen look wait guys folks everyone everybody anyone someone
+somebody team people friends ladies gentlemen kids children hey hello hi thanks ah oh um uh wow great cool sure fine
+perfect right excellent awesome nice good bad morning evening afternoon tonight honey darling dude buddy bro man boss
+certainly absolutely indeed agreed understood noted question quick update reminder note important urgent ps btw fyi`)
+
+// vocative reports whether the one-word run text[start:end] opens the text
+// or a line and addresses someone: a comma, then a request ("Quorvax, can
+// I ...", "Ilse, please ...").
+func vocative(text string, start, end int) bool {
+	if start > 0 && text[start-1] != '\n' || !strings.HasPrefix(text[end:], ", ") {
+		return false
+	}
+	w := text[start:end]
+	if inLower(notVocatives, w) || inLower(nameCues, w) || strings.HasSuffix(w, "ly") {
+		return false
+	}
+	return vocativeFollowers[nextWordLower(text, end)]
 }
 
 // speakerLabel reports whether the name at text[start:end] opens a line

@@ -333,6 +333,9 @@ func hexToZero(r rune) rune {
 
 // URL: a scheme or "www." then a host with a known public suffix, as
 // Presidio's UrlRecognizer (0.6 with a scheme, 0.5 for www. without).
+// Besides Presidio's url/website/link, words of sharing a personal page or
+// file ("I've shared files with you https://...", "posted a photo
+// https://...") are context.
 var (
 	urlScheme = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'()\[\]{}]+`)
 	urlWWW    = regexp.MustCompile(`(?i)\bwww\.[^\s<>"'()\[\]{}]+`)
@@ -340,8 +343,10 @@ var (
 
 func urlRecognizer() recognizer {
 	return recognizer{
-		entity:  URL,
-		context: []string{"url", "website", "site", "link", "homepage", "web", "page", "profile"},
+		entity: URL,
+		context: []string{"url", "website", "site", "link", "homepage", "web", "page", "profile",
+			"share", "sharing", "posted", "post", "upload", "photo", "picture", "video", "file", "files", "blog", "visit",
+			"follow", "portfolio", "download"},
 		applies: func(s string) bool {
 			return strings.Contains(s, "://") || strings.Contains(s, "www.") || strings.Contains(s, "WWW.")
 		},

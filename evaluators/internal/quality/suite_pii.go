@@ -46,7 +46,7 @@ var piiGoldTypes = map[string]string{
 // piiProseSets are question texts with few or no person names, used to
 // count how often has_pii fires on ordinary prose. They carry no PII label.
 var piiProseSets = []struct{ dataset, note string }{
-	{"qa/halueval-one-turn.jsonl", "HotpotQA questions are multi-hop trivia mostly about people: all 111 flags were read by hand, about 12 questions are flagged without naming a person (Rosetta Stone, Wayne's World, Jane's Addiction, Liqui Moly Bathurst, a suburb 'called Kew', Marion, Titus), the rest name real or fictional people. Before this version: 85 flagged"},
+	{"qa/halueval-one-turn.jsonl", "HotpotQA questions are multi-hop trivia mostly about people: all 112 flags were read by hand (so this set has informed the name rules), about 12 questions are flagged without naming a person (Rosetta Stone, Wayne's World, Jane's Addiction, Liqui Moly Bathurst, a suburb 'called Kew', Marion, Titus), the rest name real or fictional people (the 112th: the singer Sia). Earlier versions: 85, then 111 flagged"},
 	{"relevancy/trecqa-dev.jsonl", "TREC factoid questions (tokenised): of 23 flags, 20 name a person (James Dean, Franz Kafka, Jean Harlow, ...), 3 do not (Hale Bopp comet twice, 'the name Rat Pack'). Read while tuning. Before this version: 13 flagged"},
 }
 
