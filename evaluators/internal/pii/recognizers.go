@@ -14,7 +14,58 @@ type pattern struct {
 	score float64
 	// group, when > 0, is the submatch that is the entity.
 	group int
+	// runs, when set, narrows the search to the runs of bytes a match can
+	// hold (see byteRuns); the matches are the same.
+	runs *byteRuns
 }
+
+// byteRuns describes where the matches of a pattern can be: every match
+// lies within a maximal run of bytes of within and holds a byte of needs.
+// Running the pattern on those runs alone, each with one byte of context
+// on either side (so that \b sees the neighbours it sees in the whole
+// text), finds the matches of the whole text in a fraction of the time:
+// prose has few such runs. A byte outside within can never be part of a
+// match, so the context bytes never are.
+type byteRuns struct {
+	within, needs [256]bool
+}
+
+// newByteRuns returns the runs of bytes of within holding a byte of needs.
+func newByteRuns(within, needs string) *byteRuns {
+	r := &byteRuns{}
+	for i := 0; i < len(within); i++ {
+		r.within[within[i]] = true
+	}
+	for i := 0; i < len(needs); i++ {
+		r.needs[needs[i]] = true
+	}
+	return r
+}
+
+// each calls fn with the bounds of every run holding a needed byte,
+// widened by one byte of context on either side, from left to right.
+func (r *byteRuns) each(text string, fn func(lo, hi int)) {
+	for i := 0; i < len(text); {
+		if !r.within[text[i]] {
+			i++
+			continue
+		}
+		start, needed := i, false
+		for ; i < len(text) && r.within[text[i]]; i++ {
+			needed = needed || r.needs[text[i]]
+		}
+		if needed {
+			fn(max(start-1, 0), min(i+1, len(text)))
+		}
+	}
+}
+
+// Byte sets of byteRuns.
+const (
+	digitBytes = "0123456789"
+	// emailBytes are the bytes emailPattern matches.
+	emailBytes = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_{|}~-.@"
+)
 
 // verdict is a validator's judgement of a match.
 type verdict int
@@ -32,27 +83,35 @@ func patternFinder(validate func(string) verdict, patterns ...pattern) func(stri
 	return func(text string) []candidate {
 		var out []candidate
 		for _, p := range patterns {
-			for _, m := range p.re.FindAllStringSubmatchIndex(text, -1) {
-				start, end := m[0], m[1]
-				if p.group > 0 {
-					if m[2*p.group] < 0 {
+			find := func(lo, hi int) {
+				for _, m := range p.re.FindAllStringSubmatchIndex(text[lo:hi], -1) {
+					start, end := m[0], m[1]
+					if p.group > 0 {
+						if m[2*p.group] < 0 {
+							continue
+						}
+						start, end = m[2*p.group], m[2*p.group+1]
+					}
+					start, end = start+lo, end+lo
+					if overlapsAny(out, start, end) {
 						continue
 					}
-					start, end = m[2*p.group], m[2*p.group+1]
-				}
-				if overlapsAny(out, start, end) {
-					continue
-				}
-				score := p.score
-				if validate != nil {
-					switch validate(text[start:end]) {
-					case valid:
-						score = maxScore
-					case invalid:
-						continue
+					score := p.score
+					if validate != nil {
+						switch validate(text[start:end]) {
+						case valid:
+							score = maxScore
+						case invalid:
+							continue
+						}
 					}
+					out = append(out, candidate{start: start, end: end, score: score})
 				}
-				out = append(out, candidate{start: start, end: end, score: score})
+			}
+			if p.runs != nil {
+				p.runs.each(text, find)
+			} else {
+				find(0, len(text))
 			}
 		}
 		return out
@@ -77,7 +136,7 @@ func emailRecognizer() recognizer {
 		entity:  Email,
 		context: []string{"email", "e-mail", "mail", "contact"},
 		applies: func(s string) bool { return strings.IndexByte(s, '@') >= 0 },
-		find:    patternFinder(validateEmail, pattern{re: emailPattern, score: 0.5}),
+		find:    patternFinder(validateEmail, pattern{re: emailPattern, score: 0.5, runs: newByteRuns(emailBytes, "@")}),
 	}
 }
 
@@ -185,8 +244,8 @@ func ssnRecognizer() recognizer {
 		context: []string{"social", "security", "ssn", "ssns", "ssn#", "ss#", "ssid"},
 		applies: func(s string) bool { return hasDigitRun(s, 9) || hasDelimitedSSNShape(s) },
 		find: patternFinder(validateSSN,
-			pattern{re: ssnDelimited, score: 0.5},
-			pattern{re: nineDigits, score: 0.05}),
+			pattern{re: ssnDelimited, score: 0.5, runs: newByteRuns(digitBytes+"- .", digitBytes)},
+			pattern{re: nineDigits, score: 0.05, runs: newByteRuns(digitBytes, digitBytes)}),
 	}
 }
 
