@@ -78,14 +78,16 @@ func toxicityExceeds(text string, threshold float64) (bool, error) {
 // toxicRuleHit reports whether text holds a toxic pattern of the toxicity
 // package or a slur.
 func toxicRuleHit(text string) (bool, error) {
-	if _, ok := toxicity.Detect(text); ok {
+	// Both detectors read the folded text: fold it once.
+	folded := textclass.AppendFold(make([]byte, 0, len(text)+len(text)/8), text)
+	if _, ok := toxicity.DetectFolded(folded); ok {
 		return true, nil
 	}
 	d, err := profanity.Default()
 	if err != nil {
 		return false, fmt.Errorf("toxicity-detector: %w", err)
 	}
-	return d.HasSlur(text), nil
+	return d.HasSlurFolded(text, folded), nil
 }
 
 func runToxicity(_ context.Context, req Request) (Result, error) {

@@ -83,7 +83,19 @@ func (d *Detector) HasSlur(text string) bool {
 	bufs := scanBuffers.Get().(*scanBuffer)
 	defer bufs.release()
 	bufs.folded = textclass.AppendFold(bufs.folded[:0], text)
-	if d.slurs.matches(bufs.folded, &bufs.scratch) {
+	return d.hasSlur(text, bufs.folded, &bufs.scratch)
+}
+
+// HasSlurFolded is HasSlur for callers that have folded text already:
+// folded is textclass.AppendFold of text; it is not changed.
+func (d *Detector) HasSlurFolded(text string, folded []byte) bool {
+	bufs := scanBuffers.Get().(*scanBuffer)
+	defer bufs.release()
+	return d.hasSlur(text, folded, &bufs.scratch)
+}
+
+func (d *Detector) hasSlur(text string, folded []byte, scratch *[]byte) bool {
+	if d.slurs.matches(folded, scratch) {
 		return true
 	}
 	if isASCII(text) {

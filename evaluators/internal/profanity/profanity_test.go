@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 )
 
 func detector(t testing.TB) *Detector {
@@ -170,5 +173,54 @@ func TestCutLongRuns(t *testing.T) {
 				t.Errorf("cutLongRuns(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestHasSlurFoldedAgreesWithHasSlur checks that handing over the folded
+// text decides as HasSlur does, on the toxicity challenge texts (slurs,
+// insults, threats and clean sentences) and their obfuscated forms.
+func TestHasSlurFoldedAgreesWithHasSlur(t *testing.T) {
+	d := detector(t)
+	f, err := os.Open("../toxicity/testdata/challenge.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var texts []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var row struct{ Text string }
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, row.Text, strings.ToUpper(row.Text), strings.NewReplacer("a", "@", "i", "1", "o", "0").Replace(row.Text))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// And sentences around the lexicon's own entries, plain and masked.
+	entries := make([]string, 0, len(d.slurs.entries))
+	for e := range d.slurs.entries {
+		entries = append(entries, e)
+	}
+	slices.Sort(entries)
+	for i, e := range entries {
+		if i%7 != 0 {
+			continue
+		}
+		texts = append(texts, "They called him a "+e+" again.", "what a "+strings.ToUpper(e)+"!", "a "+e[:1]+"*"+e[min(2, len(e)):]+" indeed")
+	}
+	slurs := 0
+	for _, text := range texts {
+		want := d.HasSlur(text)
+		if got := d.HasSlurFolded(text, textclass.AppendFold(nil, text)); got != want {
+			t.Errorf("HasSlurFolded(%q) = %v, HasSlur %v", text, got, want)
+		}
+		if want {
+			slurs++
+		}
+	}
+	if slurs == 0 || slurs == len(texts) {
+		t.Errorf("%d of %d texts hold a slur: the set does not tell the two apart", slurs, len(texts))
 	}
 }

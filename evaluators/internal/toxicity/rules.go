@@ -50,7 +50,13 @@ type rule struct {
 // marks of a longer text, or in a sentence that talks about the language
 // ("is wrong", "don't call", "the word") do not count.
 func Detect(text string) (Category, bool) {
-	b := textclass.AppendFold(make([]byte, 0, len(text)+len(text)/8), text)
+	return DetectFolded(textclass.AppendFold(make([]byte, 0, len(text)+len(text)/8), text))
+}
+
+// DetectFolded is Detect of the text that textclass.AppendFold folded into
+// b, for callers that fold the text once for several detectors. b is not
+// changed.
+func DetectFolded(b []byte) (Category, bool) {
 	if len(b) == 0 {
 		return "", false
 	}
