@@ -54,19 +54,25 @@ func (m *Model) Score(text string) float64 {
 		bp = &b
 	}
 	buf := appendNormalized((*bp)[:0], text, m.features.Norm)
+	score := m.scoreNormalized(buf)
+	*bp = buf[:0]
+	m.bufs.Put(bp)
+	return score
+}
+
+// scoreNormalized is Score of already normalised text b.
+func (m *Model) scoreNormalized(b []byte) float64 {
 	fp, _ := m.feats.Get().(*[]feature)
 	if fp == nil {
 		f := make([]feature, 0, 8192)
 		fp = &f
 	}
 	feats := (*fp)[:0]
-	m.features.visit(buf, func(x feature) { feats = append(feats, x) })
+	m.features.visit(b, func(x feature) { feats = append(feats, x) })
 	sum := m.sumWeights(feats)
 	count := len(feats)
 	*fp = feats[:0]
 	m.feats.Put(fp)
-	*bp = buf[:0]
-	m.bufs.Put(bp)
 	if count == 0 {
 		return m.bias
 	}

@@ -415,25 +415,6 @@ func (s *Stack) Probability(text string) float64 {
 	return sigmoid(z)
 }
 
-// scoreNormalized is Score of already normalised text b.
-func (m *Model) scoreNormalized(b []byte) float64 {
-	var sum float64
-	count := 0
-	w := m.weights
-	m.features.visit(b, func(x feature) {
-		v := float64(w[x>>1])
-		if x&1 != 0 {
-			v = -v
-		}
-		sum += v
-		count++
-	})
-	if count == 0 {
-		return m.bias
-	}
-	return m.bias + sum/math.Sqrt(float64(count))
-}
-
 // Stack binary format (little endian):
 //
 //	"EVST" version(1) normFlags(1) lexicon(1) members(1)
