@@ -65,6 +65,33 @@ func BenchmarkWriteSpans(b *testing.B) {
 	}
 }
 
+// BenchmarkWriteTraceRanges is the trace index's share of WriteSpans:
+// the span_traces insert alone for batches of 1 000 spans (one trace
+// each, as spangen makes them), to compare with BenchmarkWriteSpans.
+func BenchmarkWriteTraceRanges(b *testing.B) {
+	ctx := context.Background()
+	st := openTestStore(b, serverAddr(b))
+	defer st.Close()
+	const batch = 1000
+	g := spangen.New("bench", 1)
+	ts := int64(1_790_000_000_000)
+	b.ReportAllocs()
+	n := 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		b.StopTimer()
+		spans := g.Batch(batch, ts, ts+60_000)
+		ts += 60_000
+		b.StartTimer()
+		if err := st.writeTraceRanges(ctx, spans); err != nil {
+			b.Fatal(err)
+		}
+		n += batch
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "spans/s")
+	b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "spans/cpu-s")
+}
+
 // BenchmarkQuerySpans runs the three target query shapes (README.md) on
 // 100 000 spans over 7 days, first page of 100 with total_results.
 func BenchmarkQuerySpans(b *testing.B) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -106,8 +107,15 @@ func (s *Store) QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (ware
 	}
 	table := s.schema.table("metric_points")
 	if !hasCursor {
+		// Only points in the query's range can match: reading seq there
+		// is a primary-key range (the whole environment cost ~25 ms per
+		// 1 000 000 points).
 		var w where
 		w.inList("environment", q.Environments)
+		w.add("event_time >= ?", q.FromMs)
+		if q.ToMs != 0 {
+			w.add("event_time <= ?", q.ToMs)
+		}
 		var maxSeq int64
 		if err := s.conn.QueryRow(ctx, "SELECT max(seq) FROM "+table+" WHERE "+w.sql(), w.args...).Scan(&maxSeq); err != nil {
 			return page, fmt.Errorf("query metrics: snapshot: %w", mapErr(err))
@@ -130,6 +138,9 @@ func (s *Store) QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (ware
 	if q.MetricSource != "" {
 		w.add("source = ?", q.MetricSource)
 	}
+	// The filters read labels and attributes (wide columns): they stay
+	// out of the FINAL read (see splitSelect).
+	var filter where
 	if len(q.Filters) > 0 {
 		var fw where
 		for _, f := range q.Filters {
@@ -140,34 +151,29 @@ func (s *Store) QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (ware
 		if q.Or {
 			joined = strings.Join(fw.conds, " OR ")
 		}
-		w.add("("+joined+")", fw.args...)
+		filter.add("("+joined+")", fw.args...)
 	}
 	col, ok := metricSortColumns[q.SortBy]
 	if !ok {
 		return page, fmt.Errorf("query metrics: sort column %q not allowed", q.SortBy)
 	}
-	order := col + " ASC NULLS FIRST, seq ASC"
+	order := "sort_value ASC NULLS FIRST, key_seq ASC"
 	if q.Desc {
-		order = col + " DESC NULLS LAST, seq DESC"
+		order = "sort_value DESC NULLS LAST, key_seq DESC"
 	}
-	query := "SELECT " + pointColumns + " FROM " + table + " FINAL WHERE " + w.sql() +
-		" ORDER BY " + order + " LIMIT ?, ?"
-	rows, err := s.conn.Query(ctx, query, append(append([]any{}, w.args...), offset, q.Limit+1)...)
+	// Two steps, as for spans: the page's keys from the narrow columns
+	// (FINAL, so duplicates never show), then the whole points of those
+	// keys; the labels and attributes are read only for the page.
+	keys, err := s.readKeys(ctx, keyRead{table: "metric_points", timeCol: "event_time", cond: w.sql(), args: w.args,
+		filter: filter.conds, filterArgs: filter.args, groupBy: copyInvariantGroupBy(q, col),
+		sortExpr: col, order: order, limit: []any{offset, q.Limit + 1}, from: q.FromMs, to: q.ToMs})
 	if err != nil {
-		return page, fmt.Errorf("query metrics: %w", mapErr(err))
+		return page, fmt.Errorf("query metrics: %w", err)
 	}
-	var pts []warehouse.MetricPoint
-	for rows.Next() {
-		p, err := scanPoint(rows)
-		if err != nil {
-			rows.Close()
-			return page, fmt.Errorf("query metrics: %w", err)
-		}
-		pts = append(pts, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return page, fmt.Errorf("query metrics: %w", mapErr(err))
+	seqs, minT, maxT, counter := keys.seqs, keys.minT, keys.maxT, keys.counter
+	pts, err := s.pointsBySeq(ctx, q.Environments, minT, maxT, seqs)
+	if err != nil {
+		return page, fmt.Errorf("query metrics: %w", err)
 	}
 	more := len(pts) > q.Limit
 	if more {
@@ -176,9 +182,13 @@ func (s *Store) QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (ware
 	if !hasCursor && !more {
 		page.TotalResults = int64(len(pts))
 	} else {
-		var n uint64
-		if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE "+w.sql(), w.args...).Scan(&n); err != nil {
-			return page, fmt.Errorf("query metrics: count: %w", mapErr(err))
+		// The page query sorted every match before LIMIT offset, n.
+		n, ok := counter.count()
+		if !ok || n < uint64(offset)+uint64(len(pts)) {
+			if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE "+w.sql()+" AND "+filter.sql(),
+				append(slices.Clone(w.args), filter.args...)...).Scan(&n); err != nil {
+				return page, fmt.Errorf("query metrics: count: %w", mapErr(err))
+			}
 		}
 		page.TotalResults = int64(n)
 	}
@@ -188,7 +198,79 @@ func (s *Store) QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (ware
 	return page, nil
 }
 
-func scanPoint(rows driver.Rows) (warehouse.MetricPoint, error) {
+// pointKey is the sort key of metric_points: copies of a point share it.
+const pointKey = "environment, event_time, metric_name, source, trace_id, span_id, identity"
+
+// copyInvariantGroupBy returns pointKey when a metric query may collapse
+// copies by GROUP BY over its matching rows (see keyRead.groupBy): it
+// filters by metric name or source (key columns) or labels and attributes
+// (hashed into identity), sorts by a key column, and has no filter on
+// what copies may hold differently (values, organization). A query
+// without any such filter matches most of its range; it reads FINAL ("").
+func copyInvariantGroupBy(q warehouse.MetricQuery, sortCol string) string {
+	if sortCol != "event_time" && sortCol != "metric_name" {
+		return ""
+	}
+	if q.MetricName == "" && q.MetricSource == "" && len(q.Filters) == 0 {
+		return ""
+	}
+	for _, f := range q.Filters {
+		ref := warehouse.ResolveMetricField(f.Field)
+		if ref.Kind == warehouse.KindColumn && !pointKeyColumns[ref.Column] {
+			return ""
+		}
+	}
+	return pointKey
+}
+
+// pointKeyColumns are the columns of pointKey.
+var pointKeyColumns = map[string]bool{"environment": true, "event_time": true, "metric_name": true, "source": true,
+	"trace_id": true, "span_id": true, "identity": true}
+
+// pointsBySeq reads the points with the given sequence numbers (all with
+// event times in [minT, maxT]) and returns them in the order of seqs.
+func (s *Store) pointsBySeq(ctx context.Context, envs []string, minT, maxT int64, seqs []int64) ([]warehouse.MetricPoint, error) {
+	out := make([]warehouse.MetricPoint, len(seqs))
+	if len(seqs) == 0 {
+		return out, nil
+	}
+	pos := make(map[int64]int, len(seqs))
+	args := make([]any, len(seqs))
+	for i, seq := range seqs {
+		pos[seq] = i
+		args[i] = seq
+	}
+	var w where
+	w.inList("environment", envs)
+	w.add("event_time >= ?", minT)
+	w.add("event_time <= ?", maxT)
+	w.add("seq IN ("+placeholders(len(seqs))+")", args...)
+	rows, err := s.conn.Query(ctx, "SELECT "+pointColumns+" FROM "+s.schema.table("metric_points")+" WHERE "+w.sql(), w.args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	found, seen := 0, make([]bool, len(seqs))
+	for rows.Next() {
+		p, seq, err := scanPoint(rows)
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := pos[seq]; ok && !seen[i] {
+			out[i], seen[i] = p, true
+			found++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	if found != len(seqs) {
+		return nil, fmt.Errorf("read %d of %d points of the page (rows removed meanwhile?): %w", found, len(seqs), warehouse.ErrUnavailable)
+	}
+	return out, nil
+}
+
+func scanPoint(rows driver.Rows) (warehouse.MetricPoint, int64, error) {
 	var (
 		p              warehouse.MetricPoint
 		seq            int64
@@ -198,7 +280,7 @@ func scanPoint(rows driver.Rows) (warehouse.MetricPoint, error) {
 	)
 	if err := rows.Scan(&p.Environment, &p.OrganizationID, &p.MetricName, &p.Source, &p.EventTime, &seq, &ver,
 		&b, &p.NumericValue, &p.EnumValue, &p.TraceID, &p.SpanID, &lk, &lv, &ak, &av, &ident); err != nil {
-		return p, mapErr(err)
+		return p, 0, mapErr(err)
 	}
 	if b != nil {
 		v := *b != 0
@@ -206,5 +288,5 @@ func scanPoint(rows driver.Rows) (warehouse.MetricPoint, error) {
 	}
 	p.Labels = arraysMap(lk, lv)
 	p.Attributes = arraysMap(ak, av)
-	return p, nil
+	return p, seq, nil
 }

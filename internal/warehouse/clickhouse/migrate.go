@@ -135,6 +135,25 @@ var migrations = []migration{
 		orderBy:  "environment, id",
 		shardKey: "sipHash64(environment, id)",
 	}}},
+	{4, "span_traces", []tableDef{spanTracesTable}},
+}
+
+// spanTracesTable is the trace index: for every (environment, trace_id)
+// of a WriteSpans batch, the time range its spans cover. A trace_id
+// filter first reads the trace's range from here by primary key, then
+// reads spans only within it (spans are sorted by time, not trace).
+// WriteSpans inserts here before the spans, so every stored span's
+// timestamp is covered; rows of re-sent batches are equal and collapse.
+var spanTracesTable = tableDef{
+	name:      "span_traces",
+	columns:   "environment String, trace_id String, min_ts Int64, max_ts Int64",
+	engine:    "ReplacingMergeTree",
+	partition: "intDiv(min_ts, 604800000)",
+	orderBy:   "environment, trace_id, min_ts, max_ts",
+	// The same shard as the trace's spans.
+	shardKey: "sipHash64(environment, trace_id)",
+	// Lookups read one granule per part: keep granules small.
+	settings: "index_granularity = 256",
 }
 
 // migrate creates the database and schema_migrations and applies the

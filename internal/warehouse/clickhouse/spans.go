@@ -29,6 +29,11 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if len(spans) == 0 {
 		return nil
 	}
+	// The trace index first: a span is never stored without its trace's
+	// range (a failure after this insert leaves only a harmless range).
+	if err := s.writeTraceRanges(ctx, spans); err != nil {
+		return fmt.Errorf("write spans: %w", err)
+	}
 	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("spans")+" ("+spanColumns+")")
 	if err != nil {
 		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
@@ -52,6 +57,90 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 		return fmt.Errorf("write spans: send: %w", mapErr(err))
 	}
 	return nil
+}
+
+// traceKey identifies a trace within an environment.
+type traceKey struct{ env, traceID string }
+
+// writeTraceRanges inserts one span_traces row per trace of spans: the
+// lowest and highest timestamp of the trace's spans in this batch.
+func (s *Store) writeTraceRanges(ctx context.Context, spans []warehouse.Span) error {
+	idx := make(map[traceKey]int, len(spans))
+	var envs, traces []string
+	var mins, maxs []int64
+	for i := range spans {
+		sp := &spans[i]
+		k := traceKey{sp.Environment, sp.TraceID}
+		j, ok := idx[k]
+		if !ok {
+			idx[k] = len(envs)
+			envs, traces = append(envs, k.env), append(traces, k.traceID)
+			mins, maxs = append(mins, sp.Timestamp), append(maxs, sp.Timestamp)
+			continue
+		}
+		mins[j], maxs[j] = min(mins[j], sp.Timestamp), max(maxs[j], sp.Timestamp)
+	}
+	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("span_traces")+" (environment, trace_id, min_ts, max_ts)")
+	if err != nil {
+		return fmt.Errorf("trace index: prepare: %w", mapErr(err))
+	}
+	for i, data := range []any{envs, traces, mins, maxs} {
+		if err := batch.Column(i).Append(data); err != nil {
+			batch.Abort()
+			return fmt.Errorf("trace index: column %d: %w", i, mapErr(err))
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("trace index: send: %w", mapErr(err))
+	}
+	return nil
+}
+
+// traceFilterIDs returns the trace ids a span query is restricted to: the
+// values of its first trace_id equals or in filter (filters are ANDed).
+func traceFilterIDs(filters []warehouse.Filter) ([]string, bool) {
+	for _, f := range filters {
+		ref := warehouse.ResolveSpanField(f.Field)
+		if ref.Kind != warehouse.KindColumn || ref.Column != "trace_id" {
+			continue
+		}
+		switch f.Operator {
+		case warehouse.OpEquals:
+			return []string{f.Value}, true
+		case warehouse.OpIn:
+			return f.Values, true
+		}
+	}
+	return nil, false
+}
+
+// traceRange returns the time range covering every stored span of the
+// given traces within [from, to] (to 0: no upper bound), from the trace
+// index; found is false when no span of them can be in the range.
+func (s *Store) traceRange(ctx context.Context, envs, traceIDs []string, from, to int64) (lo, hi int64, found bool, err error) {
+	if len(traceIDs) == 0 {
+		return 0, 0, false, nil
+	}
+	var w where
+	w.inList("environment", envs)
+	w.inList("trace_id", traceIDs)
+	w.add("max_ts >= ?", from)
+	if to != 0 {
+		w.add("min_ts <= ?", to)
+	}
+	var n uint64
+	if err := s.conn.QueryRow(ctx, "SELECT min(min_ts), max(max_ts), count() FROM "+s.schema.table("span_traces")+" WHERE "+w.sql(),
+		w.args...).Scan(&lo, &hi, &n); err != nil {
+		return 0, 0, false, fmt.Errorf("trace index: %w", mapErr(err))
+	}
+	if n == 0 {
+		return 0, 0, false, nil
+	}
+	lo = max(lo, from)
+	if to != 0 {
+		hi = min(hi, to)
+	}
+	return lo, hi, true, nil
 }
 
 // spanColumnsData holds a batch of spans column by column, in the order
@@ -159,11 +248,24 @@ func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehous
 		return page, nil
 	}
 	table := s.schema.table("spans")
+	from, to := q.FromMs, q.ToMs
+	if ids, ok := traceFilterIDs(q.Filters); ok {
+		// Only the time range of the wanted traces can match.
+		lo, hi, found, err := s.traceRange(ctx, q.Environments, ids, from, to)
+		if err != nil {
+			return page, fmt.Errorf("query spans: %w", err)
+		}
+		if !found {
+			page.TotalResults = cur.Total
+			return page, nil
+		}
+		from, to = lo, hi
+	}
 	var w where
 	w.inList("environment", q.Environments)
-	w.add("timestamp >= ?", q.FromMs)
-	if q.ToMs != 0 {
-		w.add("timestamp <= ?", q.ToMs)
+	w.add("timestamp >= ?", from)
+	if to != 0 {
+		w.add("timestamp <= ?", to)
 	}
 	if !hasCursor {
 		// The snapshot is the highest sequence number among the spans in
@@ -176,11 +278,12 @@ func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehous
 		s.clock.observe(cur.Snapshot)
 	}
 	w.add("seq <= ?", cur.Snapshot)
+	var fw where
 	for _, f := range q.Filters {
 		c := filterCond(f, warehouse.ResolveSpanField(f.Field))
-		w.add(c.sql, c.args...)
+		fw.add(c.sql, c.args...)
 	}
-	matchSQL, matchArgs := w.sql(), slices.Clone(w.args)
+	matchSQL, matchArgs := w.sql()+" AND "+fw.sql(), append(slices.Clone(w.args), fw.args...)
 
 	col, numeric := q.SortBy.Column()
 	if !sortColumns[col] {
@@ -201,27 +304,13 @@ func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehous
 	// duplicates never show), then the whole rows of those keys. Reading
 	// every (wide) column only for the page's rows keeps the cost of a
 	// page low when many spans match.
-	keyQuery := "SELECT seq, timestamp FROM " + table + " FINAL WHERE " + w.sql() +
-		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ?"
-	rows, err := s.conn.Query(ctx, keyQuery, append(w.args, q.Limit+1)...)
+	keys, err := s.readKeys(ctx, keyRead{table: "spans", timeCol: "timestamp", cond: w.sql(), args: w.args,
+		filter: fw.conds, filterArgs: fw.args,
+		order: "sort_value " + dir + ", key_seq " + dir, sortExpr: col, limit: []any{q.Limit + 1}, from: from, to: to})
 	if err != nil {
-		return page, fmt.Errorf("query spans: %w", mapErr(err))
+		return page, fmt.Errorf("query spans: %w", err)
 	}
-	seqs := make([]int64, 0, q.Limit+1)
-	minTs, maxTs := int64(math.MaxInt64), int64(math.MinInt64)
-	for rows.Next() {
-		var seq, ts int64
-		if err := rows.Scan(&seq, &ts); err != nil {
-			rows.Close()
-			return page, fmt.Errorf("query spans: %w", mapErr(err))
-		}
-		seqs = append(seqs, seq)
-		minTs, maxTs = min(minTs, ts), max(maxTs, ts)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return page, fmt.Errorf("query spans: %w", mapErr(err))
-	}
+	seqs, minTs, maxTs, counter := keys.seqs, keys.minT, keys.maxT, keys.counter
 	if page.Spans, err = s.spansBySeq(ctx, q.Environments, minTs, maxTs, seqs); err != nil {
 		return page, fmt.Errorf("query spans: %w", err)
 	}
@@ -235,9 +324,13 @@ func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehous
 	case !more:
 		page.TotalResults = int64(len(page.Spans))
 	default:
-		var n uint64
-		if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE "+matchSQL, matchArgs...).Scan(&n); err != nil {
-			return page, fmt.Errorf("query spans: count: %w", mapErr(err))
+		// The key query sorted every match (no cursor condition on the
+		// first page), so its rows_before_limit is the total.
+		n, ok := counter.count()
+		if !ok || n < uint64(len(seqs)) {
+			if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE "+matchSQL, matchArgs...).Scan(&n); err != nil {
+				return page, fmt.Errorf("query spans: count: %w", mapErr(err))
+			}
 		}
 		page.TotalResults = int64(n)
 	}

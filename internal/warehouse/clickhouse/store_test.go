@@ -225,26 +225,34 @@ func TestSeqClock(t *testing.T) {
 }
 
 func TestSchemaDDL(t *testing.T) {
-	def := migrations[0].tables[0]
+	spans := migrations[0].tables[0]
 	for _, tc := range []struct {
 		name    string
+		def     tableDef
 		cluster string
 		want    []string // substrings, statement by statement
 	}{
-		{"single server", "", []string{"CREATE TABLE IF NOT EXISTS `db`.spans (", "ENGINE = ReplacingMergeTree(ver)",
+		{"single server", spans, "", []string{"CREATE TABLE IF NOT EXISTS `db`.spans (", "ENGINE = ReplacingMergeTree(ver)",
 			"ORDER BY (environment, timestamp, trace_id, span_id) SETTINGS index_granularity = 1024"}},
-		{"cluster", "c1", []string{"CREATE TABLE IF NOT EXISTS `db`.spans_local ON CLUSTER c1 (",
+		{"cluster", spans, "c1", []string{"CREATE TABLE IF NOT EXISTS `db`.spans_local ON CLUSTER c1 (",
 			"ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/db/spans', '{replica}', ver)",
 			"CREATE TABLE IF NOT EXISTS `db`.spans ON CLUSTER c1 AS `db`.spans_local ENGINE = Distributed(c1, db, spans_local, sipHash64(environment, trace_id))"}},
+		{"trace index, single server", spanTracesTable, "", []string{"CREATE TABLE IF NOT EXISTS `db`.span_traces (",
+			"ENGINE = ReplacingMergeTree() PARTITION BY intDiv(min_ts, 604800000) ORDER BY (environment, trace_id, min_ts, max_ts) SETTINGS index_granularity = 256"}},
+		{"trace index, cluster", spanTracesTable, "c1", []string{"CREATE TABLE IF NOT EXISTS `db`.span_traces_local ON CLUSTER c1 (",
+			"ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/db/span_traces', '{replica}') PARTITION BY",
+			// The same shard key as spans: a trace's index rows live beside its spans.
+			"CREATE TABLE IF NOT EXISTS `db`.span_traces ON CLUSTER c1 AS `db`.span_traces_local ENGINE = Distributed(c1, db, span_traces_local, sipHash64(environment, trace_id))"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			all := strings.Join(newSchema("db", tc.cluster).create(def), "\n")
+			stmts := newSchema("db", tc.cluster).create(tc.def)
+			all := strings.Join(stmts, "\n")
 			for _, w := range tc.want {
 				if !strings.Contains(all, w) {
 					t.Errorf("DDL lacks %q:\n%s", w, all)
 				}
 			}
-			if n := len(newSchema("db", tc.cluster).create(def)); (tc.cluster == "") != (n == 1) {
+			if n := len(stmts); (tc.cluster == "") != (n == 1) {
 				t.Errorf("%d statements", n)
 			}
 		})

@@ -7,14 +7,25 @@
 //	(b) a 1-day range, an attribute equality matching ~1%, sorted by duration DESC
 //	(c) a 1-day range, contains on the span name
 //
-// plus (d) a trace id lookup and (g) an unfiltered 7-day range. It prints
-// the ingest rate (wall and CPU time, the ClickHouse server's CPU time
-// too when -server-pid is given) and each query's p50/p99. Run against a
+// plus (d) a trace id lookup and (g) an unfiltered 7-day range, and —
+// over -points synthetic metric points (20 metric names, a "model" label
+// of 10 values) — the metric queries of POST /v2/metrics:
+//
+//	(m1) a 1-day range, sorted by event_time DESC
+//	(m2) a 1-day range, metric_name equals, event_time DESC
+//	(m3) as (m2) plus a label equality (model, ~10%)
+//
+// It prints the ingest rate (wall and CPU time, the ClickHouse server's
+// CPU time too when -server-pid is given) and each query's p50/p99, twice:
+// "fresh", right after the ingest (ClickHouse still merging parts), and
+// "settled", after OPTIMIZE TABLE ... FINAL merged every partition (the
+// state a table reaches some time after writes stop). Run against a
 // server started by scripts/clickhouse.sh:
 //
 //	go run ./internal/warehouse/clickhouse/internal/loadtest -addr 127.0.0.1:19000 -spans 1000000
 //
-// The database (default evalcol_loadtest) is dropped before and after.
+// The database (default evalcol_loadtest) is dropped before and (unless
+// -keep) after.
 package main
 
 import (
@@ -32,6 +43,8 @@ import (
 	"syscall"
 	"time"
 
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
 	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
@@ -41,9 +54,11 @@ import (
 type config struct {
 	addr, database     string
 	spans, days, batch int
+	points             int
 	writers, runs      int
 	serverPID          int
-	withSQLite         bool
+	withSQLite, settle bool
+	keep               bool
 }
 
 func main() {
@@ -52,6 +67,9 @@ func main() {
 	flag.StringVar(&c.database, "database", "evalcol_loadtest", "database to fill (dropped before and after)")
 	flag.IntVar(&c.spans, "spans", 1_000_000, "spans to write")
 	flag.IntVar(&c.days, "days", 7, "days the spans cover")
+	flag.IntVar(&c.points, "points", 1_000_000, "metric points to write (over the same days)")
+	flag.BoolVar(&c.keep, "keep", false, "keep the database after the run (to look at it; it is still dropped before a run)")
+	flag.BoolVar(&c.settle, "settle", true, "after the fresh queries, merge every table (OPTIMIZE ... FINAL) and query again")
 	flag.IntVar(&c.batch, "batch", 1000, "spans per WriteSpans call")
 	flag.IntVar(&c.writers, "writers", 1, "concurrent WriteSpans callers")
 	flag.IntVar(&c.runs, "queries", 50, "runs of each query")
@@ -86,7 +104,9 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	defer dropDatabase(ctx, c)
+	if !c.keep {
+		defer dropDatabase(ctx, c)
+	}
 	defer chStore.Close()
 	stores := []struct {
 		name string
@@ -115,16 +135,57 @@ func run(ctx context.Context, c config) error {
 			return err
 		}
 	}
-	rng := rand.New(rand.NewPCG(2, 3))
-	const hour, day = int64(3600 * 1000), int64(24 * 3600 * 1000)
-	window := func(width int64) (int64, int64) {
-		from := start + rng.Int64N(end-start-width)
-		from -= from % 1000
-		return from, from + width - 1
+	pointBatches := metricBatches(env, c, start, end)
+	for _, s := range stores {
+		if err := ingestPoints(ctx, s.name, s.st, pointBatches); err != nil {
+			return err
+		}
 	}
 	var sample []warehouse.Span
 	for _, b := range batches {
 		sample = append(sample, b[0])
+	}
+	ws := workload{env: env, start: start, end: end, sample: sample, runs: c.runs}
+	for _, s := range stores {
+		ws.stores = append(ws.stores, namedStore{s.name, s.st})
+	}
+	printParts(ctx, c, "fresh")
+	if err := ws.run(ctx, "fresh"); err != nil {
+		return err
+	}
+	if !c.settle {
+		return nil
+	}
+	if err := optimize(ctx, c); err != nil {
+		return err
+	}
+	printParts(ctx, c, "settled")
+	return ws.run(ctx, "settled")
+}
+
+type namedStore struct {
+	name string
+	st   warehouse.Store
+}
+
+// workload is the query mix, run the same way (same random windows) on
+// every store.
+type workload struct {
+	env        string
+	start, end int64
+	sample     []warehouse.Span
+	runs       int
+	stores     []namedStore
+}
+
+func (ws workload) run(ctx context.Context, phase string) error {
+	rng := rand.New(rand.NewPCG(2, 3))
+	const hour, day = int64(3600 * 1000), int64(24 * 3600 * 1000)
+	start, end, sample := ws.start, ws.end, ws.sample
+	window := func(width int64) (int64, int64) {
+		from := start + rng.Int64N(end-start-width)
+		from -= from % 1000
+		return from, from + width - 1
 	}
 	queries := []struct {
 		name string
@@ -153,30 +214,179 @@ func run(ctx context.Context, c config) error {
 			return warehouse.SpanQuery{FromMs: start, Desc: true}
 		}},
 	}
+	metricQueries := []struct {
+		name string
+		make func() warehouse.MetricQuery
+	}{
+		{"(m1) 1d range, sort event_time DESC", func() warehouse.MetricQuery {
+			from, to := window(day)
+			return warehouse.MetricQuery{FromMs: from, ToMs: to, SortBy: warehouse.MetricSortEventTime, Desc: true}
+		}},
+		{"(m2) 1d range, metric_name equals, event_time DESC", func() warehouse.MetricQuery {
+			from, to := window(day)
+			return warehouse.MetricQuery{FromMs: from, ToMs: to, MetricName: metricName(rng.IntN(metricNames)),
+				SortBy: warehouse.MetricSortEventTime, Desc: true}
+		}},
+		{"(m3) 1d, metric_name + label model equals, DESC", func() warehouse.MetricQuery {
+			from, to := window(day)
+			return warehouse.MetricQuery{FromMs: from, ToMs: to, MetricName: metricName(rng.IntN(metricNames)),
+				SortBy: warehouse.MetricSortEventTime, Desc: true,
+				Filters: []warehouse.Filter{{Field: "labels.model", Operator: warehouse.OpEquals, Value: pointModels[rng.IntN(len(pointModels))]}}}
+		}},
+	}
+	type runner struct {
+		name string
+		call func(warehouse.Store) (int64, error)
+	}
+	var all []runner
 	for _, qd := range queries {
+		all = append(all, runner{qd.name, func(st warehouse.Store) (int64, error) {
+			q := qd.make()
+			q.Environments = []string{ws.env}
+			page, err := st.QuerySpans(ctx, q)
+			return page.TotalResults, err
+		}})
+	}
+	for _, qd := range metricQueries {
+		all = append(all, runner{qd.name, func(st warehouse.Store) (int64, error) {
+			q := qd.make()
+			q.Environments = []string{ws.env}
+			page, err := st.QueryMetrics(ctx, q)
+			return page.TotalResults, err
+		}})
+	}
+	for _, r := range all {
 		// Both backends answer the same query sequence.
 		seed := rng.Uint64()
-		for _, s := range stores {
+		for _, s := range ws.stores {
 			rng = rand.New(rand.NewPCG(seed, 9))
 			var lat []time.Duration
 			var matched int64
-			for range c.runs {
-				q := qd.make()
-				q.Environments = []string{env}
+			for range ws.runs {
 				t0 := time.Now()
-				page, err := s.st.QuerySpans(ctx, q)
+				n, err := r.call(s.st)
 				if err != nil {
-					return fmt.Errorf("%s %s: %w", s.name, qd.name, err)
+					return fmt.Errorf("%s %s %s: %w", phase, s.name, r.name, err)
 				}
 				lat = append(lat, time.Since(t0))
-				matched += page.TotalResults
+				matched += n
 			}
 			slices.Sort(lat)
-			fmt.Printf("%-10s %-55s p50 %7.1f ms  p99 %7.1f ms  (%d matches per query)\n", s.name, qd.name,
-				ms(lat[len(lat)/2]), ms(lat[(len(lat)*99-1)/100]), matched/int64(c.runs))
+			fmt.Printf("%-7s %-10s %-55s p50 %7.1f ms  p99 %7.1f ms  (%d matches per query)\n", phase, s.name, r.name,
+				ms(lat[len(lat)/2]), ms(lat[(len(lat)*99-1)/100]), matched/int64(ws.runs))
 		}
 	}
 	return nil
+}
+
+// Shape of the synthetic metric points.
+const metricNames = 20
+
+var pointModels = []string{"gpt-4o", "gpt-4o-mini", "claude-3-5-sonnet", "claude-3-haiku", "llama-3-70b",
+	"mistral-large", "gemini-1.5-pro", "gpt-4.1", "o3-mini", "command-r"}
+
+func metricName(i int) string { return fmt.Sprintf("eval.metric.%02d", i) }
+
+// metricBatches makes c.points evaluator points spread evenly over
+// [start, end), in batches of c.batch.
+func metricBatches(env string, c config, start, end int64) [][]warehouse.MetricPoint {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var out [][]warehouse.MetricPoint
+	for i := 0; i < c.points; i += c.batch {
+		k := min(c.batch, c.points-i)
+		b := make([]warehouse.MetricPoint, k)
+		for j := range b {
+			v := rng.Float64()
+			b[j] = warehouse.MetricPoint{Environment: env, OrganizationID: "org-1", MetricName: metricName(rng.IntN(metricNames)),
+				Source: warehouse.SourceEvaluator, EventTime: start + (end-start)*int64(i+j)/int64(c.points), NumericValue: &v,
+				TraceID: fmt.Sprintf("%032x", rng.Uint64()), SpanID: fmt.Sprintf("%016x", rng.Uint64()),
+				Labels: map[string]string{"model": pointModels[rng.IntN(len(pointModels))], "evaluator": "builtin"}}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// ingestPoints writes the metric point batches with one writer and prints
+// the rate.
+func ingestPoints(ctx context.Context, name string, st warehouse.Store, batches [][]warehouse.MetricPoint) error {
+	n := 0
+	t0, c0 := time.Now(), cpuTime()
+	for _, b := range batches {
+		if err := st.WriteMetricPoints(ctx, b); err != nil {
+			return fmt.Errorf("%s: write points: %w", name, err)
+		}
+		n += len(b)
+	}
+	wall, cpu := time.Since(t0), cpuTime()-c0
+	fmt.Printf("%-10s points: %d in %s = %.0f points/s; client CPU %s\n", name, n, wall.Round(time.Millisecond),
+		float64(n)/wall.Seconds(), cpu.Round(time.Millisecond))
+	return nil
+}
+
+// rawConn opens a plain driver connection for the load test's own
+// statements (OPTIMIZE, system.parts).
+func rawConn(c config) (ch.Conn, error) {
+	return ch.Open(&ch.Options{Addr: []string{c.addr}, ReadTimeout: 30 * time.Minute})
+}
+
+// optimize merges every partition of every MergeTree table of the
+// database into one part (OPTIMIZE ... FINAL) and prints how long it took.
+func optimize(ctx context.Context, c config) error {
+	conn, err := rawConn(c)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	rows, err := conn.Query(ctx, "SELECT name FROM system.tables WHERE database = ? AND engine LIKE '%MergeTree'", c.database)
+	if err != nil {
+		return fmt.Errorf("list tables: %w", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	for _, t := range tables {
+		t0 := time.Now()
+		if err := conn.Exec(ctx, "OPTIMIZE TABLE `"+c.database+"`."+t+" FINAL"); err != nil {
+			return fmt.Errorf("optimize %s: %w", t, err)
+		}
+		fmt.Printf("optimize %s: %s\n", t, time.Since(t0).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// printParts prints the active parts per table.
+func printParts(ctx context.Context, c config, phase string) {
+	conn, err := rawConn(c)
+	if err != nil {
+		log.Printf("parts: %v", err)
+		return
+	}
+	defer conn.Close()
+	rows, err := conn.Query(ctx, "SELECT table, count() FROM system.parts WHERE database = ? AND active GROUP BY table ORDER BY table", c.database)
+	if err != nil {
+		log.Printf("parts: %v", err)
+		return
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var t string
+		var n uint64
+		if err := rows.Scan(&t, &n); err != nil {
+			log.Printf("parts: %v", err)
+			return
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", t, n))
+	}
+	fmt.Printf("%-7s active parts: %s\n", phase, strings.Join(parts, ", "))
 }
 
 func openClickHouse(ctx context.Context, c config) (*clickhouse.Store, error) {
