@@ -37,7 +37,8 @@ func clickhouseChildConfig(t *testing.T, addrs childAddrs, chAddr, db string) st
 // TestClickHouseScaleOutBinaries: two evalcol processes (the real binary,
 // different ports) share one ClickHouse. Spans sent to each are visible
 // through either; a setup created through A is applied by B within its poll
-// interval; stopping A (SIGTERM) loses nothing A acknowledged.
+// interval; a backfill started through B adds evaluations to spans stored
+// through A; stopping A (SIGTERM) loses nothing A acknowledged.
 func TestClickHouseScaleOutBinaries(t *testing.T) {
 	chAddr := clickhouseAddr(t)
 	db := testDatabase(t, chAddr)
@@ -61,8 +62,21 @@ func TestClickHouseScaleOutBinaries(t *testing.T) {
 			"all 20 spans visible through %s", c.API)
 	}
 
+	// A backfill started through B evaluates a span A stored: ClickHouse
+	// appends the evaluation, and A reads it.
+	from := time.Now().Add(-time.Hour).Unix()
+	resp, status := postJSON(t, b.API, "/v2/auto-monitor-setups", fmt.Sprintf(
+		`{"entity_type":"span","entity_value":"a-3","external_id":"backfill","evaluators":["char-count"],"backfill_from_timestamp_sec":%d}`, from))
+	if status != 201 {
+		t.Fatalf("create backfill setup through B = %d %s", status, resp)
+	}
+	testcollector.Eventually(t, 30*time.Second, func() bool {
+		body, _ := getJSON(t, a.API, "/v2/warehouse/spans?span_name=a-3&from_timestamp_sec="+fmt.Sprint(from))
+		return strings.Contains(body, `"name":"char-count"`) && strings.Count(body, `"span_id"`) == 1
+	}, "span a-3, stored through A, carries the backfilled char-count once, read through A")
+
 	// A setup created through A is applied by B after its poll.
-	resp, status := postJSON(t, a.API, "/v2/auto-monitor-setups", `{"entity_type":"span","entity_value":"scale-out-probe","external_id":"probe","evaluators":["char-count"]}`)
+	resp, status = postJSON(t, a.API, "/v2/auto-monitor-setups", `{"entity_type":"span","entity_value":"scale-out-probe","external_id":"probe","evaluators":["char-count"]}`)
 	if status != 201 {
 		t.Fatalf("create setup through A = %d %s", status, resp)
 	}

@@ -370,16 +370,23 @@ func (s *Store) spansBySeq(ctx context.Context, envs []string, minTs, maxTs int6
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	found, seen := 0, make([]bool, len(seqs))
+	// A seq can have several rows: retried copies (equal content) and the
+	// rows AppendEvaluations adds (higher versions): keep the highest
+	// version, the row FINAL would pick.
+	found, seen, vers := 0, make([]bool, len(seqs)), make([]uint64, len(seqs))
 	for rows.Next() {
-		sp, seq, err := scanSpan(rows)
+		sp, seq, ver, err := scanSpanVersion(rows)
 		if err != nil {
 			return nil, err
 		}
-		if i, ok := pos[seq]; ok && !seen[i] {
-			out[i], seen[i] = sp, true
+		i, ok := pos[seq]
+		if !ok || seen[i] && ver <= vers[i] {
+			continue
+		}
+		if !seen[i] {
 			found++
 		}
+		out[i], seen[i], vers[i] = sp, true, ver
 	}
 	if err := rows.Err(); err != nil {
 		return nil, mapErr(err)
@@ -390,7 +397,9 @@ func (s *Store) spansBySeq(ctx context.Context, envs []string, minTs, maxTs int6
 	return out, nil
 }
 
-func scanSpan(rows driver.Rows) (warehouse.Span, int64, error) {
+// scanSpanVersion reads a row of "seq, "+spanColumns: the span, its seq
+// and its version.
+func scanSpanVersion(rows driver.Rows) (warehouse.Span, int64, uint64, error) {
 	var (
 		sp                     warehouse.Span
 		seq, seq2              int64
@@ -404,7 +413,7 @@ func scanSpan(rows driver.Rows) (warehouse.Span, int64, error) {
 		&sp.ScopeName, &sp.ScopeVersion, &sp.StatusCode, &sp.StatusMessage, &sp.WorkflowName, &sp.EntityName,
 		&sp.AgentName, &sp.RequestModel, &sp.ResponseModel, &sp.Vendor, &rk, &rv, &ak, &av, &pk, &pv, &ck, &cv,
 		&sp.Input, &sp.Output, &evals); err != nil {
-		return sp, 0, mapErr(err)
+		return sp, 0, 0, mapErr(err)
 	}
 	sp.ResourceAttributes = arraysMap(rk, rv)
 	sp.SpanAttributes = arraysMap(ak, av)
@@ -412,10 +421,10 @@ func scanSpan(rows driver.Rows) (warehouse.Span, int64, error) {
 	sp.Completions = arraysMap(ck, cv)
 	if evals != "" && evals != "[]" {
 		if err := json.Unmarshal([]byte(evals), &sp.Evaluations); err != nil {
-			return sp, 0, fmt.Errorf("span %d evaluations: %w", seq, err)
+			return sp, 0, 0, fmt.Errorf("span %d evaluations: %w", seq, err)
 		}
 	}
-	return sp, seq, nil
+	return sp, seq, ver, nil
 }
 
 // mapArrays returns a map as parallel key and value arrays, keys sorted.

@@ -98,6 +98,9 @@ type Store struct {
 	// first tries to run them (see OpenLazy).
 	migrated  atomic.Bool
 	migrateMu sync.Mutex
+
+	// appendMu serialises AppendEvaluations (read, merge, insert).
+	appendMu sync.Mutex
 }
 
 var _ warehouse.Store = (*Store)(nil)

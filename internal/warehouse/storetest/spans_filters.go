@@ -237,6 +237,14 @@ func testClosed(t *testing.T, open Opener) {
 			_, err := st.QueryMetrics(ctx, warehouse.MetricQuery{Environments: []string{"A"}})
 			return err
 		}(),
+		"AppendEvaluations": func() error {
+			app, ok := st.(warehouse.EvaluationAppender)
+			if !ok {
+				return warehouse.ErrUnavailable // nothing to check
+			}
+			return app.AppendEvaluations(ctx, "A", []warehouse.SpanEvaluations{{TraceID: "trace-x", SpanID: "x",
+				Evaluations: []warehouse.Evaluation{{Name: "char-count", MonitorID: "m"}}}})
+		}(),
 	} {
 		if !warehouse.IsRetryable(err) {
 			t.Errorf("%s after Close: %v, want an error wrapping ErrUnavailable", name, err)

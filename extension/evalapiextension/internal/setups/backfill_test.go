@@ -211,7 +211,8 @@ func TestBackfillEvaluatesStoredSpans(t *testing.T) {
 	}
 }
 
-// plainStore hides the SQLite store's AppendEvaluations.
+// plainStore hides the SQLite store's AppendEvaluations, as a backend
+// without it would.
 type plainStore struct{ warehouse.Store }
 
 func TestBackfillFailures(t *testing.T) {
@@ -223,7 +224,7 @@ func TestBackfillFailures(t *testing.T) {
 	}{
 		{"backend cannot append", func(s *sqlite.Store) warehouse.Store { return plainStore{s} },
 			`{"entity_type":"workflow","entity_value":"jokes","external_id":"x","evaluators":["char-count"],"backfill_from_timestamp_sec":%d}`,
-			"backfill is not supported by the clickhouse warehouse"},
+			"backfill is not supported by the plain warehouse"},
 		{"no valid evaluator", func(s *sqlite.Store) warehouse.Store { return s },
 			`{"entity_type":"workflow","entity_value":"jokes","external_id":"x","evaluators":["no-such-evaluator"],"backfill_from_timestamp_sec":%d}`,
 			"the setup has no valid evaluator"},
@@ -233,7 +234,7 @@ func TestBackfillFailures(t *testing.T) {
 			sq := openStore(t)
 			ingest(t, sq, fixture)
 			st := tt.store(sq)
-			svc := newBackfillService(t, st, BackfillOptions{Backend: "clickhouse"})
+			svc := newBackfillService(t, st, BackfillOptions{Backend: "plain"})
 			r, err := ParseRequest(fmt.Appendf(nil, tt.body, time.Now().Add(-time.Hour).Unix()))
 			if err != nil {
 				t.Fatal(err)
