@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,21 +17,32 @@ import (
 	"github.com/evalcol/evalcol/internal/testcollector"
 )
 
-// clickhouseChildConfig is examples/config.yaml on addrs with the
-// warehouse on ClickHouse database db, setups polled every 300 ms and the
-// collector's own metrics off (two children would share their port).
+// clickhouseChildConfig is examples/scale-out.yaml on addrs with the
+// warehouse on ClickHouse database db at chAddr, setups polled every 300 ms
+// and the collector's own metrics off (two children would share their
+// port). It fails the test when the file no longer has the values it
+// replaces, so the test always runs the documented file.
 func clickhouseChildConfig(t *testing.T, addrs childAddrs, chAddr, db string) string {
 	t.Helper()
-	cfg := exampleConfig(t, "config.yaml", addrs)
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "scale-out.yaml"))
+	if err != nil {
+		t.Fatalf("read example config: %v", err)
+	}
+	cfg := string(data)
 	for _, r := range [][2]string{
-		{"backend: sqlite\n      path: " + addrs.DBPath, fmt.Sprintf("backend: clickhouse\n      endpoint: %s\n      database: %s", chAddr, db)},
-		{"    max_request_body_size:", "    setup_poll_interval: 300ms\n    max_request_body_size:"},
+		{"127.0.0.1:8080", addrs.API},
+		{"127.0.0.1:4317", addrs.OTLPGRPC},
+		{"127.0.0.1:4318", addrs.OTLPHTTP},
+		{"${env:EVALCOL_API_KEY:-evalcol-dev-key}", childAPIKey},
+		{"${env:EVALCOL_CLICKHOUSE_ENDPOINT:-127.0.0.1:9000}", chAddr},
+		{"database: evalcol ", "database: " + db + " "},
+		{"setup_poll_interval: 5s", "setup_poll_interval: 300ms"},
 		{"\nservice:\n", "\nservice:\n  telemetry: {metrics: {level: none}}\n"},
 	} {
 		if !strings.Contains(cfg, r[0]) {
-			t.Fatalf("examples/config.yaml no longer contains %q", r[0])
+			t.Fatalf("examples/scale-out.yaml no longer contains %q", r[0])
 		}
-		cfg = strings.Replace(cfg, r[0], r[1], 1)
+		cfg = strings.ReplaceAll(cfg, r[0], r[1])
 	}
 	return cfg
 }
