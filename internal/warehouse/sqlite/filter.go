@@ -1,11 +1,11 @@
 package sqlite
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // where accumulates SQL conditions and their parameters. Caller text
@@ -35,8 +35,23 @@ type expr struct {
 	args []any
 }
 
-// nullableColumns may hold NULL (metric values); other columns are NOT NULL.
-var nullableColumns = map[string]bool{"bool_value": true, "numeric_value": true, "enum_value": true}
+// dialect is SQLite's SQL for sqlfilter: attributes are JSON documents
+// (a missing one reads as NULL), numbers of text through evalcol_num.
+var dialect = sqlfilter.Dialect{
+	NotNull: func(column string) string { return column + " IS NOT NULL" },
+	Attribute: func(kind warehouse.FieldKind, key string) (value, exists sqlfilter.Expr) {
+		v, e := attrExprs(docColumn(kind), key)
+		return sqlfilter.Expr{SQL: v.sql, Args: v.args}, sqlfilter.Expr{SQL: e.sql, Args: e.args}
+	},
+	ToNumber: func(sql string) string { return numFunc + "(" + sql + ")" },
+	Negate:   func(cond string) string { return "coalesce(NOT (" + cond + "), 1)" },
+	Contains: func(value string) string { return "instr(" + value + ", ?) > 0" },
+	StartsWith: func(value sqlfilter.Expr, prefix string) sqlfilter.Expr {
+		return sqlfilter.Expr{SQL: "substr(" + value.SQL + ", 1, ?) = ?",
+			Args: append(append([]any{}, value.Args...), utf8.RuneCountInString(prefix), prefix)}
+	},
+	True: 1, False: 0,
+}
 
 // docColumn is the JSON column holding the attributes of a field kind.
 func docColumn(kind warehouse.FieldKind) string {
@@ -64,142 +79,15 @@ func attrExprs(doc, key string) (value, exists expr) {
 		expr{"json_type(" + doc + ", ?) IS NOT NULL", []any{path}}
 }
 
-// compareMode says how a filter compares values.
-type compareMode int
-
-const (
-	cmpText compareMode = iota
-	cmpNumber
-	cmpBool
-)
-
-// filterCond renders one validated filter as an SQL condition.
+// filterCond renders one validated filter as an SQL condition (see
+// package sqlfilter for the semantics).
 func filterCond(f warehouse.Filter, ref warehouse.FieldRef) expr {
-	var val, exists expr
-	mode := cmpText
-	if ref.Kind == warehouse.KindColumn {
-		val = expr{sql: ref.Column}
-		switch {
-		case nullableColumns[ref.Column]:
-			exists = expr{sql: ref.Column + " IS NOT NULL"}
-		case ref.ColType == warehouse.ColText:
-			exists = expr{sql: ref.Column + " != ''"}
-		default:
-			exists = expr{sql: "1"}
-		}
-		switch ref.ColType {
-		case warehouse.ColInt, warehouse.ColFloat:
-			mode = cmpNumber
-		case warehouse.ColBool:
-			mode = cmpBool
-		}
-	} else {
-		val, exists = attrExprs(docColumn(ref.Kind), ref.Key)
-	}
-	if mode == cmpText {
-		switch f.ValueType {
-		case warehouse.TypeNumber:
-			mode = cmpNumber
-		case warehouse.TypeBoolean:
-			mode = cmpBool
-		}
-	}
-	if f.Operator.IsNumeric() {
-		mode = cmpNumber
-	}
-	// The compared expression: numbers through evalcol_num unless the
-	// column is numeric; booleans of text values as lower-case text.
-	cmp := val
-	textBool := false
-	switch {
-	case mode == cmpNumber && ref.ColType != warehouse.ColInt && ref.ColType != warehouse.ColFloat:
-		cmp = expr{numFunc + "(" + val.sql + ")", val.args}
-	case mode == cmpBool && ref.ColType != warehouse.ColBool:
-		cmp = expr{"lower(" + val.sql + ")", val.args}
-		textBool = true
-	}
-	// param converts a filter value for the compare mode; ok false means
-	// the value can never match.
-	param := func(s string) (any, bool) {
-		switch mode {
-		case cmpNumber:
-			f, ok := warehouse.ParseNumber(s)
-			return f, ok
-		case cmpBool:
-			b, ok := warehouse.ParseBool(s)
-			switch {
-			case !ok:
-				return nil, false
-			case textBool:
-				return fmt.Sprint(b), true
-			case b:
-				return 1, true
-			}
-			return 0, true
-		}
-		return s, true
-	}
-	with := func(sql string, e expr, extra ...any) expr {
-		return expr{sql, append(append([]any{}, e.args...), extra...)}
-	}
-	// negate is NOT c, true when the value is missing (NULL).
-	negate := func(c expr) expr { return expr{"coalesce(NOT (" + c.sql + "), 1)", c.args} }
-	never := expr{sql: "0"}
-
-	switch f.Operator {
-	case warehouse.OpEquals, warehouse.OpNotEquals:
-		p, ok := param(f.Value)
-		c := never
-		if ok {
-			c = with(cmp.sql+" = ?", cmp, p)
-		}
-		if f.Operator == warehouse.OpNotEquals {
-			return negate(c)
-		}
-		return c
-	case warehouse.OpGreaterThan, warehouse.OpGreaterThanOrEqual, warehouse.OpLessThan, warehouse.OpLessThanOrEqual:
-		p, ok := param(f.Value)
-		if !ok {
-			return never
-		}
-		op := map[warehouse.Operator]string{warehouse.OpGreaterThan: ">", warehouse.OpGreaterThanOrEqual: ">=",
-			warehouse.OpLessThan: "<", warehouse.OpLessThanOrEqual: "<="}[f.Operator]
-		return with(cmp.sql+" "+op+" ?", cmp, p)
-	case warehouse.OpContains, warehouse.OpNotContains:
-		c := with("instr("+val.sql+", ?) > 0", val, f.Value)
-		if f.Operator == warehouse.OpNotContains {
-			return negate(c)
-		}
-		return c
-	case warehouse.OpStartsWith:
-		return with("substr("+val.sql+", 1, ?) = ?", val, utf8.RuneCountInString(f.Value), f.Value)
-	case warehouse.OpIn, warehouse.OpNotIn:
-		ps := make([]any, 0, len(f.Values))
-		for _, v := range f.Values {
-			if p, ok := param(v); ok {
-				ps = append(ps, p)
-			}
-		}
-		c := never
-		if len(ps) > 0 {
-			c = with(cmp.sql+" IN ("+placeholders(len(ps))+")", cmp, ps...)
-		}
-		if f.Operator == warehouse.OpNotIn {
-			return negate(c)
-		}
-		return c
-	case warehouse.OpExists:
-		return exists
-	case warehouse.OpNotExists:
-		return expr{"NOT (" + exists.sql + ")", exists.args}
-	}
-	return never
+	c := dialect.Cond(f, ref)
+	return expr{c.SQL, c.Args}
 }
 
 // placeholders returns "?, ?, ?" for n parameters.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
+func placeholders(n int) string { return sqlfilter.Placeholders(n) }
 
 // inList adds "column IN (...)" for values.
 func (w *where) inList(column string, values []string) {

@@ -76,7 +76,7 @@ func (r *rowInserter) close() {
 
 // statement is the INSERT of n rows.
 func (r *rowInserter) statement(n int) string {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", r.columns), ", ") + ")"
+	row := "(" + placeholders(r.columns) + ")"
 	var b strings.Builder
 	b.Grow(len(r.prefix) + n*(len(row)+2))
 	b.WriteString(r.prefix)
