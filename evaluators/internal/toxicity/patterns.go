@@ -74,6 +74,10 @@ type alt struct {
 	starts []string
 	// startByte marks the first bytes of starts.
 	startByte [256]bool
+	// needWords, when set, are words of which every match holds one as a
+	// whole word: sentences without any are skipped before the pattern
+	// runs.
+	needWords []string
 }
 
 // a compiles pattern with anchors, "|"-separated.
@@ -95,6 +99,19 @@ func startingWith(starts string, al alt) alt {
 	al.pattern = regexp.MustCompile(`^(?:` + al.pattern.String() + `)`)
 	return al
 }
+
+// needingWord makes al run only on sentences that hold one of words
+// ("|"-separated) as a whole word. It must be a necessary condition of
+// the pattern; it is much cheaper to test.
+func needingWord(words string, al alt) alt {
+	al.needWords = strings.Split(words, "|")
+	return al
+}
+
+// groupSubjWords are words of which every match of groupSubj holds one as
+// a whole word (each alternative of groupSubj names one of them, between
+// a word boundary and white space).
+const groupSubjWords = "you|u|he|she|they|them|him|her|those|these|people"
 
 // anchors indexes the anchors of every alt of rules, built at init.
 var anchors = func() *anchorIndex {
@@ -173,7 +190,7 @@ var rules = []rule{
 	}},
 	{category: DeathWish, negatable: true, alts: []alt{
 		startingWith("hope|hoping|wish|wishing|pray|praying", a("hope|hoping|wish|pray", `\b(?:hope|hoping|wish|wishing|pray|praying)\s+(?:that\s+)?`+personSubj+`\s+(?:\S+\s+){0,6}?(?:die|dies|died|dead|drops? dead|rots?|burns?|get(?:s)? (?:cancer|killed|shot|raped|hit by|run over|murdered|stabbed|aids)|chokes?|suffers?)\b`)),
-		a("should|deserve|ought|need|must", `\b`+groupSubj+`\s+(?:all\s+)?(?:should|deserves? to|ought to|needs? to|must|need to)\s+(?:all\s+)?(?:be\s+)?(?:shot|hanged|hung|killed|executed|put down|gassed|exterminated|wiped out|lynched|murdered|burned alive|burnt alive|tortured|beheaded|raped|die|drop dead|rot)\b`),
+		needingWord(groupSubjWords, a("should|deserve|ought|need|must", `\b`+groupSubj+`\s+(?:all\s+)?(?:should|deserves? to|ought to|needs? to|must|need to)\s+(?:all\s+)?(?:be\s+)?(?:shot|hanged|hung|killed|executed|put down|gassed|exterminated|wiped out|lynched|murdered|burned alive|burnt alive|tortured|beheaded|raped|die|drop dead|rot)\b`)),
 		a("bullet", `\bput\s+a\s+bullet\s+(?:in|through)\s+(?:his|her|your|their|ur)\s+(?:head|brain|skull|face)\b`),
 		a("dead", `\b(?:better|better off)\s+if\s+`+youWord+`\s+(?:were|was)\s+dead\b`),
 		a("better off dead", `\b(?:you|he|she|they)\s+(?:are|is|'re|'s)\s+better off dead\b`),

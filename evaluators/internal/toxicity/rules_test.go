@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 )
 
 func TestDetectCategories(t *testing.T) {
@@ -228,5 +230,66 @@ func BenchmarkDetect1KB(b *testing.B) {
 				Detect(bm.text)
 			}
 		})
+	}
+}
+
+// TestNeedWordsIsANecessaryCondition checks every alt with needWords: on
+// the challenge texts and on sentences mixing the modal anchors with
+// pronouns, group words and look-alikes ("the", "hey", "youth"), the alt
+// decides the same with and without the word prefilter.
+func TestNeedWordsIsANecessaryCondition(t *testing.T) {
+	f, err := os.Open("testdata/challenge.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := ReadChallenge(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, r := range rows {
+		texts = append(texts, r.Text)
+	}
+	subjects := []string{"you", "u", "he", "she", "they", "them all", "people like him", "kids like you", "those people",
+		"these idiots", "all of them", "the", "hey", "youth", "theyre", "everyone", "a man", "the_you"}
+	modals := []string{"should", "deserve to", "ought to", "need to", "must"}
+	verbs := []string{"be shot", "die", "rot", "be reviewed", "all be executed", "drop dead", "wait"}
+	for _, s := range subjects {
+		for _, m := range modals {
+			for _, v := range verbs {
+				texts = append(texts, s+" "+m+" "+v+".", "I think "+s+" "+m+" "+v+", honestly!")
+			}
+		}
+	}
+	checked, hits := 0, 0
+	for i := range rules {
+		for j := range rules[i].alts {
+			al := rules[i].alts[j]
+			if al.needWords == nil {
+				continue
+			}
+			plain := al
+			plain.needWords = nil
+			for _, text := range texts {
+				b := textclass.AppendFold(nil, text)
+				if len(b) == 0 {
+					continue
+				}
+				folded := string(b)
+				sentences, _ := splitSentences(folded, nil)
+				got, want := al.used(folded, sentences, rules[i].negatable), plain.used(folded, sentences, rules[i].negatable)
+				if got != want {
+					t.Errorf("%s alt %d on %q: %v with the word prefilter, %v without", rules[i].category, j, text, got, want)
+				}
+				checked++
+				if want {
+					hits++
+				}
+			}
+		}
+	}
+	if checked == 0 || hits == 0 {
+		t.Fatalf("%d checks, %d matches: the test exercises nothing", checked, hits)
 	}
 }
