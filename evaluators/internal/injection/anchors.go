@@ -96,7 +96,7 @@ func (idx *anchorIndex) matchOccurrences(rule int, text string, occ []occurrence
 				continue
 			}
 			at := int(o.at)
-			if r.re.MatchString(window(text, at, alen)) {
+			if r.matchWindow(window(text, at, alen)) {
 				return true
 			}
 			next = at + alen

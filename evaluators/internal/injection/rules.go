@@ -3,6 +3,7 @@ package injection
 import (
 	"bytes"
 	"regexp"
+	"strings"
 )
 
 // Finding is the strongest rule that matched a text.
@@ -33,6 +34,55 @@ type phraseRule struct {
 	// exactly, so Cyrillic stems leave out their first letter.
 	anchors [][]byte
 	re      *regexp.Regexp
+	// needWords, when set, are lower-case words of which every match holds
+	// one as a whole word (in any case): windows without any are skipped
+	// before the expression runs. Common English anchors ("mode",
+	// "policy", "task") make the expressions run often on benign text.
+	needWords []string
+}
+
+// matchWindow reports whether the rule's expression matches w.
+func (r *phraseRule) matchWindow(w string) bool {
+	if r.needWords != nil && !hasWordFold(w, r.needWords) {
+		return false
+	}
+	return r.re.MatchString(w)
+}
+
+// needing sets the words of which every match of r holds one (see
+// phraseRule.needWords); they must be a necessary condition of r's
+// expression.
+func needing(words string, r phraseRule) phraseRule {
+	r.needWords = strings.Split(words, "|")
+	return r
+}
+
+// hasWordFold reports whether s holds one of words (lower case) as a whole
+// word, ASCII letters compared in any case: a maximal run of the bytes of
+// \w, as \b sees them.
+func hasWordFold(s string, words []string) bool {
+	for i := 0; i < len(s); {
+		if !isWordByteASCII(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isWordByteASCII(s[j]) {
+			j++
+		}
+		for _, w := range words {
+			if len(w) == j-i && strings.EqualFold(s[i:j], w) {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+// isWordByteASCII reports whether c is a byte of \w: [0-9A-Za-z_].
+func isWordByteASCII(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // markerRule is a chat-template token or role header, searched for with
@@ -96,9 +146,9 @@ var phraseRules = []phraseRule{
 	rule("override/en", 0.9,
 		anchors("ignor", "disregard", "forget"),
 		`\b(?:ignore|disregard|forget)\s+(?:(?:all|everything)\s+)?(?:the\s+)?above\b`),
-	rule("new-task/en", scoreNewTask,
+	needing("new|further|additional|your|change|update|replace", rule("new-task/en", scoreNewTask,
 		anchors("instruction", "task"),
-		`\b(?:(?:new|further|additional)\s+(?:instructions?|tasks?)\s+(?:now\s+)?(?:follow|are\s+following)\b|your\s+new\s+(?:task|instructions?)\s*(?:is|are|:)|(?:change|update|replace)\s+your\s+instructions\b|your\s+instructions\s+are\s+now\b)`),
+		`\b(?:(?:new|further|additional)\s+(?:instructions?|tasks?)\s+(?:now\s+)?(?:follow|are\s+following)\b|your\s+new\s+(?:task|instructions?)\s*(?:is|are|:)|(?:change|update|replace)\s+your\s+instructions\b|your\s+instructions\s+are\s+now\b)`)),
 	rule("reveal/en", scoreReveal,
 		anchors("prompt", "instruction", "system message"),
 		`\b(?:reveal|show|print|display|output|repeat|leak|disclose|dump|recite|spell\s+out|write\s+out|tell\s+me|give\s+me)\b[^.?!\n]{0,30}?\b(?:(?:your|the)\s+`+gap3+`(?:system\s+(?:prompt|message)|prompt\s+texts?|(?:initial|original|hidden|secret|pre)[\s-]?prompt|(?:initial|original|hidden|secret|system)\s+instructions)|your\s+(?:instructions|prompts?|rules|guidelines|programming))\b`),
@@ -108,16 +158,17 @@ var phraseRules = []phraseRule{
 	rule("reveal/en", scoreNewTask,
 		anchors("written", "above"),
 		`\b(?:what\s+(?:is|was)\s+written\s+(?:at\s+the\s+beginning|above|before)|(?:repeat|print|output)\s+(?:the\s+)?(?:text|words|everything|all)\s+above)\b`),
-	rule("persona/en", scorePersona,
+	needing("anything|dan|jailbroken|jailbreak|mode", rule("persona/en", scorePersona,
 		anchors("anything now", "dan", "jailbr", "mode"),
-		`(?:\bdo\s+anything\s+now\b|\bdan\s+mode\b|\b(?:you\s+are|you're|act\s+as|become|enable|enter|activate)\s+(?:now\s+)?(?:an?\s+)?(?:dan|jailbroken|jailbreak)\b|\b(?:developer|dev|god|jailbreak|jailbroken|unrestricted|unfiltered|evil|chaos)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated)\b|\b(?:chatgpt|gpt|ai|assistant|you)\b[^.\n]{0,40}?\b(?:developer|god|jailbreak|jailbroken|unrestricted|unfiltered|evil)\s+mode\b)`),
-	rule("unrestricted/en", scoreUnrestricted,
-		anchors("restrict", "limit", "rules", "filter", "guideline", "censor", "boundar", "constrain", "moral", "ethic", "confines", "shackle", "polic", "bound by"),
-		`(?:\b(?:pretend|imagine|act\s+as\s+if|behave\s+as\s+if|assume|suppose)\b[^.\n]{0,40}?\byou\s+(?:have|had|are|were)\s+(?:no|zero|without|free\s+(?:of|from))\s+(?:\w+\s+)?(?:restrictions|limitations|limits|rules|filters|guidelines|censorship|boundaries|constraints|morals|ethics|programming)\b`+
-			`|\b(?:freed|free|liberated|released|broken\s+free)\s+(?:from|of)\s+(?:the\s+)?(?:typical\s+|usual\s+)?(?:confines|restrictions|limitations|rules|shackles|chains|constraints)\s+of\s+(?:ai|openai|chatgpt|your)\b`+
-			`|\b(?:do\s+not|don't|doesn't|does\s+not|never|won't|will\s+not|not)\s+(?:have\s+to\s+|need\s+to\s+)?(?:abide|follow|adhere|comply|obey)\b[^.\n]{0,20}?(?:\bopenai|\bcontent\s+polic|\b(?:ethical|safety|moral)\s+(?:guidelines|rules|restrictions|standards)|\byour\s+(?:programming|guidelines|rules|restrictions))`+
-			`|\b(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained)\s+by\s+(?:any\s+)?(?:openai|rules|guidelines|polic|restrictions|ethic|moral|your)`+
-			`|\b(?:without|bypass(?:ing)?|disable|remove)\s+(?:any\s+|all\s+)?(?:ethical|moral|safety|content)\s+(?:restrictions|limitations|filters|guidelines|constraints|boundaries)\b)`),
+		`(?:\bdo\s+anything\s+now\b|\bdan\s+mode\b|\b(?:you\s+are|you're|act\s+as|become|enable|enter|activate)\s+(?:now\s+)?(?:an?\s+)?(?:dan|jailbroken|jailbreak)\b|\b(?:developer|dev|god|jailbreak|jailbroken|unrestricted|unfiltered|evil|chaos)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated)\b|\b(?:chatgpt|gpt|ai|assistant|you)\b[^.\n]{0,40}?\b(?:developer|god|jailbreak|jailbroken|unrestricted|unfiltered|evil)\s+mode\b)`)),
+	needing("pretend|imagine|act|behave|assume|suppose|freed|free|liberated|released|broken|abide|follow|adhere|comply|obey|bound|restricted|limited|constrained|without|bypass|bypassing|disable|remove",
+		rule("unrestricted/en", scoreUnrestricted,
+			anchors("restrict", "limit", "rules", "filter", "guideline", "censor", "boundar", "constrain", "moral", "ethic", "confines", "shackle", "polic", "bound by"),
+			`(?:\b(?:pretend|imagine|act\s+as\s+if|behave\s+as\s+if|assume|suppose)\b[^.\n]{0,40}?\byou\s+(?:have|had|are|were)\s+(?:no|zero|without|free\s+(?:of|from))\s+(?:\w+\s+)?(?:restrictions|limitations|limits|rules|filters|guidelines|censorship|boundaries|constraints|morals|ethics|programming)\b`+
+				`|\b(?:freed|free|liberated|released|broken\s+free)\s+(?:from|of)\s+(?:the\s+)?(?:typical\s+|usual\s+)?(?:confines|restrictions|limitations|rules|shackles|chains|constraints)\s+of\s+(?:ai|openai|chatgpt|your)\b`+
+				`|\b(?:do\s+not|don't|doesn't|does\s+not|never|won't|will\s+not|not)\s+(?:have\s+to\s+|need\s+to\s+)?(?:abide|follow|adhere|comply|obey)\b[^.\n]{0,20}?(?:\bopenai|\bcontent\s+polic|\b(?:ethical|safety|moral)\s+(?:guidelines|rules|restrictions|standards)|\byour\s+(?:programming|guidelines|rules|restrictions))`+
+				`|\b(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained)\s+by\s+(?:any\s+)?(?:openai|rules|guidelines|polic|restrictions|ethic|moral|your)`+
+				`|\b(?:without|bypass(?:ing)?|disable|remove)\s+(?:any\s+|all\s+)?(?:ethical|moral|safety|content)\s+(?:restrictions|limitations|filters|guidelines|constraints|boundaries)\b)`)),
 
 	// German.
 	rule("override/de", scoreOverride,
@@ -326,7 +377,7 @@ func (r *phraseRule) matchAround(text string, lower []byte) bool {
 				break
 			}
 			at := from + i
-			if r.re.MatchString(window(text, at, len(a))) {
+			if r.matchWindow(window(text, at, len(a))) {
 				return true
 			}
 			// The next window starts past this one's reach.
