@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 )
 
 // Finding is the strongest rule that matched a text.
@@ -43,7 +45,7 @@ type phraseRule struct {
 
 // matchWindow reports whether the rule's expression matches w.
 func (r *phraseRule) matchWindow(w string) bool {
-	if r.needWords != nil && !hasWordFold(w, r.needWords) {
+	if r.needWords != nil && !textclass.HasWord(w, r.needWords) {
 		return false
 	}
 	return r.re.MatchString(w)
@@ -55,34 +57,6 @@ func (r *phraseRule) matchWindow(w string) bool {
 func needing(words string, r phraseRule) phraseRule {
 	r.needWords = strings.Split(words, "|")
 	return r
-}
-
-// hasWordFold reports whether s holds one of words (lower case) as a whole
-// word, ASCII letters compared in any case: a maximal run of the bytes of
-// \w, as \b sees them.
-func hasWordFold(s string, words []string) bool {
-	for i := 0; i < len(s); {
-		if !isWordByteASCII(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isWordByteASCII(s[j]) {
-			j++
-		}
-		for _, w := range words {
-			if len(w) == j-i && strings.EqualFold(s[i:j], w) {
-				return true
-			}
-		}
-		i = j
-	}
-	return false
-}
-
-// isWordByteASCII reports whether c is a byte of \w: [0-9A-Za-z_].
-func isWordByteASCII(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // markerRule is a chat-template token or role header, searched for with

@@ -113,7 +113,7 @@ func (al *alt) used(folded string, sentences []sentence, negatable bool) bool {
 			continue
 		}
 		start, sentence := sn.start, folded[sn.start:sn.end]
-		if al.needWords != nil && !hasWord(sentence, al.needWords) {
+		if al.needWords != nil && !textclass.HasWord(sentence, al.needWords) {
 			continue
 		}
 		if al.starts != nil {
@@ -147,28 +147,6 @@ func (al *alt) usedFromStarts(folded string, offset int, sentence string, negata
 		if m := al.pattern.FindStringIndex(sentence[i:]); m != nil && !mentioned(folded, offset+i+m[0], offset+i+m[1], negatable) {
 			return true
 		}
-	}
-	return false
-}
-
-// hasWord reports whether s holds one of words as a whole word: a
-// maximal run of word bytes (the bytes of \w, as \b sees them).
-func hasWord(s string, words []string) bool {
-	for i := 0; i < len(s); {
-		if !isWordByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isWordByte(s[j]) {
-			j++
-		}
-		for _, w := range words {
-			if s[i:j] == w {
-				return true
-			}
-		}
-		i = j
 	}
 	return false
 }

@@ -100,10 +100,6 @@ func (s *Store) appendChunk(ctx context.Context, env string, entries []warehouse
 	if len(order) == 0 {
 		return nil
 	}
-	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("spans")+" ("+spanColumns+")")
-	if err != nil {
-		return fmt.Errorf("prepare: %w", mapErr(err))
-	}
 	cols := newSpanColumnsData(len(order))
 	seqs, vers := make([]int64, len(order)), make([]uint64, len(order))
 	for i, ref := range order {
@@ -111,16 +107,7 @@ func (s *Store) appendChunk(ctx context.Context, env string, entries []warehouse
 		cols.add(&row.span)
 		seqs[i], vers[i] = row.seq, row.ver+1
 	}
-	for i, data := range cols.values(seqs, vers) {
-		if err := batch.Column(i).Append(data); err != nil {
-			batch.Abort()
-			return fmt.Errorf("column %d: %w", i, mapErr(err))
-		}
-	}
-	if err := batch.Send(); err != nil {
-		return fmt.Errorf("send: %w", mapErr(err))
-	}
-	return nil
+	return s.insertSpans(ctx, cols, seqs, vers)
 }
 
 // findRow returns the stored span an entry is for: the one with its
@@ -203,26 +190,23 @@ func (s *Store) readCurrent(ctx context.Context, w where, out map[spanRef]stored
 	return nil
 }
 
-func timestamps(es []warehouse.SpanEvaluations) []any {
-	out := make([]any, len(es))
+// column returns f of every entry.
+func column[T any](es []warehouse.SpanEvaluations, f func(warehouse.SpanEvaluations) T) []T {
+	out := make([]T, len(es))
 	for i, e := range es {
-		out[i] = e.Timestamp
+		out[i] = f(e)
 	}
 	return out
+}
+
+func timestamps(es []warehouse.SpanEvaluations) []any {
+	return column(es, func(e warehouse.SpanEvaluations) any { return e.Timestamp })
 }
 
 func traceIDs(es []warehouse.SpanEvaluations) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.TraceID
-	}
-	return out
+	return column(es, func(e warehouse.SpanEvaluations) string { return e.TraceID })
 }
 
 func spanIDs(es []warehouse.SpanEvaluations) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.SpanID
-	}
-	return out
+	return column(es, func(e warehouse.SpanEvaluations) string { return e.SpanID })
 }

@@ -34,10 +34,6 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if err := s.writeTraceRanges(ctx, spans); err != nil {
 		return fmt.Errorf("write spans: %w", err)
 	}
-	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("spans")+" ("+spanColumns+")")
-	if err != nil {
-		return fmt.Errorf("write spans: prepare: %w", mapErr(err))
-	}
 	cols := newSpanColumnsData(len(spans))
 	for i := range spans {
 		cols.add(&spans[i])
@@ -47,14 +43,27 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	for i, seq := range seqs {
 		vers[i] = version(seq)
 	}
+	if err := s.insertSpans(ctx, cols, seqs, vers); err != nil {
+		return fmt.Errorf("write spans: %w", err)
+	}
+	return nil
+}
+
+// insertSpans inserts the spans of cols, with their sequence numbers and
+// versions, in one batch (all or none).
+func (s *Store) insertSpans(ctx context.Context, cols *spanColumnsData, seqs []int64, vers []uint64) error {
+	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("spans")+" ("+spanColumns+")")
+	if err != nil {
+		return fmt.Errorf("prepare: %w", mapErr(err))
+	}
 	for i, data := range cols.values(seqs, vers) {
 		if err := batch.Column(i).Append(data); err != nil {
 			batch.Abort()
-			return fmt.Errorf("write spans: column %d: %w", i, mapErr(err))
+			return fmt.Errorf("column %d: %w", i, mapErr(err))
 		}
 	}
 	if err := batch.Send(); err != nil {
-		return fmt.Errorf("write spans: send: %w", mapErr(err))
+		return fmt.Errorf("send: %w", mapErr(err))
 	}
 	return nil
 }
