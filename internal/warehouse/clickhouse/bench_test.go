@@ -3,9 +3,7 @@ package clickhouse
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
@@ -43,24 +41,7 @@ func BenchmarkWriteSpans(b *testing.B) {
 			ctx := context.Background()
 			st := be.open(b)
 			defer st.Close()
-			const batch = 1000
-			g := spangen.New("bench", 1)
-			ts := int64(1_790_000_000_000)
-			b.ReportAllocs()
-			n := 0
-			cpu0 := cpuTime()
-			for b.Loop() {
-				b.StopTimer()
-				spans := g.Batch(batch, ts, ts+60_000)
-				ts += 60_000
-				b.StartTimer()
-				if err := st.WriteSpans(ctx, spans); err != nil {
-					b.Fatal(err)
-				}
-				n += batch
-			}
-			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "spans/s")
-			b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "spans/cpu-s")
+			spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
 		})
 	}
 }
@@ -72,24 +53,7 @@ func BenchmarkWriteTraceRanges(b *testing.B) {
 	ctx := context.Background()
 	st := openTestStore(b, serverAddr(b))
 	defer st.Close()
-	const batch = 1000
-	g := spangen.New("bench", 1)
-	ts := int64(1_790_000_000_000)
-	b.ReportAllocs()
-	n := 0
-	cpu0 := cpuTime()
-	for b.Loop() {
-		b.StopTimer()
-		spans := g.Batch(batch, ts, ts+60_000)
-		ts += 60_000
-		b.StartTimer()
-		if err := st.writeTraceRanges(ctx, spans); err != nil {
-			b.Fatal(err)
-		}
-		n += batch
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "spans/s")
-	b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "spans/cpu-s")
+	spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.writeTraceRanges(ctx, spans) })
 }
 
 // BenchmarkQuerySpans runs the three target query shapes (README.md) on
@@ -137,13 +101,4 @@ func BenchmarkQuerySpans(b *testing.B) {
 			}
 		})
 	}
-}
-
-// cpuTime is the CPU time (user + system) of this process.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

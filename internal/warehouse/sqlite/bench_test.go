@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
@@ -21,35 +19,7 @@ func BenchmarkWriteSpans(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	const batch = 1000
-	g := spangen.New("bench", 1)
-	ts := int64(1_790_000_000_000)
-	b.ReportAllocs()
-	n := 0
-	cpu0 := cpuTime()
-	for b.Loop() {
-		b.StopTimer()
-		spans := g.Batch(batch, ts, ts+60_000)
-		ts += 60_000
-		b.StartTimer()
-		if err := st.WriteSpans(ctx, spans); err != nil {
-			b.Fatal(err)
-		}
-		n += batch
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "spans/s")
-	// On a shared machine wall time varies with the neighbours; CPU time
-	// (including the span generation, so a lower bound) varies less.
-	b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "spans/cpu-s")
-}
-
-// cpuTime is the CPU time (user + system) of this process.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
 }
 
 // BenchmarkQuerySpans runs the three target query shapes of the load test
@@ -111,7 +81,7 @@ func BenchmarkWriteMetricPoints(b *testing.B) {
 	ts := int64(1_790_000_000_000)
 	b.ReportAllocs()
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := spangen.CPUTime()
 	for b.Loop() {
 		b.StopTimer()
 		pts := benchPoints(n, spans, perSpan, ts)
@@ -124,7 +94,7 @@ func BenchmarkWriteMetricPoints(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "points/s")
 	// CPU time includes making the points, so this is a lower bound.
-	b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "points/cpu-s")
+	b.ReportMetric(float64(n)/(spangen.CPUTime()-cpu0).Seconds(), "points/cpu-s")
 }
 
 // benchPoints makes the metric points of spans evaluated spans.

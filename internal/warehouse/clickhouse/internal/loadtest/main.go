@@ -40,7 +40,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
@@ -180,40 +179,10 @@ type workload struct {
 
 func (ws workload) run(ctx context.Context, phase string) error {
 	rng := rand.New(rand.NewPCG(2, 3))
-	const hour, day = int64(3600 * 1000), int64(24 * 3600 * 1000)
 	start, end, sample := ws.start, ws.end, ws.sample
-	window := func(width int64) (int64, int64) {
-		from := start + rng.Int64N(end-start-width)
-		from -= from % 1000
-		return from, from + width - 1
-	}
-	queries := []struct {
-		name string
-		make func() warehouse.SpanQuery
-	}{
-		{"(a) 1h range, sort timestamp", func() warehouse.SpanQuery {
-			from, to := window(hour)
-			return warehouse.SpanQuery{FromMs: from, ToMs: to}
-		}},
-		{"(b) 1d range, user.id equals (~1%), sort duration DESC", func() warehouse.SpanQuery {
-			from, to := window(day)
-			return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: warehouse.SortDuration, Desc: true,
-				Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(rng.IntN(spangen.Users))}}}
-		}},
-		{"(c) 1d range, span_name contains", func() warehouse.SpanQuery {
-			from, to := window(day)
-			return warehouse.SpanQuery{FromMs: from, ToMs: to,
-				Filters: []warehouse.Filter{{Field: "span_name", Operator: warehouse.OpContains, Value: fmt.Sprintf("operation.%02d", rng.IntN(100))}}}
-		}},
-		{"(d) 1d range around the trace, trace_id equals", func() warehouse.SpanQuery {
-			sp := sample[rng.IntN(len(sample))]
-			return warehouse.SpanQuery{FromMs: sp.Timestamp - day/2, ToMs: sp.Timestamp + day/2,
-				Filters: []warehouse.Filter{{Field: "trace_id", Operator: warehouse.OpEquals, Value: sp.TraceID}}}
-		}},
-		{"(g) whole range, sort timestamp DESC, no filter", func() warehouse.SpanQuery {
-			return warehouse.SpanQuery{FromMs: start, Desc: true}
-		}},
-	}
+	window := func(width int64) (int64, int64) { return spangen.Window(rng, start, end, width) }
+	day := spangen.Day
+	queries := spangen.TargetQueries(rng, start, end, sample)
 	metricQueries := []struct {
 		name string
 		make func() warehouse.MetricQuery
@@ -240,8 +209,8 @@ func (ws workload) run(ctx context.Context, phase string) error {
 	}
 	var all []runner
 	for _, qd := range queries {
-		all = append(all, runner{qd.name, func(st warehouse.Store) (int64, error) {
-			q := qd.make()
+		all = append(all, runner{qd.Name, func(st warehouse.Store) (int64, error) {
+			q := qd.Make()
 			q.Environments = []string{ws.env}
 			page, err := st.QuerySpans(ctx, q)
 			return page.TotalResults, err
@@ -311,14 +280,14 @@ func metricBatches(env string, c config, start, end int64) [][]warehouse.MetricP
 // the rate.
 func ingestPoints(ctx context.Context, name string, st warehouse.Store, batches [][]warehouse.MetricPoint) error {
 	n := 0
-	t0, c0 := time.Now(), cpuTime()
+	t0, c0 := time.Now(), spangen.CPUTime()
 	for _, b := range batches {
 		if err := st.WriteMetricPoints(ctx, b); err != nil {
 			return fmt.Errorf("%s: write points: %w", name, err)
 		}
 		n += len(b)
 	}
-	wall, cpu := time.Since(t0), cpuTime()-c0
+	wall, cpu := time.Since(t0), spangen.CPUTime()-c0
 	fmt.Printf("%-10s points: %d in %s = %.0f points/s; client CPU %s\n", name, n, wall.Round(time.Millisecond),
 		float64(n)/wall.Seconds(), cpu.Round(time.Millisecond))
 	return nil
@@ -412,7 +381,7 @@ func ingest(ctx context.Context, name string, st warehouse.Store, batches [][]wa
 	next := make(chan []warehouse.Span)
 	errs := make(chan error, writers)
 	var wg sync.WaitGroup
-	t0, c0, s0 := time.Now(), cpuTime(), processCPU(serverPID)
+	t0, c0, s0 := time.Now(), spangen.CPUTime(), processCPU(serverPID)
 	for range writers {
 		wg.Add(1)
 		go func() {
@@ -443,7 +412,7 @@ func ingest(ctx context.Context, name string, st warehouse.Store, batches [][]wa
 		return fmt.Errorf("%s: write: %w", name, err)
 	default:
 	}
-	wall, cpu := time.Since(t0), cpuTime()-c0
+	wall, cpu := time.Since(t0), spangen.CPUTime()-c0
 	line := fmt.Sprintf("%-10s ingest: %d spans in %s = %.0f spans/s (batches of %d, %d writers); client CPU %s = %.0f spans per CPU-second",
 		name, n, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), len(batches[0]), writers,
 		cpu.Round(time.Millisecond), float64(n)/cpu.Seconds())
@@ -454,15 +423,6 @@ func ingest(ctx context.Context, name string, st warehouse.Store, batches [][]wa
 	}
 	fmt.Println(line)
 	return nil
-}
-
-// cpuTime is the CPU time (user + system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // processCPU is the CPU time of another process (0 when unknown), from

@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
-	"syscall"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -89,12 +88,12 @@ func run(ctx context.Context, n, days, batch, runs int, dir string) error {
 		spans := g.Batch(k, from, to)
 		traces = append(traces, spans[0])
 		protoBytes += otlpSize(spans)
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), spangen.CPUTime()
 		if err := st.WriteSpans(ctx, spans); err != nil {
 			return err
 		}
 		writeTime += time.Since(t0)
-		writeCPU += cpuTime() - c0
+		writeCPU += spangen.CPUTime() - c0
 		if (i/batch)%100 == 0 {
 			log.Printf("written %d spans, %.0f spans/s", i+k, float64(i+k)/writeTime.Seconds())
 		}
@@ -118,60 +117,28 @@ func run(ctx context.Context, n, days, batch, runs int, dir string) error {
 	}
 	defer st.Close()
 	rng := rand.New(rand.NewPCG(2, 3))
-	const hour, day = int64(3600 * 1000), int64(24 * 3600 * 1000)
-	window := func(width int64) (int64, int64) {
-		from := start + rng.Int64N(end-start-width)
-		from -= from % 1000
-		return from, from + width - 1
-	}
-	queries := []struct {
-		name string
-		make func() warehouse.SpanQuery
-	}{
-		{"(a) 1h range, sort timestamp", func() warehouse.SpanQuery {
-			from, to := window(hour)
-			return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: warehouse.SortTimestamp}
-		}},
-		{"(b) 1d range, user.id equals (~1%), sort duration DESC", func() warehouse.SpanQuery {
-			from, to := window(day)
-			return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: warehouse.SortDuration, Desc: true,
-				Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(rng.IntN(spangen.Users))}}}
-		}},
-		{"(c) 1d range, span_name contains", func() warehouse.SpanQuery {
-			from, to := window(day)
-			return warehouse.SpanQuery{FromMs: from, ToMs: to,
-				Filters: []warehouse.Filter{{Field: "span_name", Operator: warehouse.OpContains, Value: fmt.Sprintf("operation.%02d", rng.IntN(100))}}}
-		}},
-		// Beyond the targets: how other shapes behave.
-		{"(d) 1d range around the trace, trace_id equals", func() warehouse.SpanQuery {
-			sp := traces[rng.IntN(len(traces))]
-			return warehouse.SpanQuery{FromMs: sp.Timestamp - day/2, ToMs: sp.Timestamp + day/2,
-				Filters: []warehouse.Filter{{Field: "trace_id", Operator: warehouse.OpEquals, Value: sp.TraceID}}}
-		}},
-		{"(e) 1d range, llm.request.model equals (~10%), sort timestamp", func() warehouse.SpanQuery {
-			from, to := window(day)
+	// The shapes every backend measures, then two more of this one.
+	queries := append(spangen.TargetQueries(rng, start, end, traces),
+		spangen.Query{Name: "(e) 1d range, llm.request.model equals (~10%), sort timestamp", Make: func() warehouse.SpanQuery {
+			from, to := spangen.Window(rng, start, end, spangen.Day)
 			return warehouse.SpanQuery{FromMs: from, ToMs: to,
 				Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}}}
 		}},
-		{"(f) 1d range, llm.vendor equals (100%, scan), sort timestamp", func() warehouse.SpanQuery {
-			from, to := window(day)
+		spangen.Query{Name: "(f) 1d range, llm.vendor equals (100%, scan), sort timestamp", Make: func() warehouse.SpanQuery {
+			from, to := spangen.Window(rng, start, end, spangen.Day)
 			return warehouse.SpanQuery{FromMs: from, ToMs: to,
 				Filters: []warehouse.Filter{{Field: "llm.vendor", Operator: warehouse.OpEquals, Value: "openai"}}}
-		}},
-		{"(g) 7d range, sort timestamp DESC, no filter", func() warehouse.SpanQuery {
-			return warehouse.SpanQuery{FromMs: start, Desc: true}
-		}},
-	}
+		}})
 	for _, qd := range queries {
 		var lat []time.Duration
 		var matched, inRange int64
 		for range runs {
-			q := qd.make()
+			q := qd.Make()
 			q.Environments = []string{env}
 			t0 := time.Now()
 			page, err := st.QuerySpans(ctx, q)
 			if err != nil {
-				return fmt.Errorf("%s: %w", qd.name, err)
+				return fmt.Errorf("%s: %w", qd.Name, err)
 			}
 			lat = append(lat, time.Since(t0))
 			all, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: q.Environments, FromMs: q.FromMs, ToMs: q.ToMs, Limit: 1})
@@ -183,19 +150,10 @@ func run(ctx context.Context, n, days, batch, runs int, dir string) error {
 		}
 		slices.Sort(lat)
 		fmt.Printf("%-58s p50 %7.1f ms  p99 %7.1f ms  selectivity %.4f (%d of %d spans in range per query)\n",
-			qd.name, ms(lat[len(lat)/2]), ms(lat[(len(lat)*99-1)/100]), float64(matched)/float64(inRange),
+			qd.Name, ms(lat[len(lat)/2]), ms(lat[(len(lat)*99-1)/100]), float64(matched)/float64(inRange),
 			matched/int64(runs), inRange/int64(runs))
 	}
 	return nil
-}
-
-// cpuTime is the CPU time (user + system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
