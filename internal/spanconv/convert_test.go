@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/evalcol/evalcol/internal/genai"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -51,29 +52,29 @@ func chatTraces(resourceAttrs map[string]string) ptrace.Traces {
 	a.PutStr("customer", "acme")
 
 	ev := sp.Events().AppendEmpty()
-	ev.SetName(EvaluationEvent)
+	ev.SetName(genai.EvaluationEvent)
 	ea := ev.Attributes()
-	ea.PutStr(attrEvalName, "toxicity-detector")
-	ea.PutDouble(attrEvalScoreValue, 1)
-	ea.PutStr(attrEvalScoreLabel, "safe")
-	ea.PutStr(attrEvalOutput+"is_safe", "safe")
-	ea.PutStr(attrEvalMonitorID, "mon-1")
+	ea.PutStr(genai.AttrEvaluationName, "toxicity-detector")
+	ea.PutDouble(genai.AttrEvaluationScoreValue, 1)
+	ea.PutStr(genai.AttrEvaluationScoreLabel, "safe")
+	ea.PutStr(genai.AttrEvaluationOutputPrefix+"is_safe", "safe")
+	ea.PutStr(genai.AttrMonitorID, "mon-1")
 
 	ev = sp.Events().AppendEmpty()
-	ev.SetName(EvaluationEvent)
+	ev.SetName(genai.EvaluationEvent)
 	ea = ev.Attributes()
-	ea.PutStr(attrEvalName, "uncertainty-detector")
-	ea.PutDouble(attrEvalScoreValue, 0.25)
-	ea.PutStr(attrEvalOutput+"answer", "A pirate walks into a bar")
-	ea.PutDouble(attrEvalOutput+"uncertainty", 0.25)
-	ea.PutStr(attrEvalMonitorID, "mon-1")
+	ea.PutStr(genai.AttrEvaluationName, "uncertainty-detector")
+	ea.PutDouble(genai.AttrEvaluationScoreValue, 0.25)
+	ea.PutStr(genai.AttrEvaluationOutputPrefix+"answer", "A pirate walks into a bar")
+	ea.PutDouble(genai.AttrEvaluationOutputPrefix+"uncertainty", 0.25)
+	ea.PutStr(genai.AttrMonitorID, "mon-1")
 
 	ev = sp.Events().AppendEmpty()
-	ev.SetName(EvaluationEvent)
+	ev.SetName(genai.EvaluationEvent)
 	ea = ev.Attributes()
-	ea.PutStr(attrEvalName, "pii-detector")
-	ea.PutStr(attrErrorType, "timeout")
-	ea.PutStr(attrEvalErrorMsg, "evaluation exceeded 2s")
+	ea.PutStr(genai.AttrEvaluationName, "pii-detector")
+	ea.PutStr(genai.AttrErrorType, "timeout")
+	ea.PutStr(genai.AttrEvaluationErrorMessage, "evaluation exceeded 2s")
 
 	sp.Events().AppendEmpty().SetName("some.other.event")
 	return td

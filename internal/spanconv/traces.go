@@ -44,17 +44,8 @@ type TraceBatch struct {
 	Dropped []Dropped
 }
 
-// Event and attribute names of evaluation results on spans (written by the
-// evaluator processor).
+// Resource attribute and metric label names.
 const (
-	EvaluationEvent     = "gen_ai.evaluation.result"
-	attrEvalName        = "gen_ai.evaluation.name"
-	attrEvalScoreValue  = "gen_ai.evaluation.score.value"
-	attrEvalScoreLabel  = "gen_ai.evaluation.score.label"
-	attrEvalOutput      = "gen_ai.evaluation.output."
-	attrEvalMonitorID   = "evalcol.monitor.id"
-	attrErrorType       = "error.type"
-	attrEvalErrorMsg    = "gen_ai.evaluation.error.message"
 	attrEnvironment     = "deployment.environment.name"
 	attrEnvironmentOld  = "deployment.environment"
 	attrServiceName     = "service.name"
@@ -199,22 +190,22 @@ func evaluations(events ptrace.SpanEventSlice) []warehouse.Evaluation {
 	var out []warehouse.Evaluation
 	for i := 0; i < events.Len(); i++ {
 		ev := events.At(i)
-		if ev.Name() != EvaluationEvent {
+		if ev.Name() != genai.EvaluationEvent {
 			continue
 		}
 		a := ev.Attributes()
-		e := warehouse.Evaluation{Name: str(a, attrEvalName), ScoreLabel: str(a, attrEvalScoreLabel), MonitorID: str(a, attrEvalMonitorID)}
-		if v, ok := a.Get(attrEvalScoreValue); ok {
+		e := warehouse.Evaluation{Name: str(a, genai.AttrEvaluationName), ScoreLabel: str(a, genai.AttrEvaluationScoreLabel), MonitorID: str(a, genai.AttrMonitorID)}
+		if v, ok := a.Get(genai.AttrEvaluationScoreValue); ok {
 			e.ScoreValue = v.Double()
 		}
-		if t := str(a, attrErrorType); t != "" {
+		if t := str(a, genai.AttrErrorType); t != "" {
 			e.Error = t
-			if msg := str(a, attrEvalErrorMsg); msg != "" {
+			if msg := str(a, genai.AttrEvaluationErrorMessage); msg != "" {
 				e.Error = t + ": " + msg
 			}
 		}
 		a.Range(func(k string, v pcommon.Value) bool {
-			if field, ok := strings.CutPrefix(k, attrEvalOutput); ok {
+			if field, ok := strings.CutPrefix(k, genai.AttrEvaluationOutputPrefix); ok {
 				if e.Output == nil {
 					e.Output = map[string]any{}
 				}

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
-	"github.com/evalcol/evalcol/internal/evaluation"
+	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/metadata"
 )
 
@@ -34,7 +34,7 @@ func createDefaultConfig() component.Config {
 		Workers:              runtime.GOMAXPROCS(0),
 		Timeout:              defaultTimeout,
 		MaxTextBytes:         defaultMaxTextBytes,
-		GroundTruthAttribute: evaluation.DefaultGroundTruth,
+		GroundTruthAttribute: engine.DefaultGroundTruth,
 	}
 }
 

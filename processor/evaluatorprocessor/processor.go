@@ -7,7 +7,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/processor"
 
-	"github.com/evalcol/evalcol/internal/evaluation"
+	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/metadata"
 )
@@ -17,7 +17,7 @@ import (
 // provides the dynamic ones.
 type evaluatorProcessor struct {
 	cfg  *Config
-	proc *evaluation.Processor
+	proc *engine.Processor
 }
 
 func newEvaluatorProcessor(set processor.Settings, cfg *Config) (*evaluatorProcessor, error) {
@@ -25,7 +25,7 @@ func newEvaluatorProcessor(set processor.Settings, cfg *Config) (*evaluatorProce
 	if err != nil {
 		return nil, err
 	}
-	proc, err := evaluation.New(evaluation.Settings{
+	proc, err := engine.New(engine.Settings{
 		Static:               static,
 		Workers:              cfg.Workers,
 		Timeout:              cfg.Timeout,

@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/evalcol/evalcol/internal/evaluation"
+	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -76,7 +76,7 @@ func (o BackfillOptions) withDefaults() BackfillOptions {
 		o.MaxTextBytes = 64 << 10
 	}
 	if o.GroundTruthAttribute == "" {
-		o.GroundTruthAttribute = evaluation.DefaultGroundTruth
+		o.GroundTruthAttribute = engine.DefaultGroundTruth
 	}
 	if o.Retries <= 0 {
 		o.Retries = 3
@@ -233,7 +233,7 @@ func (s *Service) runBackfill(ctx context.Context, env, id string) {
 // setup after every page.
 func (s *Service) evaluateWindow(ctx context.Context, setup warehouse.MonitorSetup, m *monitor.Monitor, log *zap.Logger) error {
 	b := s.backfill
-	engine, err := evaluation.New(evaluation.Settings{
+	eng, err := engine.New(engine.Settings{
 		Static: []*monitor.Monitor{m}, Workers: b.opts.Workers, Timeout: b.opts.Timeout,
 		MaxTextBytes: b.opts.MaxTextBytes, GroundTruthAttribute: b.opts.GroundTruthAttribute, Logger: log,
 	})
@@ -262,7 +262,7 @@ func (s *Service) evaluateWindow(ctx context.Context, setup warehouse.MonitorSet
 		}); err != nil {
 			return fmt.Errorf("reading spans: %w", err)
 		}
-		n, err := s.evaluatePage(ctx, engine, setup, page.Spans, orgOf)
+		n, err := s.evaluatePage(ctx, eng, setup, page.Spans, orgOf)
 		if err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ func (s *Service) evaluateWindow(ctx context.Context, setup warehouse.MonitorSet
 // evaluatePage evaluates one page of spans in chunks (so that shutdown
 // does not wait for a whole page) and writes the results; it returns the
 // number of spans that got an evaluation.
-func (s *Service) evaluatePage(ctx context.Context, engine *evaluation.Processor, setup warehouse.MonitorSetup, spans []warehouse.Span, orgOf spanconv.OrganizationFunc) (int64, error) {
+func (s *Service) evaluatePage(ctx context.Context, eng *engine.Processor, setup warehouse.MonitorSetup, spans []warehouse.Span, orgOf spanconv.OrganizationFunc) (int64, error) {
 	b := s.backfill
 	chunk := max(4*b.opts.Workers, 16)
 	var (
@@ -307,7 +307,7 @@ func (s *Service) evaluatePage(ctx context.Context, engine *evaluation.Processor
 		}
 		part := spans[:min(chunk, len(spans))]
 		spans = spans[len(part):]
-		td, err := engine.ProcessTraces(ctx, spanconv.ToTraces(part))
+		td, err := eng.ProcessTraces(ctx, spanconv.ToTraces(part))
 		if err != nil {
 			return 0, fmt.Errorf("evaluating spans: %w", err)
 		}

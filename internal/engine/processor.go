@@ -1,9 +1,9 @@
-// Package evaluation is the evaluation engine, free of collector wiring,
+// Package engine is the evaluation engine, free of collector wiring,
 // shared by the evaluator processor and the backfill of auto monitor
 // setups: it matches spans to monitors, builds evaluator inputs, runs the
 // evaluators in a bounded worker pool with a per-evaluation timeout and
 // records every result on its span as a gen_ai.evaluation.result event.
-package evaluation
+package engine
 
 import (
 	"context"
@@ -26,18 +26,10 @@ import (
 	"github.com/evalcol/evalcol/internal/monitor"
 )
 
-// Event and attribute names of an evaluation result.
 const (
-	EventName           = "gen_ai.evaluation.result"
-	AttrName            = "gen_ai.evaluation.name"
-	AttrScoreValue      = "gen_ai.evaluation.score.value"
-	AttrScoreLabel      = "gen_ai.evaluation.score.label"
-	AttrOutputPrefix    = "gen_ai.evaluation.output."
-	AttrMonitorID       = "evalcol.monitor.id"
-	AttrTruncated       = "evalcol.truncated"
-	AttrErrorType       = "error.type"
-	AttrErrorMessage    = "gen_ai.evaluation.error.message"
-	DefaultGroundTruth  = "gen_ai.evaluation.ground_truth"
+	// DefaultGroundTruth is the default span attribute read for the
+	// ground_truth and reference inputs.
+	DefaultGroundTruth  = genai.AttrGroundTruth
 	maxErrorMessageSize = 1024
 	// stuckPerWorker * Workers abandoned evaluations may run on before new
 	// evaluations are refused.
@@ -336,23 +328,23 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 	for i := range jobs {
 		j := &jobs[i]
 		ev := j.span.Events().AppendEmpty()
-		ev.SetName(EventName)
+		ev.SetName(genai.EvaluationEvent)
 		ev.SetTimestamp(pcommon.NewTimestampFromTime(j.end))
 		attrs := ev.Attributes()
-		attrs.PutStr(AttrName, j.binding.Slug)
-		attrs.PutStr(AttrMonitorID, j.mon.ID)
+		attrs.PutStr(genai.AttrEvaluationName, j.binding.Slug)
+		attrs.PutStr(genai.AttrMonitorID, j.mon.ID)
 		if j.truncated {
-			attrs.PutBool(AttrTruncated, true)
+			attrs.PutBool(genai.AttrTruncated, true)
 		}
 		outcome := "ok"
 		if j.err != nil {
 			outcome = errorType(j.err)
-			attrs.PutStr(AttrErrorType, outcome)
+			attrs.PutStr(genai.AttrErrorType, outcome)
 			msg := errorMessage(j.err)
 			if outcome == ErrorTimeout && !errors.Is(j.err, errOverloaded) {
 				msg = fmt.Sprintf("evaluation timed out after %s", p.timeout)
 			}
-			attrs.PutStr(AttrErrorMessage, msg)
+			attrs.PutStr(genai.AttrEvaluationErrorMessage, msg)
 			p.logger.Debug("evaluation failed", zap.String("monitor", j.mon.ID), zap.String("evaluator", j.binding.Slug),
 				zap.String("error.type", outcome), zap.Error(j.err))
 		} else {
@@ -372,13 +364,13 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 // putResult writes the score and every output field, typed.
 func putResult(attrs pcommon.Map, def *evaluators.Definition, res evaluators.Result) {
 	value, label := def.ScoreOf(res)
-	attrs.PutDouble(AttrScoreValue, value)
+	attrs.PutDouble(genai.AttrEvaluationScoreValue, value)
 	if label != "" {
-		attrs.PutStr(AttrScoreLabel, label)
+		attrs.PutStr(genai.AttrEvaluationScoreLabel, label)
 	}
 	for _, f := range def.Outputs {
 		if v, ok := res[f.Name]; ok {
-			putTyped(attrs, AttrOutputPrefix+f.Name, v)
+			putTyped(attrs, genai.AttrEvaluationOutputPrefix+f.Name, v)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package evaluation
+package engine
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // DefaultScopeName is the instrumentation scope of the engine's metrics
 // when Settings.ScopeName is empty.
-const DefaultScopeName = "github.com/evalcol/evalcol/internal/evaluation"
+const DefaultScopeName = "github.com/evalcol/evalcol/internal/engine"
 
 // Names of the processor's own metrics.
 const (

@@ -1,4 +1,4 @@
-package evaluation
+package engine
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/genai"
 	"github.com/evalcol/evalcol/internal/monitor"
 )
 
@@ -67,7 +68,7 @@ func spanAt(td ptrace.Traces, i int) ptrace.Span {
 func evalEvents(s ptrace.Span) []map[string]any {
 	var out []map[string]any
 	for i := 0; i < s.Events().Len(); i++ {
-		if e := s.Events().At(i); e.Name() == EventName {
+		if e := s.Events().At(i); e.Name() == genai.EvaluationEvent {
 			out = append(out, e.Attributes().AsRaw())
 		}
 	}
@@ -318,13 +319,13 @@ func TestResultEvents(t *testing.T) {
 	got := evalEvents(first)
 	wantEvents := []map[string]any{
 		{
-			AttrName: "toxicity-detector", AttrMonitorID: "safety",
-			AttrScoreValue: 0.0, AttrScoreLabel: "unsafe",
-			AttrOutputPrefix + "is_safe": "unsafe",
+			genai.AttrEvaluationName: "toxicity-detector", genai.AttrMonitorID: "safety",
+			genai.AttrEvaluationScoreValue: 0.0, genai.AttrEvaluationScoreLabel: "unsafe",
+			genai.AttrEvaluationOutputPrefix + "is_safe": "unsafe",
 		},
 		{
-			AttrName: "word-count", AttrMonitorID: "safety",
-			AttrScoreValue: 5.0, AttrOutputPrefix + "word_count": int64(5),
+			genai.AttrEvaluationName: "word-count", genai.AttrMonitorID: "safety",
+			genai.AttrEvaluationScoreValue: 5.0, genai.AttrEvaluationOutputPrefix + "word_count": int64(5),
 		},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(wantEvents) {
@@ -417,7 +418,7 @@ func TestErrorPaths(t *testing.T) {
 			td := tp.process(t, newTraces(t, chatAttrs(), chatAttrs()))
 			for i := range 2 {
 				got := evalEvents(spanAt(td, i))
-				want := []map[string]any{{AttrName: "word-count", AttrMonitorID: "m", AttrErrorType: tt.wantType, AttrErrorMessage: tt.wantMsg}}
+				want := []map[string]any{{genai.AttrEvaluationName: "word-count", genai.AttrMonitorID: "m", genai.AttrErrorType: tt.wantType, genai.AttrEvaluationErrorMessage: tt.wantMsg}}
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("span %d events = %v\nwant %v", i, got, want)
 				}
@@ -478,10 +479,10 @@ func TestTruncation(t *testing.T) {
 		t.Errorf("truncated text = %q, want %q", got, "caf\u00e9 cr")
 	}
 	ev := evalEvents(spanAt(td, 0))
-	if len(ev) != 2 || ev[0][AttrTruncated] != true {
-		t.Errorf("toxicity event = %v, want %s = true", ev, AttrTruncated)
+	if len(ev) != 2 || ev[0][genai.AttrTruncated] != true {
+		t.Errorf("toxicity event = %v, want %s = true", ev, genai.AttrTruncated)
 	}
-	if _, ok := ev[1][AttrTruncated]; ok {
+	if _, ok := ev[1][genai.AttrTruncated]; ok {
 		t.Errorf("prompt-injection input was short, event = %v", ev[1])
 	}
 }
@@ -534,7 +535,7 @@ func TestProviderMonitors(t *testing.T) {
 	td := tp.process(t, newTraces(t, chatAttrs(), chatAttrs()))
 	for i := range 2 {
 		ev := evalEvents(spanAt(td, i))
-		if len(ev) != 2 || ev[0][AttrMonitorID] != "static" || ev[1][AttrMonitorID] != "setup-1" {
+		if len(ev) != 2 || ev[0][genai.AttrMonitorID] != "static" || ev[1][genai.AttrMonitorID] != "setup-1" {
 			t.Errorf("span %d events = %v", i, ev)
 		}
 	}
@@ -668,10 +669,10 @@ func TestStuckEvaluationsAreBounded(t *testing.T) {
 	td := tp.process(t, newTraces(t, spans...))
 	for i := range spans {
 		ev := evalEvents(spanAt(td, i))
-		if len(ev) != 1 || ev[0][AttrErrorType] != ErrorTimeout {
+		if len(ev) != 1 || ev[0][genai.AttrErrorType] != ErrorTimeout {
 			t.Fatalf("span %d events = %v, want one timeout", i, ev)
 		}
-		msg := ev[0][AttrErrorMessage].(string)
+		msg := ev[0][genai.AttrEvaluationErrorMessage].(string)
 		if i < stuckPerWorker && msg != "evaluation timed out after 5ms" {
 			t.Errorf("span %d: message %q", i, msg)
 		}
@@ -686,7 +687,7 @@ func TestStuckEvaluationsAreBounded(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	td = tp.process(t, newTraces(t, chatAttrs()))
-	if ev := evalEvents(spanAt(td, 0)); len(ev) != 1 || ev[0][AttrErrorType] != nil {
+	if ev := evalEvents(spanAt(td, 0)); len(ev) != 1 || ev[0][genai.AttrErrorType] != nil {
 		t.Errorf("after recovery: %v", ev)
 	}
 }
