@@ -5,7 +5,11 @@
 //
 // Each suite (one file per evaluator family) reads its datasets, runs the
 // evaluator through evaluators.Evaluate exactly as the API does, and returns
-// one or more report rows.
+// one or more report rows. Every row says its Kind (in-source, cross-source,
+// held-out groups, functional suite, ...) and may name a Headline metric;
+// QUALITY.md opens with a summary that puts the headline figures of every
+// kind side by side. Hand-written functional suites live in
+// testdata/functional/<slug>/<phenomenon>.jsonl (functional.go).
 package main
 
 import (
