@@ -158,7 +158,7 @@ func renderBreakdowns(b *strings.Builder, rs []Report) {
 		if len(r.Breakdown) == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "\n## `%s`: %s by group\n\n", r.Slug, r.Dataset)
+		fmt.Fprintf(b, "\n## `%s`: %s, %s, by group\n\n", r.Slug, r.Dataset, r.Kind)
 		b.WriteString("| group | n | positives | metrics | examples scored wrong |\n|---|---|---|---|---|\n")
 		for _, g := range r.Breakdown {
 			quoted := make([]string, len(g.Misses))
