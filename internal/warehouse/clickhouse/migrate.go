@@ -1,9 +1,20 @@
 package clickhouse
 
 import (
+	"bytes"
 	"context"
+	"embed"
 	"fmt"
+	"io/fs"
+	"path"
 	"strings"
+	"testing/fstest"
+	"text/template"
+	"time"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+
+	"github.com/evalcol/evalcol/internal/warehouse/migrate"
 )
 
 // schema renders table names and DDL for one database, on one server or
@@ -27,190 +38,155 @@ func (sc schema) onCluster() string {
 	return " ON CLUSTER " + sc.cluster
 }
 
-// tableDef is one table: columns, a MergeTree engine family member and
-// its keys; shardKey spreads rows over the shards of a cluster (rows that
-// must replace each other share it).
-type tableDef struct {
-	name      string
-	columns   string
-	engine    string // "MergeTree" or "ReplacingMergeTree"
-	engineArg string // the version column of ReplacingMergeTree
-	partition string
-	orderBy   string
-	shardKey  string
-	settings  string
+// The schema, one goose .sql file per version (migrations/NNNNN_name.sql),
+// and the DDL of schema_migrations. A new table or column is a new file
+// with the next number; a file that has run is never edited. Every
+// statement is idempotent (IF NOT EXISTS), so collectors starting at the
+// same time may run the same step twice without harm.
+//
+// The files are text/template templates, so that one file serves one
+// server and a cluster:
+//
+//	{{table "spans"}}                      the table to create: `db`.spans, or `db`.spans_local ON CLUSTER c
+//	{{engine "ReplacingMergeTree" "spans" "ver"}}  ReplacingMergeTree(ver), or its Replicated form on the cluster
+//	{{distributed "spans" "<shard key>"}}  nothing, or the CREATE of the Distributed spans in front of spans_local
+//
+//go:embed migrations/*.sql version_table.sql
+var schemaFiles embed.FS
+
+// render executes the template text for sc.
+func (sc schema) render(name, text string) (string, error) {
+	local := func(t string) string {
+		if sc.cluster == "" {
+			return t
+		}
+		return t + "_local"
+	}
+	funcs := template.FuncMap{
+		"table": func(t string) string { return sc.table(local(t)) + sc.onCluster() },
+		"engine": func(family, t, version string) string {
+			if sc.cluster == "" {
+				return family + "(" + version + ")"
+			}
+			args := fmt.Sprintf("'/clickhouse/tables/{shard}/%s/%s', '{replica}'", sc.db, t)
+			if version != "" {
+				args += ", " + version
+			}
+			return "Replicated" + family + "(" + args + ")"
+		},
+		"distributed": func(t, shardKey string) string {
+			if sc.cluster == "" {
+				return ""
+			}
+			return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s%s AS %s ENGINE = Distributed(%s, %s, %s, %s);",
+				sc.table(t), sc.onCluster(), sc.table(local(t)), sc.cluster, sc.db, local(t), shardKey)
+		},
+	}
+	tmpl, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("schema file %s: %w", name, err)
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, nil); err != nil {
+		return "", fmt.Errorf("schema file %s: %w", name, err)
+	}
+	return b.String(), nil
 }
 
-// create returns the statements creating t: one CREATE TABLE on a single
-// server; on a cluster a replicated <name>_local table on every node and
-// a Distributed <name> in front of them.
-func (sc schema) create(t tableDef) []string {
-	partition := ""
-	if t.partition != "" {
-		partition = " PARTITION BY " + t.partition
+// migrations returns the migration files rendered for sc.
+func (sc schema) migrations(files fs.FS) (fs.FS, error) {
+	names, err := fs.Glob(files, "migrations/*.sql")
+	if err != nil {
+		return nil, err
 	}
-	settings := ""
-	if t.settings != "" {
-		settings = " SETTINGS " + t.settings
+	out := fstest.MapFS{} // an in-memory fs.FS (the package does not need "testing")
+	for _, name := range names {
+		text, err := fs.ReadFile(files, name)
+		if err != nil {
+			return nil, err
+		}
+		sql, err := sc.render(name, string(text))
+		if err != nil {
+			return nil, err
+		}
+		out[path.Base(name)] = &fstest.MapFile{Data: []byte(sql)}
 	}
-	if sc.cluster == "" {
-		return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s) ENGINE = %s(%s)%s ORDER BY (%s)%s",
-			sc.table(t.name), t.columns, t.engine, t.engineArg, partition, t.orderBy, settings)}
-	}
-	args := fmt.Sprintf("'/clickhouse/tables/{shard}/%s/%s', '{replica}'", sc.db, t.name)
-	if t.engineArg != "" {
-		args += ", " + t.engineArg
-	}
-	local := sc.table(t.name + "_local")
-	return []string{
-		fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s%s (%s) ENGINE = Replicated%s(%s)%s ORDER BY (%s)%s",
-			local, sc.onCluster(), t.columns, t.engine, args, partition, t.orderBy, settings),
-		fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s%s AS %s ENGINE = Distributed(%s, %s, %s_local, %s)",
-			sc.table(t.name), sc.onCluster(), local, sc.cluster, sc.db, t.name, t.shardKey),
-	}
+	return out, nil
 }
 
-// migration is one versioned schema step; a step recorded in
-// schema_migrations never runs again, and every statement is idempotent
-// (IF NOT EXISTS), so collectors starting at the same time may run the
-// same step twice without harm.
-type migration struct {
-	version int
-	name    string
-	tables  []tableDef
+// versionTable is schema_migrations for sc.
+func (sc schema) versionTable() (migrate.Table, error) {
+	text, err := fs.ReadFile(schemaFiles, "version_table.sql")
+	if err != nil {
+		return migrate.Table{}, err
+	}
+	ddl, err := sc.render("version_table.sql", string(text))
+	if err != nil {
+		return migrate.Table{}, err
+	}
+	var create []string
+	for _, stmt := range strings.Split(stripComments(ddl), ";") {
+		if s := strings.TrimSpace(stmt); s != "" {
+			create = append(create, s)
+		}
+	}
+	t := sc.table("schema_migrations")
+	return migrate.Table{
+		Create: create,
+		// sc.db is an identifier (Options.validate), safe in SQL text.
+		Exists:   "SELECT count() FROM system.tables WHERE database = '" + sc.db + "' AND name = 'schema_migrations'",
+		Insert:   "INSERT INTO " + t + " (version, name) SELECT ?, ?",
+		Delete:   "ALTER TABLE " + t + " DELETE WHERE version = ?",
+		Versions: "SELECT DISTINCT version FROM " + t,
+	}, nil
 }
 
-// Columns shared knowledge: timestamps are Int64 Unix ms; seq is the
-// insertion sequence number (see seqClock); ver = maxInt64 - seq makes
-// ReplacingMergeTree keep the first insertion of a row.
-var migrations = []migration{
-	{1, "spans", []tableDef{{
-		name: "spans",
-		columns: `environment String, timestamp Int64, seq Int64, ver UInt64,
-			duration Int64, total_tokens Int64,
-			trace_id String, span_id String, parent_span_id String, trace_state String,
-			span_name String, span_kind String, service_name String, scope_name String, scope_version String,
-			status_code String, status_message String,
-			workflow_name String, entity_name String, agent_name String,
-			request_model String, response_model String, vendor String,
-			resource_keys Array(String), resource_values Array(String),
-			attr_keys Array(String), attr_values Array(String),
-			prompt_keys Array(String), prompt_values Array(String),
-			completion_keys Array(String), completion_values Array(String),
-			input String, output String, evaluations String`,
-		engine: "ReplacingMergeTree", engineArg: "ver",
-		// A span is (environment, trace_id, span_id); a re-sent span has
-		// the same timestamp, so the sort key both serves time-range
-		// scans and identifies duplicates.
-		partition: "intDiv(timestamp, 604800000)",
-		orderBy:   "environment, timestamp, trace_id, span_id",
-		shardKey:  "sipHash64(environment, trace_id)",
-		// Spans are wide (attribute arrays): small granules keep the
-		// rows read for a narrow time range few.
-		settings: "index_granularity = 1024",
-	}}},
-	{2, "metric_points", []tableDef{{
-		name: "metric_points",
-		columns: `environment String, organization_id String, metric_name String, source String,
-			event_time Int64, seq Int64, ver UInt64,
-			bool_value Nullable(UInt8), numeric_value Nullable(Float64), enum_value Nullable(String),
-			trace_id String, span_id String,
-			label_keys Array(String), label_values Array(String),
-			attr_keys Array(String), attr_values Array(String),
-			identity UInt64`,
-		engine: "ReplacingMergeTree", engineArg: "ver",
-		// identity hashes the labels and attributes (sorted), the rest of
-		// a point's identity is in the key.
-		partition: "intDiv(event_time, 604800000)",
-		orderBy:   "environment, event_time, metric_name, source, trace_id, span_id, identity",
-		shardKey:  "sipHash64(environment, trace_id)",
-		settings:  "index_granularity = 1024",
-	}}},
-	{3, "monitor_setups", []tableDef{{
-		name: "monitor_setups",
-		columns: `environment String, id String, row_ver Int64, deleted UInt8, created_seq Int64,
-			external_id String, project_id String, entity_type String, entity_value String, status String,
-			version Int64, body String`,
-		engine: "ReplacingMergeTree", engineArg: "row_ver",
-		orderBy:  "environment, id",
-		shardKey: "sipHash64(environment, id)",
-	}}},
-	{4, "span_traces", []tableDef{spanTracesTable}},
+// stripComments drops the "--" comment lines of SQL text.
+func stripComments(stmt string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(stmt, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
-// spanTracesTable is the trace index: for every (environment, trace_id)
-// of a WriteSpans batch, the time range its spans cover. A trace_id
-// filter first reads the trace's range from here by primary key, then
-// reads spans only within it (spans are sorted by time, not trace).
-// WriteSpans inserts here before the spans, so every stored span's
-// timestamp is covered; rows of re-sent batches are equal and collapse.
-var spanTracesTable = tableDef{
-	name:      "span_traces",
-	columns:   "environment String, trace_id String, min_ts Int64, max_ts Int64",
-	engine:    "ReplacingMergeTree",
-	partition: "intDiv(min_ts, 604800000)",
-	orderBy:   "environment, trace_id, min_ts, max_ts",
-	// The same shard as the trace's spans.
-	shardKey: "sipHash64(environment, trace_id)",
-	// Lookups read one granule per part: keep granules small.
-	settings: "index_granularity = 256",
-}
-
-// migrate creates the database and schema_migrations and applies the
-// migrations not yet recorded.
+// migrate creates the database and applies the migrations not yet
+// recorded in schema_migrations, through a database/sql connection (goose
+// needs one) on the native protocol.
 func (s *Store) migrate(ctx context.Context) error {
+	_, err := s.applyMigrations(ctx, schemaFiles)
+	return err
+}
+
+// applyMigrations applies the migrations of files (the store passes
+// schemaFiles, tests their own) and returns the versions it applied.
+func (s *Store) applyMigrations(ctx context.Context, files fs.FS) ([]int64, error) {
 	sc := s.schema
 	if err := s.conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS `"+sc.db+"`"+sc.onCluster()); err != nil {
-		return fmt.Errorf("create database %s: %w", sc.db, err)
+		return nil, fmt.Errorf("create database %s: %w", sc.db, err)
 	}
-	for _, stmt := range sc.create(tableDef{name: "schema_migrations",
-		columns: "version UInt32, name String, applied_at DateTime DEFAULT now()",
-		engine:  "MergeTree", orderBy: "version", shardKey: "version"}) {
-		if err := s.conn.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("create schema_migrations: %w", err)
-		}
-	}
-	applied := map[int]bool{}
-	rows, err := s.conn.Query(ctx, "SELECT DISTINCT version FROM "+sc.table("schema_migrations"))
+	rendered, err := sc.migrations(files)
 	if err != nil {
-		return fmt.Errorf("read schema_migrations: %w", err)
+		return nil, err
 	}
-	for rows.Next() {
-		var v uint32
-		if err := rows.Scan(&v); err != nil {
-			rows.Close()
-			return fmt.Errorf("read schema_migrations: %w", err)
-		}
-		applied[int(v)] = true
+	table, err := sc.versionTable()
+	if err != nil {
+		return nil, err
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read schema_migrations: %w", err)
-	}
-	for _, m := range migrations {
-		if applied[m.version] {
-			continue
-		}
-		for _, t := range m.tables {
-			for _, stmt := range sc.create(t) {
-				if err := s.conn.Exec(ctx, stmt); err != nil {
-					return fmt.Errorf("migration %d (%s): %s: %w", m.version, m.name, firstLine(stmt), err)
-				}
-			}
-		}
-		batch, err := s.conn.PrepareBatch(ctx, "INSERT INTO "+sc.table("schema_migrations")+" (version, name)")
-		if err != nil {
-			return fmt.Errorf("migration %d (%s): record: %w", m.version, m.name, err)
-		}
-		if err := batch.Append(uint32(m.version), m.name); err != nil {
-			batch.Abort()
-			return fmt.Errorf("migration %d (%s): record: %w", m.version, m.name, err)
-		}
-		if err := batch.Send(); err != nil {
-			return fmt.Errorf("migration %d (%s): record: %w", m.version, m.name, err)
-		}
-	}
-	return nil
+	db := ch.OpenDB(&ch.Options{
+		Addr:             strings.Split(s.opts.Addr, ","),
+		Auth:             ch.Auth{Username: s.opts.Username, Password: s.opts.Password},
+		DialTimeout:      s.opts.DialTimeout,
+		ReadTimeout:      s.opts.ReadTimeout,
+		ConnOpenStrategy: ch.ConnOpenInOrder,
+	})
+	defer db.Close()
+	db.SetMaxOpenConns(2)
+	db.SetConnMaxLifetime(time.Minute)
+	return migrate.Up(ctx, db, rendered, table)
 }
 
 // SchemaVersion returns the highest applied schema migration.
@@ -223,9 +199,4 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("schema version: %w", mapErr(err))
 	}
 	return int(v), nil
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }

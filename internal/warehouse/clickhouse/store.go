@@ -3,6 +3,7 @@ package clickhouse
 import (
 	"context"
 	"crypto/rand"
+	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -251,7 +252,7 @@ func mapErr(err error) error {
 	case errors.As(err, &netErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, ch.ErrAcquireConnTimeout),
-		errors.Is(err, net.ErrClosed):
+		errors.Is(err, net.ErrClosed), errors.Is(err, sqldriver.ErrBadConn):
 		return unavailableErr{err}
 	}
 	msg := err.Error()

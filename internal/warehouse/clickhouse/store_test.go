@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"strings"
@@ -62,7 +63,7 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 	if err := st.WriteSpans(ctx, []warehouse.Span{sp}); err != nil {
 		t.Fatal(err)
 	}
-	want := migrations[len(migrations)-1].version
+	want := latestVersion(t)
 	for i := range 2 { // a restarted collector runs the migrations again
 		again, err := Open(ctx, Options{Addr: addr, Database: st.opts.Database})
 		if err != nil {
@@ -72,8 +73,8 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 			t.Errorf("reopen %d: schema version %d, %v; want %d", i, v, err, want)
 		}
 		var n uint64
-		if err := again.conn.QueryRow(ctx, "SELECT count() FROM "+again.schema.table("schema_migrations")).Scan(&n); err != nil || n != uint64(len(migrations)) {
-			t.Errorf("reopen %d: %d schema_migrations rows, %v; want %d", i, n, err, len(migrations))
+		if err := again.conn.QueryRow(ctx, "SELECT count() FROM "+again.schema.table("schema_migrations")).Scan(&n); err != nil || n != uint64(want) {
+			t.Errorf("reopen %d: %d schema_migrations rows, %v; want %d", i, n, err, want)
 		}
 		page, err := again.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"e"},
 			Filters: []warehouse.Filter{{Field: "k", Operator: warehouse.OpEquals, Value: "v"}}})
@@ -171,7 +172,7 @@ func TestLazyStoreMigratesOnFirstConnection(t *testing.T) {
 	if err := st.Ping(ctx); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}
-	if v, err := st.SchemaVersion(ctx); err != nil || v != migrations[len(migrations)-1].version {
+	if v, err := st.SchemaVersion(ctx); err != nil || v != latestVersion(t) {
 		t.Errorf("schema version %d, %v after the first Ping", v, err)
 	}
 }
@@ -225,36 +226,50 @@ func TestSeqClock(t *testing.T) {
 }
 
 func TestSchemaDDL(t *testing.T) {
-	spans := migrations[0].tables[0]
 	for _, tc := range []struct {
 		name    string
-		def     tableDef
+		file    string
 		cluster string
 		want    []string // substrings, statement by statement
 	}{
-		{"single server", spans, "", []string{"CREATE TABLE IF NOT EXISTS `db`.spans (", "ENGINE = ReplacingMergeTree(ver)",
+		{"single server", "00001_spans.sql", "", []string{"CREATE TABLE IF NOT EXISTS `db`.spans (", "ENGINE = ReplacingMergeTree(ver)",
 			"ORDER BY (environment, timestamp, trace_id, span_id) SETTINGS index_granularity = 1024"}},
-		{"cluster", spans, "c1", []string{"CREATE TABLE IF NOT EXISTS `db`.spans_local ON CLUSTER c1 (",
+		{"cluster", "00001_spans.sql", "c1", []string{"CREATE TABLE IF NOT EXISTS `db`.spans_local ON CLUSTER c1 (",
 			"ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/db/spans', '{replica}', ver)",
 			"CREATE TABLE IF NOT EXISTS `db`.spans ON CLUSTER c1 AS `db`.spans_local ENGINE = Distributed(c1, db, spans_local, sipHash64(environment, trace_id))"}},
-		{"trace index, single server", spanTracesTable, "", []string{"CREATE TABLE IF NOT EXISTS `db`.span_traces (",
+		{"trace index, single server", "00004_span_traces.sql", "", []string{"CREATE TABLE IF NOT EXISTS `db`.span_traces (",
 			"ENGINE = ReplacingMergeTree() PARTITION BY intDiv(min_ts, 604800000) ORDER BY (environment, trace_id, min_ts, max_ts) SETTINGS index_granularity = 256"}},
-		{"trace index, cluster", spanTracesTable, "c1", []string{"CREATE TABLE IF NOT EXISTS `db`.span_traces_local ON CLUSTER c1 (",
+		{"trace index, cluster", "00004_span_traces.sql", "c1", []string{"CREATE TABLE IF NOT EXISTS `db`.span_traces_local ON CLUSTER c1 (",
 			"ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/db/span_traces', '{replica}') PARTITION BY",
 			// The same shard key as spans: a trace's index rows live beside its spans.
 			"CREATE TABLE IF NOT EXISTS `db`.span_traces ON CLUSTER c1 AS `db`.span_traces_local ENGINE = Distributed(c1, db, span_traces_local, sipHash64(environment, trace_id))"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			stmts := newSchema("db", tc.cluster).create(tc.def)
-			all := strings.Join(stmts, "\n")
+			files, err := newSchema("db", tc.cluster).migrations(schemaFiles)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := fs.ReadFile(files, tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := string(b)
 			for _, w := range tc.want {
 				if !strings.Contains(all, w) {
 					t.Errorf("DDL lacks %q:\n%s", w, all)
 				}
 			}
-			if n := len(stmts); (tc.cluster == "") != (n == 1) {
+			if n := strings.Count(all, "CREATE TABLE"); (tc.cluster == "") != (n == 1) {
 				t.Errorf("%d statements", n)
 			}
 		})
+	}
+	// schema_migrations: one table on one server, local + Distributed on a
+	// cluster.
+	for cluster, want := range map[string]int{"": 1, "c1": 2} {
+		table, err := newSchema("db", cluster).versionTable()
+		if err != nil || len(table.Create) != want {
+			t.Errorf("cluster %q: schema_migrations DDL %q, %v; want %d statements", cluster, table.Create, err, want)
+		}
 	}
 }

@@ -114,7 +114,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite warehouse %s: %s: %w", path, pragma, mapErr(err))
 		}
 	}
-	if err := migrate(ctx, writer); err != nil {
+	if _, err := applyMigrations(ctx, writer, migrations); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 	}
