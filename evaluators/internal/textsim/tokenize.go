@@ -72,6 +72,12 @@ func Tokenize(s string) []Token {
 			toks = append(toks, wordToken(s[i:end], sentenceStart, i))
 			sentenceStart = false
 			i = end
+		case r == '<' && strings.HasPrefix(s[i:], numPlaceholder):
+			// A masked number, as corpora that hide numbers write them.
+			end := i + len(numPlaceholder)
+			toks = append(toks, Token{Text: s[i:end], Lower: numPlaceholder, Key: numPlaceholder, Number: true, SentenceStart: sentenceStart, Start: i, End: end})
+			sentenceStart = false
+			i = end
 		default:
 			if r == '.' || r == '!' || r == '?' || r == '\n' {
 				sentenceStart = true
@@ -81,6 +87,10 @@ func Tokenize(s string) []Token {
 	}
 	return toks
 }
+
+// numPlaceholder is how some corpora (TrecQA among them) mask a number;
+// Tokenize reads it as a number token.
+const numPlaceholder = "<num>"
 
 // scanWord returns the end of the word starting at i.
 func scanWord(s string, i int) int {
