@@ -27,6 +27,9 @@ var answerCorrectness = Definition{
 const (
 	correctnessFactualWeight  = 0.75
 	correctnessSemanticWeight = 0.25
+	// contradictionFactor scales the score of a completion that
+	// contradicts the ground truth (textsim.Contradiction).
+	contradictionFactor = 0.3
 )
 
 // runAnswerCorrectness scores the completion against the ground truth as
@@ -40,9 +43,18 @@ const (
 //     words the completion only repeats from the question ("The head office
 //     is in Delhi" for "... head office in what city?" is all answer);
 //     recall is the weighted share of the ground truth's content tokens
-//     found in the completion; the F1 is halved when one side is negated
-//     and the other is not;
-//   - semantic similarity: textsim.Similarity (see semantic-similarity).
+//     found in the completion;
+//   - semantic similarity: the lexical part of semantic-similarity
+//     (textsim.LexicalSimilarity: stemmed IDF cosine with WordNet credit,
+//     character trigrams, word order; word vectors left out, as they rate
+//     near misses such as "Sydney" for "Canberra" as close);
+//   - the score is multiplied by 0.3 when the completion contradicts the
+//     ground truth (textsim.Contradiction): a number of the ground truth
+//     missing and another number given ("1898" for "1889"), a name of the
+//     ground truth missing and another capitalised name given ("Buzz
+//     Aldrin" for "Neil Armstrong"), or opposite negation polarity. 0.3
+//     was chosen among 0.2, 0.3 and 0.5 on the tuning templates of the
+//     functional suite (evaluators/internal/quality/testdata).
 //
 // A completion equal to the ground truth up to case, space and
 // punctuation scores 1; an empty completion scores 0 unless the ground
@@ -55,11 +67,12 @@ func correctness(question, completion, truth string) float64 {
 	if textsim.NormalizedEqual(completion, truth) {
 		return 1
 	}
-	c, g := textsim.Tokenize(completion), textsim.Tokenize(truth)
-	factual := textsim.AnswerF1(c, g, textsim.NewKeySet(textsim.Tokenize(question)))
-	if textsim.Negations(c)%2 != textsim.Negations(g)%2 {
-		factual /= 2
+	c, g, q := textsim.Tokenize(completion), textsim.Tokenize(truth), textsim.Tokenize(question)
+	factual := textsim.AnswerF1(c, g, textsim.NewKeySet(q))
+	semantic := textsim.LexicalSimilarity(completion, truth, c, g)
+	s := correctnessFactualWeight*factual + correctnessSemanticWeight*semantic
+	if textsim.Contradiction(c, g, q) {
+		s *= contradictionFactor
 	}
-	semantic := textsim.TokenSimilarity(completion, truth, c, g)
-	return correctnessFactualWeight*factual + correctnessSemanticWeight*semantic
+	return s
 }

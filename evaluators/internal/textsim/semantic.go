@@ -40,6 +40,17 @@ func Similarity(a, b string) float64 {
 	return TokenSimilarity(a, b, Tokenize(a), Tokenize(b))
 }
 
+// LexicalSimilarity is the lexical blend of Similarity alone (no word
+// vectors), times 0.8 when one text is negated and the other is not, for
+// texts already tokenised (ta is Tokenize(a), tb is Tokenize(b)).
+func LexicalSimilarity(a, b string, ta, tb []Token) float64 {
+	s := simCosineWeight*SemanticCosine(ta, tb) + simTrigramWeight*CharNgramCosine(a, b, 3) + simOrderWeight*OrderSimilarity(ta, tb)
+	if Negations(ta)%2 != Negations(tb)%2 {
+		s *= negationMismatchFactor
+	}
+	return clamp01(s)
+}
+
 // TokenSimilarity is Similarity for texts already tokenised (ta is
 // Tokenize(a), tb is Tokenize(b)).
 func TokenSimilarity(a, b string, ta, tb []Token) float64 {

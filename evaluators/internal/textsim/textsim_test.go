@@ -351,3 +351,91 @@ func TestTokenizeNonASCIIDigits(t *testing.T) {
 		}
 	}
 }
+
+func TestNumberValues(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []float64
+	}{
+		{"About 380,000 people", []float64{380000}},
+		{"roughly 380 thousand", []float64{380000}},
+		{"3.8 million and one hundred", []float64{3.8e6, 100}},
+		{"two moons, 12 hotels", []float64{2, 12}},
+		{"a cycle of <num> years", nil},
+	} {
+		got := NumberValues(Tokenize(c.text))
+		if len(got) != len(c.want) {
+			t.Errorf("NumberValues(%q) = %v, want %v", c.text, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("NumberValues(%q) = %v, want %v", c.text, got, c.want)
+			}
+		}
+	}
+}
+
+func TestContradiction(t *testing.T) {
+	for _, c := range []struct {
+		q, a, ref string
+		want      bool
+	}{
+		{"When was it completed?", "It was completed in 1898.", "The tower was completed in 1889.", true},
+		{"When was it completed?", "It was finished in 1889.", "The tower was completed in 1889.", false},
+		{"What is the capital of Australia?", "Melbourne is the capital of Australia.", "The capital of Australia is Canberra.", true},
+		{"What is the capital of Australia?", "Canberra is Australia's capital.", "The capital of Australia is Canberra.", false},
+		{"Where were the first Olympic Games?", "In Athens, Greece.", "The first Olympic Games were held in Athens.", false},
+		{"Is it open?", "The museum is not open on Mondays.", "The museum is open on Mondays.", true},
+		{"When does it open?", "It opens at 9:00.", "It opens at 9 am.", false},
+		{"How many?", "There are 3 moons.", "Mars has moons.", false},
+	} {
+		if got := Contradiction(Tokenize(c.a), Tokenize(c.ref), Tokenize(c.q)); got != c.want {
+			t.Errorf("Contradiction(%q, %q) = %v, want %v", c.a, c.ref, got, c.want)
+		}
+	}
+}
+
+func TestEmbeddingCosine(t *testing.T) {
+	cos := func(a, b string) float64 {
+		c, ok := EmbeddingCosine(Tokenize(a), Tokenize(b))
+		if !ok {
+			t.Fatalf("EmbeddingCosine(%q, %q): no vectors", a, b)
+		}
+		return c
+	}
+	para := cos("The cat is sleeping on the sofa.", "A kitten naps on the couch.")
+	other := cos("The cat is sleeping on the sofa.", "Interest rates rose again this quarter.")
+	if para <= other+0.2 {
+		t.Errorf("paraphrase cosine %.3f not above unrelated %.3f by 0.2", para, other)
+	}
+	if c := cos("Heavy rain flooded the valley.", "Heavy rain flooded the valley."); c < 0.999 {
+		t.Errorf("identical texts: cosine %.4f, want 1", c)
+	}
+	if _, ok := EmbeddingCosine(Tokenize("the of and"), Tokenize("cat")); ok {
+		t.Error("stop words only: want ok = false")
+	}
+}
+
+func TestAnswerRelevance(t *testing.T) {
+	const q = "When was the Eiffel Tower built?"
+	answer := AnswerRelevance(q, "The Eiffel Tower was built in 1889.")
+	masked := AnswerRelevance(q, "The Eiffel Tower was built in <num> .")
+	noDate := AnswerRelevance(q, "The Eiffel Tower is made of iron.")
+	offTopic := AnswerRelevance(q, "Bananas grew in 1889.")
+	if answer < 0.5 || masked < 0.5 {
+		t.Errorf("answer %.3f, masked-number answer %.3f: want >= 0.5", answer, masked)
+	}
+	if noDate >= 0.5 || offTopic >= 0.5 {
+		t.Errorf("on topic without a date %.3f, off topic %.3f: want < 0.5", noDate, offTopic)
+	}
+	// A synonym of a question word counts through its vector.
+	syn := AnswerRelevance("How much did the company purchase the building for?", "The firm bought the building for $4 million.")
+	none := AnswerRelevance("How much did the company purchase the building for?", "The firm painted the building in May.")
+	if syn <= none {
+		t.Errorf("synonym answer %.3f not above non-answer %.3f", syn, none)
+	}
+	if got := AnswerRelevance(q, ""); got != 0 {
+		t.Errorf("empty answer: %.3f, want 0", got)
+	}
+}
