@@ -49,8 +49,9 @@ func correctnessSuite() ([]Report, error) {
 	var out []Report
 	for _, half := range []struct {
 		tune  bool
+		kind  Kind
 		split string
-	}{{true, "tuning templates (odd t01..t23)"}, {false, "held-out templates (even t02..t24), not read while tuning"}} {
+	}{{true, KindInSource, "tuning templates (odd t01..t23)"}, {false, KindFunctional, "held-out templates (even t02..t24), not read while tuning"}} {
 		var elapsed time.Duration
 		var js []judged
 		scores := map[string]map[string][]float64{} // template → kind → scores
@@ -98,6 +99,7 @@ func correctnessSuite() ([]Report, error) {
 		rep.Metrics["partial_below_paraphrase"] = pp / ppN
 		rep.Metrics["partial_above_near_miss"] = pw / pwN
 		rep.Metrics["partial_pass_rate"] = partialPass / partialN
+		rep.Kind, rep.Headline = half.kind, "macro_f1"
 		rep.Threshold = "correctness_score >= 0.5"
 		rep.Target = "near misses and paraphrases told apart"
 		rep.Notes = fmt.Sprintf("written for this repository: %s; positives = paraphrased correct answers, negatives = near misses (wrong number, date, name, negation); partial answers (%d) scored apart: orderings within a template (ties 1/2) and the share scored >= 0.5", kindCounts(rows, half.tune), int(partialN))

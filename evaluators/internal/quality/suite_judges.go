@@ -92,6 +92,7 @@ func judgeFaithfulness(dataDir string) ([]Report, error) {
 	rep.Threshold = "supported share >= 0.5 (claim support >= 0.8, calibrated on this set)"
 	rep.Target = "roc_auc >= 0.85"
 	rep.Notes = "completion = answer, context = knowledge; roc_auc on the mean claim support (textsim.ClaimSupport); right answers are short spans, a length confound"
+	rep.Kind, rep.Headline = KindInSource, "roc_auc"
 	return []Report{rep}, nil
 }
 
@@ -114,6 +115,7 @@ func judgeAnswerCorrectness(dataDir string) ([]Report, error) {
 	rep.Threshold = "correctness_score >= 0.5"
 	rep.Target = "roc_auc >= 0.85"
 	rep.Notes = "ground_truth = right answer, so right rows are identical to it (score 1): an easy set"
+	rep.Kind, rep.Headline = KindCrossSource, "macro_f1"
 	suite, err := correctnessSuite()
 	if err != nil {
 		return nil, err
@@ -151,6 +153,10 @@ func judgeAnswerRelevancy(dataDir string) ([]Report, error) {
 		}
 		rep := binaryReport("answer-relevancy", "relevancy/trecqa-dev.jsonl", fmt.Sprintf("%s (%d questions)", half.split, len(questions)), js, elapsed)
 		rep.Metrics["balanced_accuracy"] = balancedAccuracy(js)
+		rep.Kind, rep.Headline = KindHeldOutGroups, "balanced_accuracy"
+		if half.tune {
+			rep.Kind = KindInSource
+		}
 		rep.Threshold = "relevance >= 0.5"
 		rep.Target = "balanced_accuracy >= 0.75"
 		rep.Notes = "grouped by question (no question in both halves); roc_auc on textsim.AnswerRelevance; every candidate shares the question's topic, 19% are answers; numbers are masked as <num> in this corpus"
@@ -195,6 +201,7 @@ func judgeSemanticSimilarity(dataDir string) ([]Report, error) {
 		return nil, err
 	}
 	sick.Dataset, sick.Split = "similarity/sick-train.jsonl", "all, evaluation only (CC BY-NC-SA: nothing fitted on it)"
+	sick.Kind, sick.Headline = KindCrossSource, "pearson"
 	sick.Target, sick.Notes = "pearson >= 0.72", "relatedness 1..5; weights chosen on the tuning half of textsim/testdata/relatedness.jsonl, never on SICK"
 	own, err := readJSONL[similarityRow](filepath.Join("evaluators", "internal", "textsim", "testdata"), "relatedness.jsonl")
 	if err != nil {
@@ -218,6 +225,10 @@ func judgeSemanticSimilarity(dataDir string) ([]Report, error) {
 			return nil, err
 		}
 		rep.Dataset, rep.Split = "textsim/testdata/relatedness.jsonl", half.split
+		rep.Kind, rep.Headline = KindHeldOutGroups, "pearson"
+		if half.odd {
+			rep.Kind = KindInSource
+		}
 		rep.Target = "pearson >= 0.72"
 		rep.Notes = "written for this repository (one annotator, 0..5): per anchor sentence a paraphrase, a synonym paraphrase, a near miss (other object, number, polarity), a same-topic and an unrelated sentence"
 		out = append(out, rep)
