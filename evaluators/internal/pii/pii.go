@@ -10,7 +10,7 @@
 package pii
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -60,6 +60,7 @@ const (
 type candidate struct {
 	start, end int
 	score      float64
+	typ        string // the entity type when not the recognizer's
 }
 
 // recognizer finds one entity type.
@@ -92,6 +93,7 @@ var registry = []recognizer{
 	dateOfBirthRecognizer(),
 	streetAddressRecognizer(),
 	personRecognizer(),
+	entitiesRecognizer(),
 }
 
 // Analyze runs every recognizer on text and returns the entities found with
@@ -106,26 +108,61 @@ func Analyze(text string) []Entity {
 			continue
 		}
 		for _, c := range r.find(text) {
-			score := c.score
-			if score < maxScore && len(r.context) > 0 && hasContext(text, c.start, r.context) {
-				score = min(max(score+contextBoost, minContextScore), maxScore)
-			}
-			if score > 0 {
-				out = append(out, Entity{Type: r.entity, Start: c.start, End: c.end, Score: score})
+			if score := enhancedScore(text, r, c); score > 0 {
+				typ := r.entity
+				if c.typ != "" {
+					typ = c.typ
+				}
+				out = append(out, Entity{Type: typ, Start: c.start, End: c.end, Score: score})
 			}
 		}
 	}
 	return dedupe(out)
 }
 
-// HasPII reports whether text holds an entity scored at least threshold.
+// HasPII reports whether text holds an entity scored at least threshold,
+// as Analyze would: it runs the recognizers in hasPIIOrder and stops at
+// the first such entity.
 func HasPII(text string, threshold float64) bool {
-	for _, e := range Analyze(text) {
-		if e.Score >= threshold {
-			return true
+	for _, i := range hasPIIOrder {
+		r := &registry[i]
+		if r.applies != nil && !r.applies(text) {
+			continue
+		}
+		for _, c := range r.find(text) {
+			if score := enhancedScore(text, r, c); score >= threshold && score > 0 {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasPIIOrder lists the registry's indexes, the recognizers most likely
+// to find something at least cost first (libphonenumber last).
+var hasPIIOrder = func() []int {
+	first := map[string]int{ProperNoun: 0, Email: 1, URL: 2, Person: 3, StreetAddress: 4, Phone: 100}
+	order := make([]int, len(registry))
+	for i := range order {
+		order[i] = i
+	}
+	rank := func(i int) int {
+		if r, ok := first[registry[i].entity]; ok {
+			return r
+		}
+		return 10 + i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return rank(a) - rank(b) })
+	return order
+}()
+
+// enhancedScore is c's score after context enhancement.
+func enhancedScore(text string, r *recognizer, c candidate) float64 {
+	score := c.score
+	if score < maxScore && len(r.context) > 0 && hasContext(text, c.start, r.context) {
+		score = min(max(score+contextBoost, minContextScore), maxScore)
+	}
+	return score
 }
 
 // dedupe sorts entities by start and keeps, among overlapping entities of
@@ -134,11 +171,11 @@ func dedupe(es []Entity) []Entity {
 	if len(es) < 2 {
 		return es
 	}
-	sort.Slice(es, func(i, j int) bool {
-		if es[i].Start != es[j].Start {
-			return es[i].Start < es[j].Start
+	slices.SortFunc(es, func(a, b Entity) int {
+		if a.Start != b.Start {
+			return a.Start - b.Start
 		}
-		return es[i].Type < es[j].Type
+		return strings.Compare(a.Type, b.Type)
 	})
 	out := es[:0]
 	for _, e := range es {

@@ -174,7 +174,7 @@ func TestPerson(t *testing.T) {
 	runScoreCases(t, Person, []scoreCase{
 		{"known first name and surname", "Yesterday John Whitfield called.", "John Whitfield", 0.85},
 		{"known first name alone", "Why is Samantha so impulsive?", "Samantha", 0.7},
-		{"name cue", "My name is Rubija", "Rubija", 0.7},
+		{"name cue", "My name is Rubija", "Rubija", 0.75},
 		{"title cue adds to a known surname", "please correct it to Dr. Cettina Fanucci?", "Cettina Fanucci", 1},
 		{"self introduction before a run", "I'm Quarto Angelo, from Križe", "Quarto Angelo", 1},
 		{"middle initial", "verses from Faina D. Yefremova's tales", "Faina D. Yefremova", 0.75},
@@ -191,7 +191,7 @@ func TestPerson(t *testing.T) {
 		{"diacritics folded for lookup", "we saw Zoltán Sörös there", "Zoltán Sörös", 0.85},
 		{"possessive stripped for lookup", "Edith Kowalczyk's garden", "Edith Kowalczyk's", 0.85},
 		// Cues.
-		{"german honorific", "Bitte an Frau Quellbrunn senden", "Quellbrunn", 0.7},
+		{"german honorific", "Bitte an Frau Quellbrunn senden", "Quellbrunn", 0.85},
 		{"spanish honorific", "Saludos a la Señora Ortuzar", "Ortuzar", 0.7},
 		{"relation right before", "I want to remove my kid Travon from the will", "Travon", 0.7},
 		{"possessive relation", "It was between him and Asyel's kid", "Asyel", 0.7},
@@ -326,13 +326,21 @@ func TestStreetAddressThreshold(t *testing.T) {
 	}
 }
 
+// TestProseHasNoPII: prose without any entity of Presidio's label (no
+// person, place, organisation, date, age, group, title or number that is
+// one) scores nothing at the default threshold. Texts with places, firms
+// and dates are in TestEntities.
 func TestProseHasNoPII(t *testing.T) {
 	for _, text := range []string{
-		prose1KB,
-		"The Northern Railway Company opened a new line to Los Angeles and Hong Kong in 2004.",
-		"Abercrombie Group and the University of Toronto signed the deal on Tuesday.",
-		"Take the 2 hour drive along Route 66 and stop at the Grand Canyon.",
+		clean1KB,
+		"Take the 2 hour drive along the old road and stop at the canyon.",
 		"A lack of Vitamin D Absorption was found in 12 patients.",
+		"Capitalized words like Wisdom and Discipline are often mistaken with names.",
+		"Excuse me, Sir bot, but I really don't like this tone",
+		"My religion does not allow speaking to bots, they are evil and hacked by the Devil",
+		"WHAT ??? I DON'T KNOW WHAT TO PRESS NEXT!!! ? !! ?!",
+		"Please update the PowerPoint slides and open the Excel sheet.",
+		"We sold 48 million tickets and cut delays to four minutes.",
 	} {
 		t.Run(text[:20], func(t *testing.T) {
 			for _, e := range Analyze(text) {

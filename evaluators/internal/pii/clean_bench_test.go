@@ -1,0 +1,29 @@
+package pii
+
+import (
+	"strings"
+	"testing"
+)
+
+// clean1KB is about 1 KB of prose without any entity (no name, place,
+// date, number or organisation): the worst case of HasPII, which runs
+// every recognizer to the end.
+var clean1KB = strings.Repeat("Please restart the router, wait a moment and try again; if the light stays red, call us back and we will help you. ", 9)
+
+func BenchmarkHasPIIClean1KB(b *testing.B) {
+	for b.Loop() {
+		HasPII(clean1KB, DefaultThreshold)
+	}
+}
+
+func BenchmarkHasPIIProse1KB(b *testing.B) {
+	for b.Loop() {
+		HasPII(prose1KB, DefaultThreshold)
+	}
+}
+
+func BenchmarkHasPIINames1KB(b *testing.B) {
+	for b.Loop() {
+		HasPII(names1KB, DefaultThreshold)
+	}
+}
