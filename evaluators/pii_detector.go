@@ -9,7 +9,7 @@ import (
 var piiDetector = Definition{
 	Slug:        "pii-detector",
 	Category:    CategorySecurity,
-	Description: "Detects personal data: emails, phone numbers, credit cards, IBANs, national ids, IP and MAC addresses, URLs, crypto wallets, dates of birth, street addresses and person names.",
+	Description: "Detects personal data as Presidio labels it: person names, locations, organisations, dates and times, ages, nationalities and religious or political groups, job titles, zip codes, street addresses, emails, phone numbers, credit cards, IBANs, national ids, IP and MAC addresses, URLs and crypto wallets.",
 	Inputs:      []Field{textInput("text", "Text", "The text to scan for personal data.")},
 	Config: []Field{{
 		Name: "probability_threshold", Type: TypeNumber, Default: 0.7, Min: &zero, Max: &one,

@@ -27,3 +27,12 @@ func BenchmarkHasPIINames1KB(b *testing.B) {
 		HasPII(names1KB, DefaultThreshold)
 	}
 }
+
+// BenchmarkLexiconLoad measures the one-time load of the gazetteers
+// (places, English words, NRP lexicon) on the first call.
+func BenchmarkLexiconLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		loadLexicons()
+	}
+}

@@ -41,8 +41,9 @@ func phoneRecognizer() recognizer {
 		entity: Phone,
 		context: []string{"phone", "telephone", "tel", "mobile", "cell", "cellphone", "call", "fax", "desk",
 			"contact", "reach", "whatsapp", "sms", "text", "message", "messages", "answering", "dial", "ring", "landline", "hotline"},
-		applies: func(s string) bool { return countDigits(s) >= phoneMinDigits },
-		find:    findPhones,
+		needsDigit: true,
+		applies:    func(s string) bool { return countDigits(s) >= phoneMinDigits },
+		find:       findPhones,
 	}
 }
 

@@ -72,6 +72,9 @@ type recognizer struct {
 	// applies is a cheap check on the whole text; when it returns false the
 	// recognizer is skipped.
 	applies func(text string) bool
+	// needsDigit: every match holds an ASCII digit, so a text without one
+	// skips the recognizer before applies (one scan shared by all).
+	needsDigit bool
 	// find returns the candidates in text.
 	find func(text string) []candidate
 }
@@ -102,9 +105,10 @@ var registry = []recognizer{
 // may overlap (as in Presidio, the caller filters by score).
 func Analyze(text string) []Entity {
 	var out []Entity
+	digit := hasDigit(text)
 	for i := range registry {
 		r := &registry[i]
-		if r.applies != nil && !r.applies(text) {
+		if r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
 			continue
 		}
 		for _, c := range r.find(text) {
@@ -124,9 +128,10 @@ func Analyze(text string) []Entity {
 // as Analyze would: it runs the recognizers in hasPIIOrder and stops at
 // the first such entity.
 func HasPII(text string, threshold float64) bool {
+	digit := hasDigit(text)
 	for _, i := range hasPIIOrder {
 		r := &registry[i]
-		if r.applies != nil && !r.applies(text) {
+		if r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
 			continue
 		}
 		for _, c := range r.find(text) {

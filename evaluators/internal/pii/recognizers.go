@@ -164,9 +164,10 @@ var cardPattern = regexp.MustCompile(`\b\d(?:[ -]?\d){11,18}\b`)
 
 func creditCardRecognizer() recognizer {
 	return recognizer{
-		entity:  CreditCard,
-		context: []string{"credit", "card", "cc", "cards", "visa", "mastercard", "amex", "discover", "jcb", "diners", "maestro", "instapayment", "debit"},
-		applies: func(s string) bool { return hasSeparatedDigits(s, 12) },
+		entity:     CreditCard,
+		context:    []string{"credit", "card", "cc", "cards", "visa", "mastercard", "amex", "discover", "jcb", "diners", "maestro", "instapayment", "debit"},
+		needsDigit: true,
+		applies:    func(s string) bool { return hasSeparatedDigits(s, 12) },
 		find: func(text string) []candidate {
 			var out []candidate
 			for _, m := range cardPattern.FindAllStringIndex(text, -1) {
@@ -215,10 +216,11 @@ var ibanPattern = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(
 
 func ibanRecognizer() recognizer {
 	return recognizer{
-		entity:  IBAN,
-		context: []string{"iban", "bank", "transaction", "account", "transfer"},
-		applies: hasIBANStart,
-		find:    patternFinder(validateIBAN, pattern{re: ibanPattern, score: 0.5}),
+		entity:     IBAN,
+		context:    []string{"iban", "bank", "transaction", "account", "transfer"},
+		needsDigit: true,
+		applies:    hasIBANStart,
+		find:       patternFinder(validateIBAN, pattern{re: ibanPattern, score: 0.5}),
 	}
 }
 
@@ -240,9 +242,10 @@ var (
 
 func ssnRecognizer() recognizer {
 	return recognizer{
-		entity:  USSSN,
-		context: []string{"social", "security", "ssn", "ssns", "ssn#", "ss#", "ssid"},
-		applies: func(s string) bool { return hasDigitRun(s, 9) || hasDelimitedSSNShape(s) },
+		entity:     USSSN,
+		context:    []string{"social", "security", "ssn", "ssns", "ssn#", "ss#", "ssid"},
+		needsDigit: true,
+		applies:    func(s string) bool { return hasDigitRun(s, 9) || hasDelimitedSSNShape(s) },
 		find: patternFinder(validateSSN,
 			pattern{re: ssnDelimited, score: 0.5, runs: newByteRuns(digitBytes+"- .", digitBytes)},
 			pattern{re: nineDigits, score: 0.05, runs: newByteRuns(digitBytes, digitBytes)}),
@@ -272,9 +275,10 @@ var (
 
 func itinRecognizer() recognizer {
 	return recognizer{
-		entity:  USITIN,
-		context: []string{"individual", "taxpayer", "itin", "tax", "payer", "taxid", "tin"},
-		applies: func(s string) bool { return strings.IndexByte(s, '9') >= 0 && countDigits(s) >= 9 },
+		entity:     USITIN,
+		context:    []string{"individual", "taxpayer", "itin", "tax", "payer", "taxid", "tin"},
+		needsDigit: true,
+		applies:    func(s string) bool { return strings.IndexByte(s, '9') >= 0 && countDigits(s) >= 9 },
 		find: patternFinder(func(s string) verdict {
 			if !consistentSeparators(s) {
 				return invalid
@@ -290,9 +294,10 @@ var passportNextGen = regexp.MustCompile(`\b[A-Z]\d{8}\b`)
 
 func passportRecognizer() recognizer {
 	return recognizer{
-		entity:  USPassport,
-		context: []string{"passport", "passport#", "passports", "travel", "document"},
-		applies: func(s string) bool { return hasDigitRun(s, 8) },
+		entity:     USPassport,
+		context:    []string{"passport", "passport#", "passports", "travel", "document"},
+		needsDigit: true,
+		applies:    func(s string) bool { return hasDigitRun(s, 8) },
 		find: patternFinder(nil,
 			pattern{re: passportNextGen, score: 0.4},
 			pattern{re: nineDigits, score: 0.35}),
@@ -309,8 +314,9 @@ var (
 
 func driverLicenseRecognizer() recognizer {
 	return recognizer{
-		entity:  USDriver,
-		context: []string{"driver", "driver's", "drivers", "license", "licence", "permit", "lic", "lic#", "dl", "dls", "cdl", "cdls", "driving"},
+		entity:     USDriver,
+		context:    []string{"driver", "driver's", "drivers", "license", "licence", "permit", "lic", "lic#", "dl", "dls", "cdl", "cdls", "driving"},
+		needsDigit: true,
 		applies: func(s string) bool {
 			return hasDigitRun(s, 6) || hasLetterDigits(s) || (hasDigitRun(s, 3) && strings.IndexByte(s, '-') >= 0)
 		},
@@ -442,9 +448,10 @@ var bitcoinPattern = regexp.MustCompile(`\b(?:[13][1-9A-HJ-NP-Za-km-z]{25,34}|(?
 
 func cryptoRecognizer() recognizer {
 	return recognizer{
-		entity:  Crypto,
-		context: []string{"wallet", "btc", "bitcoin", "crypto", "address"},
-		applies: func(s string) bool { return hasAlnumRun(s, 14) },
+		entity:     Crypto,
+		context:    []string{"wallet", "btc", "bitcoin", "crypto", "address"},
+		needsDigit: true,
+		applies:    func(s string) bool { return hasAlnumRun(s, 14) },
 		find: patternFinder(func(s string) verdict {
 			if base58CheckValid(s) || bech32Valid(s) {
 				return valid
@@ -467,10 +474,11 @@ var datePatterns = []pattern{
 
 func dateOfBirthRecognizer() recognizer {
 	return recognizer{
-		entity:  DateOfBirth,
-		context: []string{"born", "birth", "birthday", "birthdate", "dob", "bday"},
-		applies: func(s string) bool { return hasDigitRun(s, 2) && hasBirthWord(s) },
-		find:    patternFinder(nil, datePatterns...),
+		entity:     DateOfBirth,
+		context:    []string{"born", "birth", "birthday", "birthdate", "dob", "bday"},
+		needsDigit: true,
+		applies:    func(s string) bool { return hasDigitRun(s, 2) && hasBirthWord(s) },
+		find:       patternFinder(nil, datePatterns...),
 	}
 }
 
