@@ -658,18 +658,23 @@ func (s *entityScan) title(i int) bool {
 		return false
 	}
 	// Up to 7 words (commas, "and", hyphens inside) ending in a job head
-	// right before the end of the phrase.
+	// right before the end of the phrase; after a comma only a listed job
+	// noun ends it ("court, municipal, and license clerk", not "a central
+	// element, incorporating a modern and minimalist style").
+	comma := false
 	for j := i; j < len(s.toks) && j <= i+6; j++ {
 		tj := s.toks[j]
 		if tj.num {
 			return false
 		}
 		if j > i {
-			if sep := s.sep(j); !(sep == " " || sep == "-" || sep == ", " || sep == " / ") {
+			sep := s.sep(j)
+			if !(sep == " " || sep == "-" || sep == ", " || sep == " / ") {
 				return false
 			}
+			comma = comma || sep == ", "
 		}
-		if jobHeads[tj.key] || strings.HasSuffix(tj.key, "ist") && len(tj.key) > 5 || strings.HasSuffix(tj.key, "ician") {
+		if jobHeads[tj.key] || !comma && (strings.HasSuffix(tj.key, "ist") && len(tj.key) > 5 || strings.HasSuffix(tj.key, "ician")) {
 			if next := s.key(j + 1); next == "" || !jobHeads[next] {
 				s.add(Title, i, j, score)
 				return true

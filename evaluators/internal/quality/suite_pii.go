@@ -51,12 +51,14 @@ const piiTuneIDs = 375
 // piiTarget is the goal of issue 18 on unseen data.
 const piiTarget = "f1 >= 0.95"
 
-// piiProseSets are question texts, used to count how often has_pii fires
-// on ordinary prose. They carry no PII label: most questions name people,
-// places, organisations or dates, which count as PII under Presidio's label.
-var piiProseSets = []struct{ dataset, note string }{
-	{"qa/halueval-one-turn.jsonl", "HotpotQA questions are multi-hop trivia about people, places, works and organisations: nearly every one names an entity"},
-	{"relevancy/trecqa-dev.jsonl", "TREC factoid questions (tokenised): many name a person, place or date"},
+// piiProseSets are texts without a PII label, used to count how often
+// has_pii fires on ordinary prose: questions (most name people, places,
+// organisations or dates, which count as PII under Presidio's label) and
+// benign English prompts.
+var piiProseSets = []struct{ dataset, field, skipCategory, note string }{
+	{"qa/halueval-one-turn.jsonl", "question", "", "HotpotQA questions are multi-hop trivia about people, places, works and organisations: nearly every one names an entity"},
+	{"relevancy/trecqa-dev.jsonl", "question", "", "TREC factoid questions (tokenised): many name a person, place or date"},
+	{"injection/notinject.jsonl", "text", "Multilingual", "benign English prompts to an assistant (the Multilingual category left out): the closest set to PII-free LLM prompts; flags read: an assistant role (`helpful and knowledgeable librarian`), `Mars`, `African elephant`, `Microsoft Word`, `Fahrenheit`, `Sido`"},
 }
 
 func piiQuality(dataDir string) ([]Report, error) {
@@ -84,7 +86,7 @@ func piiQuality(dataDir string) ([]Report, error) {
 	fr.Notes = "hand-written sentences per phenomenon (lower-case and odd layouts included); `negative` is PII-free text with generic places, words that are also names and product names"
 	reports = append(reports, fr)
 	for _, set := range piiProseSets {
-		r, err := piiProseRate(dataDir, set.dataset, set.note)
+		r, err := piiProseRate(dataDir, set.dataset, set.field, set.skipCategory, set.note)
 		if err != nil {
 			return nil, err
 		}
@@ -287,13 +289,11 @@ func uniq(s []string) []string {
 	return out
 }
 
-// piiProseRate runs pii-detector once on every distinct question of a
-// question/answer dataset and reports the share flagged as has_pii.
-func piiProseRate(dataDir, dataset, note string) (Report, error) {
-	type question struct {
-		Question string `json:"question"`
-	}
-	rows, err := readJSONL[question](dataDir, dataset)
+// piiProseRate runs pii-detector once on every distinct text of field in
+// a dataset (rows of skipCategory left out) and reports the share flagged
+// as has_pii.
+func piiProseRate(dataDir, dataset, field, skipCategory, note string) (Report, error) {
+	rows, err := readJSONL[map[string]any](dataDir, dataset)
 	if err != nil {
 		return Report{}, err
 	}
@@ -301,11 +301,12 @@ func piiProseRate(dataDir, dataset, note string) (Report, error) {
 	var elapsed time.Duration
 	flagged := 0
 	for _, r := range rows {
-		if seen[r.Question] {
+		text, _ := r[field].(string)
+		if cat, _ := r["category"].(string); seen[text] || skipCategory != "" && cat == skipCategory {
 			continue
 		}
-		seen[r.Question] = true
-		has, err := piiEvaluate(r.Question, &elapsed)
+		seen[text] = true
+		has, err := piiEvaluate(text, &elapsed)
 		if err != nil {
 			return Report{}, fmt.Errorf("%s: %w", dataset, err)
 		}
@@ -315,7 +316,7 @@ func piiProseRate(dataDir, dataset, note string) (Report, error) {
 	}
 	n := len(seen)
 	return Report{
-		Slug: piiSlug, Dataset: dataset, Kind: KindUnlabelled, Split: "distinct `question` fields (no PII label)", N: n,
+		Slug: piiSlug, Dataset: dataset, Kind: KindUnlabelled, Split: fmt.Sprintf("distinct `%s` fields (no PII label)", field), N: n,
 		Metrics:   map[string]float64{"flag_rate": safeDiv(float64(flagged), float64(n)), "flagged": float64(flagged)},
 		Headline:  "flag_rate",
 		Threshold: "0.7", PerCall: elapsed / time.Duration(max(n, 1)), Target: "(no label: a flag is right when the question names an entity)",
