@@ -424,17 +424,23 @@ func TestValidators(t *testing.T) {
 	})
 }
 
-// FuzzAnalyze checks that Analyze never panics and returns spans inside
-// the text.
+// FuzzAnalyze checks that Analyze never panics, returns spans inside the
+// text, and agrees with HasPII at the default threshold.
 func FuzzAnalyze(f *testing.F) {
-	for _, s := range []string{"", "+", "(", "1 ext 2", "555-1234 x", "@", "999.", "Mr. É", "I'm", "a@b.c", "+44 20 7946 0958 ext. 12", "bc1", "1.2.3.4.5"} {
+	for _, s := range []string{"", "+", "(", "1 ext 2", "555-1234 x", "@", "999.", "Mr. É", "I'm", "a@b.c", "+44 20 7946 0958 ext. 12", "bc1", "1.2.3.4.5",
+		"she moved to leipzig", "12/1/1981", "aged 7", "psc 1 box 2 apo ae 12345", "zip 1", "I work for X-Y", "São"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		want := false
 		for _, e := range Analyze(s) {
 			if e.Start < 0 || e.End > len(s) || e.Start >= e.End || e.Score <= 0 || e.Score > 1 {
 				t.Fatalf("bad entity %+v in %q", e, s)
 			}
+			want = want || e.Score >= DefaultThreshold
+		}
+		if got := HasPII(s, DefaultThreshold); got != want {
+			t.Fatalf("HasPII(%q) = %v, Analyze says %v", s, got, want)
 		}
 	})
 }
