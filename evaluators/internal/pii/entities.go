@@ -160,11 +160,13 @@ func (s *entityScan) at(i int) {
 		// a capitalised organisation or a job title can start here.
 		switch {
 		case t.lower && !s.workCue(i):
-			if i > 0 && s.flags[i-1]&wTitleCue != 0 {
+			if f&wHonorific != 0 {
+				s.honorific(i)
+			} else if i > 0 && s.flags[i-1]&wTitleCue != 0 {
 				s.title(i)
 			}
 		default:
-			_ = s.org(i) || s.title(i) || s.nrp(i) || s.place(i)
+			_ = s.honorific(i) || s.org(i) || s.title(i) || s.nrp(i) || s.place(i)
 		}
 		return
 	}
@@ -860,6 +862,28 @@ func townShaped(key string) bool {
 // honorificKeys before a word make it a surname, whatever its case
 // ("dr. laurentiu", "ms. boululia zaefix").
 var honorificKeys = wordSet(`mr mrs ms mx dr prof miss mister madam herr frau sra sr mme mlle`)
+
+// honorific reports an honorific right before a name as a TITLE, as
+// Presidio labels it ("Dr." of "Dr. Marsh", "mrs" of "mrs okafor").
+func (s *entityScan) honorific(i int) bool {
+	t := s.toks[i]
+	if s.flags[i]&wHonorific == 0 || t.key == "madam" || i+1 >= len(s.toks) || s.toks[i+1].num || !(t.title || t.upper || t.lower) {
+		return false
+	}
+	if sep := s.sep(i + 1); sep != " " && sep != ". " {
+		return false
+	}
+	// A name follows: capitalised, or no English word ("dr and" is a drive).
+	if n := s.toks[i+1]; !(n.title || n.upper) && s.flags[i+1]&(wEnglish|wCommon) != 0 {
+		return false
+	}
+	end := s.toks[i].end
+	if end < len(s.text) && s.text[end] == '.' {
+		end++
+	}
+	s.out = append(s.out, candidate{start: t.start, end: end, score: 0.85, typ: Title})
+	return false // the name after it is still looked at
+}
 
 // greetingKeys before a comma-separated word make it a name being
 // addressed ("happy birthday, giedre!", "thanks, Vendra!").

@@ -66,6 +66,10 @@ func TestEntities(t *testing.T) {
 		{Title, "My job title is Leasing consultant.", "Leasing consultant"},
 		{Title, "Position applied for: insurance underwriter.", "insurance underwriter"},
 		{Title, "She is a good friend.", ""},
+		{Title, "Please give this to Dr. Marsh.", "Dr."},
+		{Title, "mrs okafor called", "mrs"},
+		{Title, "Mr. and Mrs. Patel are moving.", "Mrs."},
+		{Title, "turn left at main dr and park", ""},
 		// ZIP_CODE.
 		{ZipCode, "My zip code is 53650.", "53650"},
 		{ZipCode, "The postcode is 7412 SL.", "7412 SL"},

@@ -59,6 +59,8 @@ func shortWordFlags(key string) uint32 {
 		return wEnglish | wTitleCue
 	case "cp", "bd":
 		return wRegexCue
+	case "mr", "ms", "dr", "mx", "sr":
+		return wEnglish | wCommon | wHonorific
 	}
 	return wEnglish
 }
@@ -86,6 +88,7 @@ const (
 	wTimeWord                      // half, quarter, noon, midnight
 	wRegexCue                      // a cue of the zip code, military or French address expressions
 	wTitleCue                      // a word after which a job title may start ("as", "is", "a")
+	wHonorific                     // mr, mrs, dr, prof, herr, ...
 )
 
 // wHot are the flags that send an English lower-case token through the
@@ -115,7 +118,7 @@ func loadLexicons() *lexicon {
 		words map[string]bool
 		flag  uint32
 	}{{weekdayKeys, wDateWord}, {weekdayAbbr, wDateWord}, {numberWords, wNumberWord}, {decadeWords, wDecade}, {timeWordKeys, wTimeWord},
-		{zipCueKeys, wRegexCue}, {militaryKeys, wRegexCue}, {frenchKeys, wRegexCue}, {titleCueKeys, wTitleCue}} {
+		{zipCueKeys, wRegexCue}, {militaryKeys, wRegexCue}, {frenchKeys, wRegexCue}, {titleCueKeys, wTitleCue}, {honorificKeys, wHonorific}} {
 		for w := range set.words {
 			lx.words[w] |= set.flag
 		}
