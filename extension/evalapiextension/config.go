@@ -29,9 +29,14 @@ type Config struct {
 	// forwards POST /v1/traces, /v1/metrics and /v1/logs, so that SDKs
 	// with one base URL (Traceloop's TRACELOOP_BASE_URL) reach both.
 	OTLPProxyEndpoint string `mapstructure:"otlp_proxy_endpoint"`
-	// SetupPollInterval is how often monitor setups are re-read from the
-	// warehouse, to see changes made through other collectors.
+	// SetupPollInterval is how often this collector syncs with the
+	// warehouse: monitor setups and runtime API keys are re-read (to see
+	// changes made through other collectors) and the monitoring status
+	// counters are written.
 	SetupPollInterval time.Duration `mapstructure:"setup_poll_interval"`
+	// MaxSetupsPerEnvironment caps the auto monitor setups of one
+	// environment (default 1000).
+	MaxSetupsPerEnvironment int `mapstructure:"max_setups_per_environment"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -62,7 +67,13 @@ type APIKeyConfig struct {
 	Environment    string              `mapstructure:"environment"`
 	OrganizationID string              `mapstructure:"organization_id"`
 	ProjectID      string              `mapstructure:"project_id"`
+	// Role is "" (a tenant key) or "admin": an admin key also manages
+	// organizations and their keys (/v2/organizations).
+	Role string `mapstructure:"role"`
 }
+
+// RoleAdmin is the role of keys that manage organizations.
+const RoleAdmin = "admin"
 
 // Validate checks the configuration before any port is opened.
 func (c *Config) Validate() error {
@@ -114,6 +125,9 @@ func (c *Config) Validate() error {
 		if k.Environment == "" {
 			errs = append(errs, fmt.Errorf("api_keys[%d].environment: must not be empty", i))
 		}
+		if k.Role != "" && k.Role != RoleAdmin {
+			errs = append(errs, fmt.Errorf("api_keys[%d].role: %q is not a role (use admin, or leave it out for a tenant key)", i, k.Role))
+		}
 	}
 	if c.OTLPProxyEndpoint != "" {
 		u, err := url.Parse(c.OTLPProxyEndpoint)
@@ -123,6 +137,9 @@ func (c *Config) Validate() error {
 	}
 	if c.SetupPollInterval < 0 {
 		errs = append(errs, fmt.Errorf("setup_poll_interval: must not be negative, got %s", c.SetupPollInterval))
+	}
+	if c.MaxSetupsPerEnvironment < 1 {
+		errs = append(errs, fmt.Errorf("max_setups_per_environment: must be at least 1, got %d", c.MaxSetupsPerEnvironment))
 	}
 	return errors.Join(errs...)
 }

@@ -30,8 +30,8 @@ func TestLoadConfig(t *testing.T) {
 			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db"}) {
 				t.Errorf("warehouse default = %+v", c.Warehouse)
 			}
-			if c.SetupPollInterval != 5*time.Second {
-				t.Errorf("setup_poll_interval default = %s, want 5s", c.SetupPollInterval)
+			if c.SetupPollInterval != 5*time.Second || c.MaxSetupsPerEnvironment != 1000 {
+				t.Errorf("setup_poll_interval default = %s, max_setups_per_environment %d; want 5s, 1000", c.SetupPollInterval, c.MaxSetupsPerEnvironment)
 			}
 			if len(c.APIKeys) != 1 || c.APIKeys[0].Key != "secret-key-1" || c.APIKeys[0].Environment != "production" {
 				t.Errorf("api_keys = %+v", c.APIKeys)
@@ -47,9 +47,13 @@ func TestLoadConfig(t *testing.T) {
 			want := []APIKeyConfig{
 				{Key: "secret-key-1", Environment: "production", OrganizationID: "acme", ProjectID: "web"},
 				{Key: "secret-key-2", Environment: "staging", OrganizationID: "acme", ProjectID: "web"},
+				{Key: "admin-key-3", Environment: "ops", Role: "admin"},
 			}
-			if len(c.APIKeys) != 2 || c.APIKeys[0] != want[0] || c.APIKeys[1] != want[1] {
+			if len(c.APIKeys) != 3 || c.APIKeys[0] != want[0] || c.APIKeys[1] != want[1] || c.APIKeys[2] != want[2] {
 				t.Errorf("api_keys = %+v, want %+v", c.APIKeys, want)
+			}
+			if c.MaxSetupsPerEnvironment != 50 {
+				t.Errorf("max_setups_per_environment = %d, want 50", c.MaxSetupsPerEnvironment)
 			}
 		}},
 		{id: component.NewIDWithName(metadata.Type, "clickhouse"), check: func(t *testing.T, c *Config) {
@@ -70,6 +74,10 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "empty_endpoint"), wantErr: "endpoint: must not be empty"},
 		{id: component.NewIDWithName(metadata.Type, "negative_poll"), wantErr: "setup_poll_interval: must not be negative"},
 		{id: component.NewIDWithName(metadata.Type, "unknown_field"), wantErr: "api_keyz"},
+		{id: component.NewIDWithName(metadata.Type, "key_typo"), wantErr: "api_keys[1]: unknown field(s) enviroment (valid fields: environment, key, organization_id, project_id, role)"},
+		{id: component.NewIDWithName(metadata.Type, "warehouse_typo"), wantErr: "warehouse: unknown field(s) bakend"},
+		{id: component.NewIDWithName(metadata.Type, "bad_role"), wantErr: `api_keys[0].role: "root" is not a role`},
+		{id: component.NewIDWithName(metadata.Type, "zero_setups"), wantErr: "max_setups_per_environment: must be at least 1, got 0"},
 		{id: component.NewIDWithName(metadata.Type, "bad_proxy"), wantErr: `otlp_proxy_endpoint: "127.0.0.1:4318" is not an http(s) URL`},
 	}
 	for _, tt := range tests {

@@ -74,7 +74,8 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	}
 	e.setups = setups.NewService(setups.Options{
 		Store: store, Compiler: compiler, Monitors: &e.monitors, Logger: e.settings.Logger, Poll: e.cfg.SetupPollInterval,
-		Backfill: setups.BackfillOptions{Backend: e.cfg.Warehouse.Backend},
+		Backfill:          setups.BackfillOptions{Backend: e.cfg.Warehouse.Backend},
+		MaxPerEnvironment: e.cfg.MaxSetupsPerEnvironment,
 	})
 	e.setups.Start(ctx)
 

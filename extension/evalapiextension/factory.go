@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/metadata"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 )
 
 const (
@@ -27,9 +28,10 @@ func createDefaultConfig() component.Config {
 	srv.NetAddr.Endpoint = defaultEndpoint
 	srv.MaxRequestBodySize = defaultMaxBodySize
 	return &Config{
-		ServerConfig:      srv,
-		Warehouse:         WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db"},
-		SetupPollInterval: defaultSetupPollInterval,
+		ServerConfig:            srv,
+		Warehouse:               WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db"},
+		SetupPollInterval:       defaultSetupPollInterval,
+		MaxSetupsPerEnvironment: setups.DefaultMaxPerEnvironment,
 	}
 }
 

@@ -45,3 +45,48 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+type key struct {
+	Key  string `mapstructure:"key"`
+	Role string `mapstructure:"role"`
+}
+
+type store struct {
+	Backend string `mapstructure:"backend"`
+}
+
+type nested struct {
+	Keys  []key  `mapstructure:"keys"`
+	Store store  `mapstructure:"store"`
+	Ptrs  []*key `mapstructure:"ptrs"`
+}
+
+// TestCheckNested: unknown keys inside this module's nested structs and
+// lists of structs are named with their path.
+func TestCheckNested(t *testing.T) {
+	tests := []struct {
+		name    string
+		conf    map[string]any
+		wantErr string
+	}{
+		{"known nested keys", map[string]any{"keys": []any{map[string]any{"key": "k", "role": "admin"}}, "store": map[string]any{"backend": "x"}}, ""},
+		{"typo in a list item", map[string]any{"keys": []any{map[string]any{"key": "k"}, map[string]any{"key": "k", "rol": "admin"}}},
+			"keys[1]: unknown field(s) rol (valid fields: key, role)"},
+		{"typo in a list of pointers", map[string]any{"ptrs": []any{map[string]any{"kee": "k"}}}, "ptrs[0]: unknown field(s) kee"},
+		{"typo in a nested struct", map[string]any{"store": map[string]any{"bakend": "x"}}, "store: unknown field(s) bakend (valid fields: backend)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Check(confmap.NewFromStringMap(tt.conf), &nested{})
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -34,6 +34,7 @@ const (
 	OpLessThan           = "less_than"
 	OpLessThanOrEqual    = "less_than_or_equal"
 	OpContains           = "contains"
+	OpNotContains        = "not_contains"
 	OpStartsWith         = "starts_with"
 	OpIn                 = "in"
 	OpNotIn              = "not_in"
@@ -109,6 +110,9 @@ func ruleCondition(r InitRule) (string, error) {
 		return "Double(" + path + ") " + comparison[r.Op] + " " + lit, nil
 	case OpContains:
 		return "IsMatch(" + path + ", " + quote(regexp.QuoteMeta(normaliseValue(r.Source, r.Value))) + ")", nil
+	case OpNotContains:
+		// A missing attribute contains nothing, as in span filters.
+		return "not IsMatch(" + path + ", " + quote(regexp.QuoteMeta(normaliseValue(r.Source, r.Value))) + ")", nil
 	case OpStartsWith:
 		return "IsMatch(" + path + ", " + quote("^"+regexp.QuoteMeta(normaliseValue(r.Source, r.Value))) + ")", nil
 	case OpIn, OpNotIn:
@@ -133,7 +137,7 @@ func ruleCondition(r InitRule) (string, error) {
 		}
 		return strings.Join(terms, join), nil
 	default:
-		return "", fmt.Errorf("op %q is not one of equals, not_equals, greater_than, greater_than_or_equal, less_than, less_than_or_equal, contains, starts_with, in, not_in, exists, not_exists", r.Op)
+		return "", fmt.Errorf("op %q is not one of equals, not_equals, greater_than, greater_than_or_equal, less_than, less_than_or_equal, contains, not_contains, starts_with, in, not_in, exists, not_exists", r.Op)
 	}
 }
 

@@ -84,7 +84,10 @@ type SetupQuery struct {
 
 // SetupPage is one page of setups, ordered by creation.
 type SetupPage struct {
-	Setups     []MonitorSetup
+	Setups []MonitorSetup
+	// Cursors[i] continues the listing after Setups[i], so that a caller
+	// may end a page early.
+	Cursors    []string
 	NextCursor string
 }
 
@@ -92,12 +95,15 @@ type SetupPage struct {
 // scoped to one environment.
 type SetupStore interface {
 	// CreateSetup stores a new setup; ErrConflict when its external id is
-	// taken in its project and environment.
+	// taken in its project and environment (a setup without an external id
+	// conflicts with none).
 	CreateSetup(ctx context.Context, s MonitorSetup) error
 	// GetSetup returns a setup; ErrNotFound when env has none with id.
 	GetSetup(ctx context.Context, env, id string) (MonitorSetup, error)
 	// ListSetups returns a page of env's setups.
 	ListSetups(ctx context.Context, q SetupQuery) (SetupPage, error)
+	// CountSetups returns the number of env's setups.
+	CountSetups(ctx context.Context, env string) (int, error)
 	// UpdateSetup replaces a setup if its stored Version is
 	// s.Version-1 (ErrConflict otherwise, ErrNotFound when gone).
 	UpdateSetup(ctx context.Context, s MonitorSetup) error

@@ -210,9 +210,22 @@ func (s *Store) ListSetups(ctx context.Context, q warehouse.SetupQuery) (warehou
 			break
 		}
 		page.Setups = append(page.Setups, m)
+		page.Cursors = append(page.Cursors, strconv.FormatInt(r.createdSeq, 10))
 		after = r.createdSeq
 	}
 	return page, nil
+}
+
+// CountSetups returns the number of env's live setups.
+func (s *Store) CountSetups(ctx context.Context, env string) (int, error) {
+	if err := s.ready(ctx, "count setups"); err != nil {
+		return 0, err
+	}
+	rows, err := s.latestSetups(ctx, &env, "")
+	if err != nil {
+		return 0, fmt.Errorf("count setups: %w", err)
+	}
+	return len(live(rows)), nil
 }
 
 // UpdateSetup replaces a setup whose stored version is m.Version-1

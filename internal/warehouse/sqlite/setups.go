@@ -102,12 +102,25 @@ func (s *Store) ListSetups(ctx context.Context, q warehouse.SetupQuery) (warehou
 			break
 		}
 		page.Setups = append(page.Setups, m)
+		page.Cursors = append(page.Cursors, strconv.FormatInt(seq, 10))
 		lastSeq = seq
 	}
 	if err := rows.Err(); err != nil {
 		return warehouse.SetupPage{}, fmt.Errorf("list setups: %w", mapErr(err))
 	}
 	return page, nil
+}
+
+// CountSetups returns the number of env's setups.
+func (s *Store) CountSetups(ctx context.Context, env string) (int, error) {
+	if err := s.checkOpen("count setups"); err != nil {
+		return 0, err
+	}
+	var n int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM monitor_setups WHERE environment = ?`, env).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count setups: %w", mapErr(err))
+	}
+	return n, nil
 }
 
 // UpdateSetup replaces a setup whose stored version is m.Version-1.

@@ -184,3 +184,59 @@ func testSetups(t *testing.T, open Opener) {
 		t.Errorf("reusing a deleted setup's external_id: %v", err)
 	}
 }
+
+// testSetupsWithoutExternalID: setups without an external id (Traceloop's
+// clients send none) never conflict with each other, while a non-empty one
+// stays unique; CountSetups counts one environment; every listed setup
+// has the cursor that continues after it.
+func testSetupsWithoutExternalID(t *testing.T, open Opener) {
+	st := openStore(t, open)
+	ctx := context.Background()
+	for _, s := range []warehouse.MonitorSetup{
+		setup("prod", "n1", ""), setup("prod", "n2", ""), setup("prod", "n3", "ext"), setup("other", "n4", ""),
+	} {
+		if err := st.CreateSetup(ctx, s); err != nil {
+			t.Fatalf("CreateSetup %s (external_id %q): %v", s.ID, s.ExternalID, err)
+		}
+	}
+	if err := st.CreateSetup(ctx, setup("prod", "n5", "ext")); !errors.Is(err, warehouse.ErrConflict) {
+		t.Errorf("a second setup with external_id ext: %v, want ErrConflict", err)
+	}
+	// An update may drop or take an empty external id freely.
+	n3 := setup("prod", "n3", "")
+	n3.Version = 2
+	if err := st.UpdateSetup(ctx, n3); err != nil {
+		t.Errorf("UpdateSetup to an empty external_id: %v", err)
+	}
+	if err := st.CreateSetup(ctx, setup("prod", "n6", "ext")); err != nil {
+		t.Errorf("external_id ext after its holder dropped it: %v", err)
+	}
+	for env, want := range map[string]int{"prod": 4, "other": 1, "nobody": 0} {
+		if n, err := st.CountSetups(ctx, env); err != nil || n != want {
+			t.Errorf("CountSetups(%s) = %d, %v; want %d", env, n, err, want)
+		}
+	}
+	page, err := st.ListSetups(ctx, warehouse.SetupQuery{Environment: "prod", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Setups) != 4 || len(page.Cursors) != 4 || page.NextCursor != "" {
+		t.Fatalf("ListSetups = %d setups, %d cursors, next %q; want 4, 4, none", len(page.Setups), len(page.Cursors), page.NextCursor)
+	}
+	// Continuing after the second setup lists the last two.
+	rest, err := st.ListSetups(ctx, warehouse.SetupQuery{Environment: "prod", Limit: 10, Cursor: page.Cursors[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := setupIDs(rest.Setups); !reflect.DeepEqual(got, setupIDs(page.Setups[2:])) {
+		t.Errorf("listing after Cursors[1] = %v, want %v", got, setupIDs(page.Setups[2:]))
+	}
+}
+
+func setupIDs(ss []warehouse.MonitorSetup) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.ID
+	}
+	return out
+}

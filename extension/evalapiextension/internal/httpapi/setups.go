@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -20,10 +21,8 @@ type SetupService interface {
 	Delete(ctx context.Context, t tenant.Tenant, id string) error
 }
 
-const maxSetupLimit = 1000
-
 func (a *API) createSetup(w http.ResponseWriter, r *http.Request) {
-	req, ok := a.parseSetupRequest(w, r)
+	req, ok := a.parseSetupRequest(w, r, setups.ParseRequest)
 	if !ok {
 		return
 	}
@@ -38,7 +37,7 @@ func (a *API) createSetup(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) updateSetup(w http.ResponseWriter, r *http.Request) {
-	req, ok := a.parseSetupRequest(w, r)
+	req, ok := a.parseSetupRequest(w, r, setups.ParseUpdate)
 	if !ok {
 		return
 	}
@@ -51,12 +50,12 @@ func (a *API) updateSetup(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s)
 }
 
-func (a *API) parseSetupRequest(w http.ResponseWriter, r *http.Request) (setups.Request, bool) {
+func (a *API) parseSetupRequest(w http.ResponseWriter, r *http.Request, parse func([]byte) (setups.Request, error)) (setups.Request, bool) {
 	body, ok := readBody(w, r)
 	if !ok {
 		return setups.Request{}, false
 	}
-	req, err := setups.ParseRequest(body)
+	req, err := parse(body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return setups.Request{}, false
@@ -83,11 +82,9 @@ func (a *API) deleteSetup(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-type setupPageView struct {
-	Data       []warehouse.MonitorSetup `json:"data"`
-	NextCursor string                   `json:"next_cursor"`
-}
-
+// listSetups answers a bare JSON array of setups, as Traceloop's backend
+// does; the cursor of the next page is in the X-Next-Cursor header, absent
+// on the last page.
 func (a *API) listSetups(w http.ResponseWriter, r *http.Request) {
 	v := r.URL.Query()
 	q := warehouse.SetupQuery{
@@ -96,8 +93,8 @@ func (a *API) listSetups(w http.ResponseWriter, r *http.Request) {
 	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxSetupLimit {
-			writeError(w, http.StatusBadRequest, "limit: must be an integer between 1 and 1000")
+		if err != nil || n < 1 || n > setups.MaxListLimit {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("limit: must be an integer between 1 and %d", setups.MaxListLimit))
 			return
 		}
 		q.Limit = n
@@ -111,14 +108,23 @@ func (a *API) listSetups(w http.ResponseWriter, r *http.Request) {
 	if page.Setups == nil {
 		page.Setups = []warehouse.MonitorSetup{}
 	}
-	writeJSON(w, http.StatusOK, setupPageView{Data: page.Setups, NextCursor: page.NextCursor})
+	if page.NextCursor != "" {
+		w.Header().Set(NextCursorHeader, page.NextCursor)
+	}
+	writeJSON(w, http.StatusOK, page.Setups)
 }
+
+// NextCursorHeader carries the cursor of the next page of a listing.
+const NextCursorHeader = "X-Next-Cursor"
 
 func (a *API) writeSetupError(w http.ResponseWriter, err error, externalID string) {
 	var fe *setups.FieldError
+	var le *setups.LimitError
 	switch {
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, fe.Error())
+	case errors.As(err, &le):
+		writeError(w, http.StatusConflict, le.Error())
 	case errors.Is(err, warehouse.ErrNotFound):
 		writeError(w, http.StatusNotFound, "auto monitor setup not found")
 	case errors.Is(err, warehouse.ErrConflict):

@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +20,7 @@ import (
 
 // newSetupServer is newTestServer with a real setups.Service on the same
 // SQLite store; monitors receives the compiled setups.
-func newSetupServer(t *testing.T) (*testServer, *monitor.Set) {
+func newSetupServer(t *testing.T, opts ...func(*setups.Options)) (*testServer, *monitor.Set) {
 	t.Helper()
 	monitors := &monitor.Set{}
 	compiler, err := monitor.NewCompiler(componenttest.NewNopTelemetrySettings())
@@ -25,7 +29,11 @@ func newSetupServer(t *testing.T) (*testServer, *monitor.Set) {
 	}
 	var svc *setups.Service
 	s := newTestServer(t, func(o *Options) {
-		svc = setups.NewService(setups.Options{Store: o.Store, Compiler: compiler, Monitors: monitors, Poll: time.Hour})
+		so := setups.Options{Store: o.Store, Compiler: compiler, Monitors: monitors, Poll: time.Hour}
+		for _, f := range opts {
+			f(&so)
+		}
+		svc = setups.NewService(so)
 		svc.Start(context.Background())
 		o.Setups = svc
 	})
@@ -57,17 +65,17 @@ func TestSetupsCRUD(t *testing.T) {
 		t.Errorf("repeated external_id = %d %v, want 409 naming it", st, got)
 	}
 
-	// List: filters, paging, tenancy.
-	status, list := s.do(t, "GET", "/v2/auto-monitor-setups?entity_type=agent&limit=2", authA, nil)
-	if status != 200 || len(list["data"].([]any)) != 2 || list["next_cursor"] == "" {
-		t.Fatalf("list page 1 = %d %v", status, list)
+	// List: a bare array, filters, paging with X-Next-Cursor, tenancy.
+	status, list, next := s.list(t, "/v2/auto-monitor-setups?entity_type=agent&limit=2", authA)
+	if status != 200 || len(list) != 2 || next == "" {
+		t.Fatalf("list page 1 = %d %v, next %q", status, list, next)
 	}
-	_, list2 := s.do(t, "GET", "/v2/auto-monitor-setups?entity_type=agent&limit=2&cursor="+list["next_cursor"].(string), authA, nil)
-	if len(list2["data"].([]any)) != 1 || list2["next_cursor"] != "" {
-		t.Errorf("list page 2 = %v", list2)
+	_, list2, next2 := s.list(t, "/v2/auto-monitor-setups?entity_type=agent&limit=2&cursor="+url.QueryEscape(next), authA)
+	if len(list2) != 1 || next2 != "" {
+		t.Errorf("list page 2 = %v, next %q (want no X-Next-Cursor on the last page)", list2, next2)
 	}
-	_, byExt := s.do(t, "GET", "/v2/auto-monitor-setups?external_id=ext-a", authB, nil)
-	if d := byExt["data"].([]any); len(d) != 1 || d[0].(map[string]any)["id"] == id {
+	_, byExt, _ := s.list(t, "/v2/auto-monitor-setups?external_id=ext-a", authB)
+	if len(byExt) != 1 || byExt[0]["id"] == id {
 		t.Errorf("tenant B's listing = %v, want only its own setup", byExt)
 	}
 	if st, _ := s.do(t, "GET", "/v2/auto-monitor-setups/"+id, authB, nil); st != 404 {
@@ -117,6 +125,42 @@ func TestSetupsCRUD(t *testing.T) {
 	if st, _ := rawDelete(t, s, "/v2/auto-monitor-setups/"+id, authA); st != 404 {
 		t.Errorf("second delete = %d, want 404", st)
 	}
+}
+
+// list GETs a setup listing: the status, the bare JSON array and the
+// X-Next-Cursor header.
+func (s *testServer) list(t *testing.T, path, auth string) (int, []map[string]any, string) {
+	t.Helper()
+	status, header, body := s.raw(t, "GET", path, auth, nil)
+	var out []map[string]any
+	if status == http.StatusOK {
+		if err := json.Unmarshal(body, &out); err != nil || out == nil {
+			t.Fatalf("GET %s: body is not a JSON array: %v: %.300s", path, err, body)
+		}
+	}
+	return status, out, header.Get("X-Next-Cursor")
+}
+
+// raw sends a request and returns the status, headers and body.
+func (s *testServer) raw(t *testing.T, method, path, auth string, body []byte) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, data
 }
 
 func rawDelete(t *testing.T, s *testServer, path, auth string) (int, string) {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
@@ -65,18 +66,20 @@ func build(r Request, t tenant.Tenant, now time.Time, prev *warehouse.MonitorSet
 	for i, ref := range r.Evaluators {
 		b := warehouse.SetupBinding{
 			BindingID:     s.ID + "-" + strconv.Itoa(i),
-			EvaluatorID:   ref.Slug,
-			EvaluatorType: ref.Slug,
+			EvaluatorID:   ref.Name,
+			EvaluatorType: ref.Name,
 			Status:        BindingPending,
 			InputSchema:   []warehouse.SchemaItem{},
 			OutputSchema:  []warehouse.SchemaItem{},
 		}
 		if def, ok := evaluators.Lookup(ref.Slug); ok {
+			// The slug is canonical, whatever name the request used.
+			b.EvaluatorID, b.EvaluatorType = def.Slug, def.Slug
 			b.InputSchema = schema(def.Inputs)
 			b.OutputSchema = schema(def.Outputs)
 		} else {
 			b.Status = BindingFailed
-			b.ErrorMessage = fmt.Sprintf("unknown evaluator %q", ref.Slug)
+			b.ErrorMessage = fmt.Sprintf("unknown evaluator %q: use one of the slugs of GET /v2/evaluators (%s) or one of Traceloop's names for them", ref.Name, strings.Join(evaluators.Slugs(), ", "))
 			b.ProcessedAt = &now
 			failed++
 		}
@@ -90,9 +93,12 @@ func build(r Request, t tenant.Tenant, now time.Time, prev *warehouse.MonitorSet
 	default:
 		s.Status = StatusPending
 	}
-	entity := entityKeys[r.EntityType]
-	entity.Op, entity.Value, entity.ValueType = monitor.OpEquals, r.EntityValue, monitor.ValueTypeString
-	s.InitRules = append(s.InitRules, toStored(entity))
+	s.InitRules = []warehouse.SetupInitRule{}
+	if r.HasEntity() {
+		entity := entityKeys[r.EntityType]
+		entity.Op, entity.Value, entity.ValueType = monitor.OpEquals, r.EntityValue, monitor.ValueTypeString
+		s.InitRules = append(s.InitRules, toStored(entity))
+	}
 	for _, rule := range r.Rules {
 		s.InitRules = append(s.InitRules, toStored(rule))
 	}
@@ -125,20 +131,68 @@ func fromStored(r warehouse.SetupInitRule) monitor.InitRule {
 	return monitor.InitRule{Op: r.Op, Source: r.Source, Key: r.Key, Value: r.Value, ValueType: r.ValueType}
 }
 
+// requestOf returns the request that builds setup s again: the base of
+// an update that changes only some fields.
+func requestOf(s warehouse.MonitorSetup) Request {
+	r := Request{
+		EntityType: s.EntityType, EntityValue: s.EntityValue, ExternalID: s.ExternalID,
+		Selector: s.Selector, SampleRate: s.SampleRate, fields: map[string]bool{},
+	}
+	for _, b := range s.Evaluators {
+		ref := EvaluatorRef{Name: b.EvaluatorType}
+		ref.Slug, _ = ResolveEvaluator(b.EvaluatorType)
+		r.Evaluators = append(r.Evaluators, ref)
+	}
+	for _, rule := range selectorRules(s) {
+		r.Rules = append(r.Rules, fromStored(rule))
+	}
+	return r
+}
+
+// merge returns prev's request with the fields r has replaced.
+func merge(prev warehouse.MonitorSetup, r Request) Request {
+	m := requestOf(prev)
+	if r.Has("evaluators") {
+		m.Evaluators = r.Evaluators
+	}
+	if r.Has("selector") {
+		m.Rules, m.Selector = r.Rules, r.Selector
+	}
+	if r.Has("external_id") {
+		m.ExternalID = r.ExternalID
+	}
+	if r.Has("sample_rate") {
+		m.SampleRate = r.SampleRate
+	}
+	m.BackfillFromSec = r.BackfillFromSec
+	return m
+}
+
+// selectorRules returns the init rules of a setup that come from its
+// selector: all of them but the entity rule, which comes first when the
+// setup has an entity.
+func selectorRules(s warehouse.MonitorSetup) []warehouse.SetupInitRule {
+	if s.EntityType != "" && len(s.InitRules) > 0 {
+		return s.InitRules[1:]
+	}
+	return s.InitRules
+}
+
 // spec returns the monitor spec of a stored setup: its valid bindings, and
 // the condition environment AND entity AND selector rules. The entity rule
-// (init_rules[0]) is applied through monitor.EntityCondition, which knows
-// each entity type's attributes.
+// (init_rules[0], when the setup has an entity) is applied through
+// monitor.EntityCondition, which knows each entity type's attributes.
 func spec(s warehouse.MonitorSetup) (monitor.Spec, error) {
-	entity, err := monitor.EntityCondition(s.EntityType, s.EntityValue)
-	if err != nil {
-		return monitor.Spec{}, err
+	entity := ""
+	if s.EntityType != "" {
+		var err error
+		if entity, err = monitor.EntityCondition(s.EntityType, s.EntityValue); err != nil {
+			return monitor.Spec{}, err
+		}
 	}
 	var rules []monitor.InitRule
-	if len(s.InitRules) > 1 {
-		for _, r := range s.InitRules[1:] {
-			rules = append(rules, fromStored(r))
-		}
+	for _, r := range selectorRules(s) {
+		rules = append(rules, fromStored(r))
 	}
 	selector, err := monitor.ConditionFromRules(rules)
 	if err != nil {
@@ -146,12 +200,18 @@ func spec(s warehouse.MonitorSetup) (monitor.Spec, error) {
 	}
 	env := strconv.Quote(s.Environment)
 	cond := `(resource.attributes["deployment.environment.name"] == ` + env +
-		` or (resource.attributes["deployment.environment.name"] == nil and resource.attributes["deployment.environment"] == ` + env + `))` +
-		` and (` + entity + `)`
+		` or (resource.attributes["deployment.environment.name"] == nil and resource.attributes["deployment.environment"] == ` + env + `))`
+	if entity != "" {
+		cond += ` and (` + entity + `)`
+	}
 	if selector != "" {
 		cond += " and " + selector
 	}
-	sp := monitor.Spec{ID: s.ID, Name: s.ExternalID, Condition: cond, SampleRate: s.SampleRate}
+	name := s.ExternalID
+	if name == "" {
+		name = s.ID
+	}
+	sp := monitor.Spec{ID: s.ID, Name: name, Condition: cond, SampleRate: s.SampleRate}
 	for _, b := range s.Evaluators {
 		if b.Status != BindingFailed {
 			sp.Evaluators = append(sp.Evaluators, monitor.EvaluatorSpec{Slug: b.EvaluatorType})

@@ -42,6 +42,10 @@ func FuzzParseRequest(f *testing.F) {
 		`{"entity_type":"workflow","entity_value":"') or true or ('","evaluators":["char-count"],"external_id":"x","selector":{"k\") or (true":"v\" or \"1\"==\"1"}}`,
 		`{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","colour":"red"}`,
 		`{"entity_type":"workflow","entity_value":"w","evaluators":["char-count"],"external_id":"x","selector":[[[[[[[[[[]]]]]]]]]]}`,
+		`{"evaluators":["TOXICITY_DETECTOR","toxicity","toxicity-detector",{"evaluator_type":"hallucination"}]}`,
+		`{"evaluators":[{"evaluator_type":"x","evaluator_id":"y"}]}`,
+		`{"entity_value":"w","evaluators":["char-count"]}`,
+		`{"evaluators":["char-count"],"selector":[{"key":"k","source":"span_attributes","operator":"not_contains","value":"x"}]}`,
 		// Found by fuzzing: an unknown field with an empty name gave a
 		// FieldError without a field (": unknown field (known: ...)").
 		`{"":0}`,
@@ -69,19 +73,36 @@ func FuzzParseRequest(f *testing.F) {
 			}
 			return
 		}
-		if !slices.Contains(EntityTypes, r.EntityType) {
-			t.Fatalf("accepted entity_type %q", r.EntityType)
-		}
-		if strings.TrimSpace(r.EntityValue) == "" || strings.TrimSpace(r.ExternalID) == "" {
-			t.Fatalf("accepted blank entity_value %q or external_id %q", r.EntityValue, r.ExternalID)
-		}
-		if len(r.Evaluators) == 0 {
-			t.Fatalf("accepted a request without evaluators")
-		}
-		for i, e := range r.Evaluators {
-			if e.Slug == "" {
-				t.Fatalf("evaluators[%d] has an empty slug", i)
+		if r.EntityType != "" || r.EntityValue != "" { // an entity is optional, but whole
+			if !slices.Contains(EntityTypes, r.EntityType) {
+				t.Fatalf("accepted entity_type %q", r.EntityType)
 			}
+			if strings.TrimSpace(r.EntityValue) == "" || len(r.EntityValue) > MaxEntityValueBytes {
+				t.Fatalf("accepted entity_value %q", r.EntityValue)
+			}
+		}
+		if r.Has("external_id") && strings.TrimSpace(r.ExternalID) == "" || len(r.ExternalID) > MaxExternalIDBytes {
+			t.Fatalf("accepted external_id %q", r.ExternalID)
+		}
+		if len(r.Evaluators) == 0 || len(r.Evaluators) > MaxEvaluators {
+			t.Fatalf("accepted %d evaluators", len(r.Evaluators))
+		}
+		seen := map[string]bool{}
+		for i, e := range r.Evaluators {
+			if strings.TrimSpace(e.Name) == "" {
+				t.Fatalf("evaluators[%d] has an empty name", i)
+			}
+			key := e.Slug + "\x00" + e.Name
+			if e.Slug != "" {
+				key = e.Slug
+			}
+			if seen[key] {
+				t.Fatalf("evaluators[%d] (%+v) is a duplicate that was not merged", i, e)
+			}
+			seen[key] = true
+		}
+		if len(r.Rules) > MaxSelectorRules || len(r.Selector) > MaxSelectorBytes {
+			t.Fatalf("accepted a selector of %d rules, %d bytes", len(r.Rules), len(r.Selector))
 		}
 		if !(r.SampleRate >= 0 && r.SampleRate <= 1) {
 			t.Fatalf("sample_rate %v outside 0..1", r.SampleRate)

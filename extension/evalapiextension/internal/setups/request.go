@@ -31,17 +31,41 @@ func fieldErrorf(field, format string, args ...any) *FieldError {
 // EntityTypes are the accepted entity types, each naming what it selects.
 var EntityTypes = []string{monitor.EntityWorkflow, monitor.EntityAgent, monitor.EntityEntity, monitor.EntitySpan, monitor.EntityService, monitor.EntityModel}
 
+// Limits of one setup. They keep a setup, and a page of setups, small
+// whatever a request body holds (issue: a 1 MB body once made 74 000
+// bindings).
+const (
+	// MaxEvaluators is the number of distinct evaluators a setup binds
+	// (duplicates, also under different names, are merged first).
+	MaxEvaluators = 64
+	// MaxSelectorRules is the number of rules of a selector (the keys of
+	// its flat form).
+	MaxSelectorRules = 64
+	// MaxSelectorBytes is the size of the selector as sent.
+	MaxSelectorBytes = 16 << 10
+	// MaxEntityValueBytes and MaxExternalIDBytes bound those strings.
+	MaxEntityValueBytes = 1024
+	MaxExternalIDBytes  = 256
+)
+
 // EvaluatorRef is one item of a request's evaluators list.
 type EvaluatorRef struct {
-	// Slug is the evaluator as given: a slug, an evaluator_type or an
-	// evaluator_id (our evaluator ids are the slugs).
+	// Name is the evaluator as given: a slug, one of Traceloop's names for
+	// it (see ResolveEvaluator), or an evaluator_id (ours are the slugs).
+	Name string
+	// Slug is the catalogue slug Name resolves to; "" when it names no
+	// evaluator (the binding then fails with an error message).
 	Slug string
 }
 
 // Request is a validated create or update request.
 type Request struct {
-	EntityType, EntityValue, ExternalID string
-	Evaluators                          []EvaluatorRef
+	// EntityType and EntityValue are both set or both empty (a setup that
+	// selects by its selector alone, as Traceloop's API takes them).
+	EntityType, EntityValue string
+	// ExternalID is optional; without it the setup has none.
+	ExternalID string
+	Evaluators []EvaluatorRef
 	// Rules are the selector's rules ([] when there is no selector).
 	Rules []monitor.InitRule
 	// Selector is the selector as given, kept for display.
@@ -50,16 +74,57 @@ type Request struct {
 	SampleRate float64
 	// BackfillFromSec asks to evaluate stored spans since then (0: no).
 	BackfillFromSec int64
+
+	// fields are the top-level fields the body had.
+	fields map[string]bool
 }
+
+// Has reports whether the body had the top-level field name (an update
+// without entity_type keeps what the body does not mention).
+func (r Request) Has(name string) bool { return r.fields[name] }
+
+// HasEntity reports whether the request names an entity.
+func (r Request) HasEntity() bool { return r.EntityType != "" }
 
 var knownFields = map[string]bool{
 	"entity_type": true, "entity_value": true, "evaluators": true, "external_id": true,
 	"selector": true, "sample_rate": true, "backfill_from_timestamp_sec": true,
 }
 
-// ParseRequest parses the JSON body of POST and PUT
-// /v2/auto-monitor-setups. Errors are *FieldError.
+// ParseRequest parses the JSON body of POST /v2/auto-monitor-setups: the
+// evaluators are required, entity_type and entity_value come together or
+// not at all, everything else is optional. Errors are *FieldError.
 func ParseRequest(body []byte) (Request, error) {
+	r, err := parse(body)
+	if err != nil {
+		return Request{}, err
+	}
+	if !r.Has("evaluators") {
+		return Request{}, fieldErrorf("evaluators", "is required")
+	}
+	return r, nil
+}
+
+// ParseUpdate parses the JSON body of PUT /v2/auto-monitor-setups/<id>. A
+// body with entity_type (and entity_value) replaces the setup, as a
+// create does; a body without them, as Traceloop's
+// UpdateAutoMonitorSetupInput ({evaluators, selector}), changes only the
+// fields it has and must have at least one.
+func ParseUpdate(body []byte) (Request, error) {
+	r, err := parse(body)
+	if err != nil {
+		return Request{}, err
+	}
+	if r.HasEntity() && !r.Has("evaluators") {
+		return Request{}, fieldErrorf("evaluators", "is required when entity_type is given (the setup is replaced); leave entity_type out to change only some fields")
+	}
+	if len(r.fields) == 0 {
+		return Request{}, fieldErrorf("body", "nothing to update: send evaluators, selector, external_id, sample_rate or backfill_from_timestamp_sec")
+	}
+	return r, nil
+}
+
+func parse(body []byte) (Request, error) {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -76,49 +141,60 @@ func ParseRequest(body []byte) (Request, error) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
+	r := Request{fields: map[string]bool{}}
 	for _, k := range names {
 		if !knownFields[k] {
 			return Request{}, fieldErrorf("body", "unknown field %q (known: backfill_from_timestamp_sec, entity_type, entity_value, evaluators, external_id, sample_rate, selector)", k)
 		}
+		if string(raw[k]) != "null" {
+			r.fields[k] = true
+		}
 	}
-	var r Request
 	var err error
-	if r.EntityType, err = requiredString(raw, "entity_type"); err != nil {
-		return Request{}, err
+	if r.Has("entity_type") || r.Has("entity_value") {
+		if r.EntityType, err = requiredString(raw, "entity_type", 0); err != nil {
+			return Request{}, err
+		}
+		if !contains(EntityTypes, r.EntityType) {
+			return Request{}, fieldErrorf("entity_type", "%q is not one of %s", r.EntityType, strings.Join(EntityTypes, ", "))
+		}
+		if r.EntityValue, err = requiredString(raw, "entity_value", MaxEntityValueBytes); err != nil {
+			return Request{}, err
+		}
 	}
-	if !contains(EntityTypes, r.EntityType) {
-		return Request{}, fieldErrorf("entity_type", "%q is not one of %s", r.EntityType, strings.Join(EntityTypes, ", "))
+	if r.Has("external_id") {
+		if r.ExternalID, err = requiredString(raw, "external_id", MaxExternalIDBytes); err != nil {
+			return Request{}, err
+		}
 	}
-	if r.EntityValue, err = requiredString(raw, "entity_value"); err != nil {
-		return Request{}, err
-	}
-	if r.ExternalID, err = requiredString(raw, "external_id"); err != nil {
-		return Request{}, err
-	}
-	if r.Evaluators, err = parseEvaluators(raw["evaluators"]); err != nil {
-		return Request{}, err
+	if r.Has("evaluators") {
+		if r.Evaluators, err = parseEvaluators(raw["evaluators"]); err != nil {
+			return Request{}, err
+		}
 	}
 	if r.Rules, err = parseSelector(raw["selector"]); err != nil {
 		return Request{}, err
 	}
-	if s := raw["selector"]; len(s) > 0 && string(s) != "null" {
-		r.Selector = s
+	if r.Has("selector") {
+		r.Selector = raw["selector"]
 	}
 	r.SampleRate = 1
-	if v, ok := raw["sample_rate"]; ok && string(v) != "null" {
-		if err := json.Unmarshal(v, &r.SampleRate); err != nil || r.SampleRate < 0 || r.SampleRate > 1 || math.IsNaN(r.SampleRate) {
+	if r.Has("sample_rate") {
+		if err := json.Unmarshal(raw["sample_rate"], &r.SampleRate); err != nil || r.SampleRate < 0 || r.SampleRate > 1 || math.IsNaN(r.SampleRate) {
 			return Request{}, fieldErrorf("sample_rate", "must be a number between 0 and 1")
 		}
 	}
-	if v, ok := raw["backfill_from_timestamp_sec"]; ok && string(v) != "null" {
-		if err := json.Unmarshal(v, &r.BackfillFromSec); err != nil || r.BackfillFromSec <= 0 {
+	if r.Has("backfill_from_timestamp_sec") {
+		if err := json.Unmarshal(raw["backfill_from_timestamp_sec"], &r.BackfillFromSec); err != nil || r.BackfillFromSec <= 0 {
 			return Request{}, fieldErrorf("backfill_from_timestamp_sec", "must be a positive integer (Unix seconds)")
 		}
 	}
 	return r, nil
 }
 
-func requiredString(raw map[string]json.RawMessage, name string) (string, error) {
+// requiredString decodes a non-blank string field of at most maxBytes
+// bytes (0: no limit).
+func requiredString(raw map[string]json.RawMessage, name string, maxBytes int) (string, error) {
 	v, ok := raw[name]
 	if !ok || string(v) == "null" {
 		return "", fieldErrorf(name, "is required")
@@ -130,48 +206,89 @@ func requiredString(raw map[string]json.RawMessage, name string) (string, error)
 	if strings.TrimSpace(s) == "" {
 		return "", fieldErrorf(name, "must not be empty")
 	}
+	if maxBytes > 0 && len(s) > maxBytes {
+		return "", fieldErrorf(name, "is %d bytes long; the limit is %d bytes", len(s), maxBytes)
+	}
 	return s, nil
 }
 
+// evaluatorObject is the object form of an evaluators item: Traceloop's
+// clients send {"evaluator_type": ...} or {"evaluator_id": ...} (never
+// both); {"slug": ...} is the form of Traceloop's evaluator configs.
+type evaluatorObject struct {
+	EvaluatorType *string `json:"evaluator_type"`
+	EvaluatorID   *string `json:"evaluator_id"`
+	Slug          *string `json:"slug"`
+}
+
+// maxEvaluatorNameBytes bounds one evaluator name; no real name comes near.
+const maxEvaluatorNameBytes = 256
+
 func parseEvaluators(v json.RawMessage) ([]EvaluatorRef, error) {
-	if len(v) == 0 || string(v) == "null" {
-		return nil, fieldErrorf("evaluators", "is required")
-	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(v, &items); err != nil {
-		return nil, fieldErrorf("evaluators", "must be an array of evaluator slugs")
+		return nil, fieldErrorf("evaluators", "must be an array of evaluator slugs or {evaluator_type | evaluator_id} objects")
 	}
 	if len(items) == 0 {
 		return nil, fieldErrorf("evaluators", "must list at least one evaluator")
 	}
-	refs := make([]EvaluatorRef, len(items))
+	refs := make([]EvaluatorRef, 0, min(len(items), MaxEvaluators))
+	seen := make(map[string]bool, min(len(items), MaxEvaluators))
 	for i, it := range items {
 		field := "evaluators[" + strconv.Itoa(i) + "]"
-		var slug string
-		if err := json.Unmarshal(it, &slug); err == nil {
-			if strings.TrimSpace(slug) == "" {
-				return nil, fieldErrorf(field, "must not be empty")
-			}
-			refs[i] = EvaluatorRef{Slug: slug}
+		name, err := evaluatorName(field, it)
+		if err != nil {
+			return nil, err
+		}
+		ref := EvaluatorRef{Name: name}
+		ref.Slug, _ = ResolveEvaluator(name)
+		key := ref.Slug
+		if key == "" {
+			key = "?" + name // unknown names merge with themselves only
+		}
+		if seen[key] {
 			continue
 		}
-		var obj struct {
-			EvaluatorType *string `json:"evaluator_type"`
-			EvaluatorID   *string `json:"evaluator_id"`
+		seen[key] = true
+		if len(refs) == MaxEvaluators {
+			return nil, fieldErrorf("evaluators", "a setup binds at most %d distinct evaluators (duplicates merged); this request lists more", MaxEvaluators)
 		}
-		if err := json.Unmarshal(it, &obj); err != nil {
-			return nil, fieldErrorf(field, "must be a slug string or an object with evaluator_type or evaluator_id")
-		}
-		switch {
-		case obj.EvaluatorType != nil && *obj.EvaluatorType != "":
-			refs[i] = EvaluatorRef{Slug: *obj.EvaluatorType}
-		case obj.EvaluatorID != nil && *obj.EvaluatorID != "":
-			refs[i] = EvaluatorRef{Slug: *obj.EvaluatorID}
-		default:
-			return nil, fieldErrorf(field, "must be a slug string or an object with evaluator_type or evaluator_id")
-		}
+		refs = append(refs, ref)
 	}
 	return refs, nil
+}
+
+// evaluatorName returns the name one evaluators item gives.
+func evaluatorName(field string, it json.RawMessage) (string, error) {
+	var name string
+	if err := json.Unmarshal(it, &name); err != nil {
+		var obj evaluatorObject
+		dec := json.NewDecoder(bytes.NewReader(it))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&obj); err != nil {
+			return "", fieldErrorf(field, "must be a slug string or an object with evaluator_type or evaluator_id")
+		}
+		given := 0
+		for _, p := range []*string{obj.EvaluatorType, obj.EvaluatorID, obj.Slug} {
+			if p != nil {
+				given++
+				name = *p
+			}
+		}
+		switch {
+		case given == 0:
+			return "", fieldErrorf(field, "must be a slug string or an object with evaluator_type or evaluator_id")
+		case given > 1:
+			return "", fieldErrorf(field, "give either evaluator_type or evaluator_id, not both")
+		}
+	}
+	if strings.TrimSpace(name) == "" {
+		return "", fieldErrorf(field, "must not be empty")
+	}
+	if len(name) > maxEvaluatorNameBytes {
+		return "", fieldErrorf(field, "is %d bytes long; the limit is %d bytes", len(name), maxEvaluatorNameBytes)
+	}
+	return name, nil
 }
 
 // selectorRule is one rule of the array form of a selector.
@@ -187,7 +304,8 @@ type selectorRule struct {
 
 var operators = []string{
 	monitor.OpEquals, monitor.OpNotEquals, monitor.OpGreaterThan, monitor.OpGreaterThanOrEqual, monitor.OpLessThan,
-	monitor.OpLessThanOrEqual, monitor.OpContains, monitor.OpStartsWith, monitor.OpIn, monitor.OpNotIn, monitor.OpExists, monitor.OpNotExists,
+	monitor.OpLessThanOrEqual, monitor.OpContains, monitor.OpNotContains, monitor.OpStartsWith, monitor.OpIn, monitor.OpNotIn,
+	monitor.OpExists, monitor.OpNotExists,
 }
 
 var sources = []string{
@@ -203,11 +321,17 @@ func parseSelector(v json.RawMessage) ([]monitor.InitRule, error) {
 	if len(v) == 0 || string(v) == "null" {
 		return nil, nil
 	}
+	if len(v) > MaxSelectorBytes {
+		return nil, fieldErrorf("selector", "is %d bytes long; the limit is %d bytes", len(v), MaxSelectorBytes)
+	}
 	switch v[0] {
 	case '{':
 		var flat map[string]any
 		if err := json.Unmarshal(v, &flat); err != nil {
 			return nil, fieldErrorf("selector", "must be an object {attribute: value} or an array of rules")
+		}
+		if len(flat) > MaxSelectorRules {
+			return nil, fieldErrorf("selector", "has %d keys; the limit is %d rules", len(flat), MaxSelectorRules)
 		}
 		keys := make([]string, 0, len(flat))
 		for k := range flat {
@@ -227,6 +351,9 @@ func parseSelector(v json.RawMessage) ([]monitor.InitRule, error) {
 		var items []json.RawMessage
 		if err := json.Unmarshal(v, &items); err != nil {
 			return nil, fieldErrorf("selector", "must be an object {attribute: value} or an array of rules")
+		}
+		if len(items) > MaxSelectorRules {
+			return nil, fieldErrorf("selector", "has %d rules; the limit is %d rules", len(items), MaxSelectorRules)
 		}
 		rules := make([]monitor.InitRule, len(items))
 		for i, it := range items {
@@ -252,6 +379,9 @@ func parseRule(field string, raw json.RawMessage) (monitor.InitRule, error) {
 	op := sr.Operator
 	if op == "" {
 		op = sr.Op
+	}
+	if op == "" {
+		op = monitor.OpEquals // Traceloop's selector rules default to equals
 	}
 	if !contains(operators, op) {
 		return monitor.InitRule{}, fieldErrorf(field+".operator", "%q is not one of %s", op, strings.Join(operators, ", "))

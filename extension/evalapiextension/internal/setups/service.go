@@ -2,6 +2,7 @@ package setups
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -35,6 +36,11 @@ type Service struct {
 
 	backfill *backfiller
 
+	// maxPerEnvironment caps the setups of one environment; createMu
+	// makes this process's count-then-create atomic.
+	maxPerEnvironment int
+	createMu          sync.Mutex
+
 	mu sync.Mutex
 	// compiled caches monitors by setup id and version.
 	compiled map[string]compiledSetup
@@ -63,7 +69,25 @@ type Options struct {
 	// Backfill configures the evaluation of stored spans for setups that
 	// ask for it.
 	Backfill BackfillOptions
+	// MaxPerEnvironment caps the setups of one environment (default
+	// DefaultMaxPerEnvironment).
+	MaxPerEnvironment int
 }
+
+// DefaultMaxPerEnvironment is the default cap on the setups of one
+// environment.
+const DefaultMaxPerEnvironment = 1000
+
+// MaxPageBytes bounds the JSON size of a page of List: a page ends early,
+// with a cursor, rather than grow past it (a page holds at least one
+// setup; with the request limits a setup stays far below it).
+const MaxPageBytes = 4 << 20
+
+// LimitError is a request refused because the environment is at one of its
+// limits (HTTP 409); the message names the limit.
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
 
 // NewService returns a service; Start begins applying setups.
 func NewService(o Options) *Service {
@@ -73,8 +97,12 @@ func NewService(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
+	if o.MaxPerEnvironment <= 0 {
+		o.MaxPerEnvironment = DefaultMaxPerEnvironment
+	}
 	s := &Service{
-		store: o.Store, compiler: o.Compiler, monitors: o.Monitors, logger: o.Logger, poll: o.Poll,
+		maxPerEnvironment: o.MaxPerEnvironment,
+		store:             o.Store, compiler: o.Compiler, monitors: o.Monitors, logger: o.Logger, poll: o.Poll,
 		now: func() time.Time { return o.Now().UTC().Truncate(time.Second) }, wake: make(chan struct{}, 1),
 		compiled: map[string]compiledSetup{}, evaluated: map[string]bool{},
 	}
@@ -297,8 +325,21 @@ func (s *Service) apply(ctx context.Context, setup warehouse.MonitorSetup, now t
 	return u, nil
 }
 
-// Create stores a new setup for tenant t and applies it at once.
+// Create stores a new setup for tenant t and applies it at once. It
+// fails with a *LimitError when t's environment has MaxPerEnvironment
+// setups already (counted in the warehouse; collectors creating at the
+// same moment may overshoot by the few they race with).
 func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (warehouse.MonitorSetup, error) {
+	s.createMu.Lock()
+	defer s.createMu.Unlock()
+	n, err := s.store.CountSetups(ctx, t.Environment)
+	if err != nil {
+		return warehouse.MonitorSetup{}, err
+	}
+	if n >= s.maxPerEnvironment {
+		return warehouse.MonitorSetup{}, &LimitError{Msg: fmt.Sprintf(
+			"this environment has %d auto monitor setups, the limit (max_setups_per_environment is %d): delete setups before creating more", n, s.maxPerEnvironment)}
+	}
 	setup := build(r, t, s.now(), nil)
 	if err := s.store.CreateSetup(ctx, setup); err != nil {
 		return warehouse.MonitorSetup{}, err
@@ -307,35 +348,91 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (wareh
 	return setup, nil
 }
 
-// Get returns one of t's setups.
-func (s *Service) Get(ctx context.Context, t tenant.Tenant, id string) (warehouse.MonitorSetup, error) {
-	return s.store.GetSetup(ctx, t.Environment, id)
+// Get returns one of t's setups by id or, as Traceloop's API addresses
+// them, by external id (in t's project).
+func (s *Service) Get(ctx context.Context, t tenant.Tenant, idOrExternalID string) (warehouse.MonitorSetup, error) {
+	setup, err := s.store.GetSetup(ctx, t.Environment, idOrExternalID)
+	if !errors.Is(err, warehouse.ErrNotFound) {
+		return setup, err
+	}
+	page, lerr := s.store.ListSetups(ctx, warehouse.SetupQuery{Environment: t.Environment, ExternalID: idOrExternalID, Limit: MaxListLimit})
+	if lerr != nil {
+		return warehouse.MonitorSetup{}, lerr
+	}
+	for _, m := range page.Setups {
+		if m.ProjectID == t.ProjectID {
+			return m, nil
+		}
+	}
+	if len(page.Setups) > 0 {
+		return page.Setups[0], nil
+	}
+	return warehouse.MonitorSetup{}, err
 }
 
-// List returns a page of t's setups.
+// MaxListLimit is the largest page List serves; DefaultListLimit the page
+// when the query has no limit.
+const (
+	MaxListLimit     = 1000
+	DefaultListLimit = 100
+)
+
+// List returns a page of t's setups: at most q.Limit (default
+// DefaultListLimit) and at most MaxPageBytes of JSON.
 func (s *Service) List(ctx context.Context, t tenant.Tenant, q warehouse.SetupQuery) (warehouse.SetupPage, error) {
 	q.Environment = t.Environment
-	return s.store.ListSetups(ctx, q)
+	if q.Limit <= 0 {
+		q.Limit = DefaultListLimit
+	}
+	q.Limit = min(q.Limit, MaxListLimit)
+	page, err := s.store.ListSetups(ctx, q)
+	if err != nil {
+		return page, err
+	}
+	size := 0
+	for i, m := range page.Setups {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return warehouse.SetupPage{}, fmt.Errorf("encode setup %s: %w", m.ID, err)
+		}
+		size += len(b) + 1
+		if size > MaxPageBytes && i > 0 {
+			page.NextCursor = page.Cursors[i-1]
+			page.Setups, page.Cursors = page.Setups[:i], page.Cursors[:i]
+			break
+		}
+	}
+	return page, nil
 }
 
-// Update replaces a setup's entity, evaluators and selector; its status
-// starts again at pending.
-func (s *Service) Update(ctx context.Context, t tenant.Tenant, id string, r Request) (warehouse.MonitorSetup, error) {
-	prev, err := s.store.GetSetup(ctx, t.Environment, id)
+// Update changes one of t's setups (by id or external id). A request with
+// an entity replaces the entity, evaluators and selector; one without
+// changes only the fields it has. The status starts again at pending.
+func (s *Service) Update(ctx context.Context, t tenant.Tenant, idOrExternalID string, r Request) (warehouse.MonitorSetup, error) {
+	prev, err := s.Get(ctx, t, idOrExternalID)
 	if err != nil {
 		return warehouse.MonitorSetup{}, err
+	}
+	if !r.HasEntity() {
+		r = merge(prev, r)
 	}
 	setup := build(r, t, s.now(), &prev)
 	if err := s.store.UpdateSetup(ctx, setup); err != nil {
 		return warehouse.MonitorSetup{}, err
 	}
-	s.running.Delete(id)
+	s.running.Delete(setup.ID)
 	s.notify()
 	return setup, nil
 }
 
-// Delete removes a setup; its monitor stops at once.
-func (s *Service) Delete(ctx context.Context, t tenant.Tenant, id string) error {
+// Delete removes one of t's setups (by id or external id); its monitor
+// stops at once.
+func (s *Service) Delete(ctx context.Context, t tenant.Tenant, idOrExternalID string) error {
+	setup, err := s.Get(ctx, t, idOrExternalID)
+	if err != nil {
+		return err
+	}
+	id := setup.ID
 	if err := s.store.DeleteSetup(ctx, t.Environment, id); err != nil {
 		return err
 	}
