@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
@@ -20,6 +21,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
@@ -40,6 +42,12 @@ type evalAPI struct {
 	// processor applies; setups keeps them up to date.
 	monitors monitor.Set
 	setups   *setups.Service
+
+	// orgKeys holds the runtime API keys (organizations made through
+	// /v2/organizations); bg bounds its refresh loop.
+	orgKeys *organizations.Cache
+	orgs    *organizations.Service
+	bg      context.CancelFunc
 }
 
 var (
@@ -53,7 +61,7 @@ func newExtension(cfg *Config, set extension.Settings) *evalAPI {
 	keys := make([]tenant.Key, len(cfg.APIKeys))
 	for i, k := range cfg.APIKeys {
 		keys[i] = tenant.Key{Secret: string(k.Key), Tenant: tenant.Tenant{
-			Environment: k.Environment, OrganizationID: k.OrganizationID, ProjectID: k.ProjectID,
+			Environment: k.Environment, OrganizationID: k.OrganizationID, ProjectID: k.ProjectID, Admin: k.Role == RoleAdmin,
 		}}
 	}
 	return &evalAPI{cfg: cfg, settings: set, keys: tenant.NewKeyring(keys)}
@@ -79,6 +87,15 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	})
 	e.setups.Start(ctx)
 
+	// Runtime API keys: loaded now, kept in step with the warehouse every
+	// poll interval, and resolved by the keyring after the YAML keys.
+	e.orgKeys = organizations.NewCache(store, organizations.CacheOptions{Logger: e.settings.Logger})
+	if err := e.orgKeys.Refresh(ctx); err != nil {
+		e.settings.Logger.Warn("loading runtime API keys failed; retrying in the background", zap.Error(err))
+	}
+	e.orgs = organizations.NewService(store, e.orgKeys, nil)
+	e.keys.SetResolver(e.orgKeys)
+
 	ln, err := e.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		e.setups.Shutdown()
@@ -98,13 +115,14 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		proxy = rp
 	}
 	api := httpapi.New(httpapi.Options{
-		OTLPProxy:    proxy,
-		Keys:         e.keys,
-		Store:        store,
-		Logger:       e.settings.Logger,
-		MaxBodyBytes: e.cfg.ServerConfig.MaxRequestBodySize,
-		Setups:       e.setups,
-		Health:       func(r *http.Request) error { return store.Ping(r.Context()) },
+		OTLPProxy:     proxy,
+		Keys:          e.keys,
+		Store:         store,
+		Logger:        e.settings.Logger,
+		MaxBodyBytes:  e.cfg.ServerConfig.MaxRequestBodySize,
+		Setups:        e.setups,
+		Organizations: e.orgs,
+		Health:        func(r *http.Request) error { return store.Ping(r.Context()) },
 	})
 	srv, err := e.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), e.settings.TelemetrySettings, api)
 	if err != nil {
@@ -115,6 +133,13 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	}
 	e.server = srv
 	e.settings.Logger.Info("evalcol /v2 API listening", zap.String("endpoint", ln.Addr().String()))
+	bg, cancel := context.WithCancel(context.Background())
+	e.bg = cancel
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.orgKeys.Run(bg, e.pollInterval())
+	}()
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -166,8 +191,11 @@ func (e *evalAPI) Shutdown(ctx context.Context) error {
 		if err := e.server.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("evalapi: stop HTTP server: %w", err))
 		}
-		e.wg.Wait()
 	}
+	if e.bg != nil {
+		e.bg()
+	}
+	e.wg.Wait()
 	if e.setups != nil {
 		e.setups.Shutdown()
 	}
@@ -215,13 +243,26 @@ func (e *evalAPI) Authenticate(ctx context.Context, sources map[string][]string)
 }
 
 // OrganizationOf returns the organization id of the first API key of
-// environment env ("" when no key has it). The exporter labels metric
-// points with it.
+// environment env, or of the runtime organization env belongs to ("" when
+// none has it). The exporter labels metric points with it.
 func (e *evalAPI) OrganizationOf(env string) string {
 	for _, k := range e.cfg.APIKeys {
 		if k.Environment == env {
 			return k.OrganizationID
 		}
 	}
+	if e.orgKeys != nil {
+		if org, ok := e.orgKeys.OrganizationOf(env); ok {
+			return org
+		}
+	}
 	return ""
+}
+
+// pollInterval is how often the collector syncs with the warehouse.
+func (e *evalAPI) pollInterval() time.Duration {
+	if e.cfg.SetupPollInterval > 0 {
+		return e.cfg.SetupPollInterval
+	}
+	return defaultSetupPollInterval
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"strings"
+	"sync/atomic"
 
 	"go.opentelemetry.io/collector/client"
 )
@@ -18,6 +19,18 @@ type Tenant struct {
 	Environment    string
 	OrganizationID string
 	ProjectID      string
+	// EnvironmentSlug is the environment's name within its organization
+	// for the environments of runtime organizations ("prd" of
+	// "<org id>/prd"); empty for YAML keys, whose Environment is the name.
+	EnvironmentSlug string
+	// Admin keys may also manage organizations and their keys.
+	Admin bool
+}
+
+// Resolver resolves the SHA-256 digests of keys a Keyring does not hold
+// itself (the runtime API keys). It must be safe for concurrent use.
+type Resolver interface {
+	Resolve(digest [sha256.Size]byte) (Tenant, bool)
 }
 
 // Key is one configured API key and its tenant.
@@ -26,9 +39,11 @@ type Key struct {
 	Tenant Tenant
 }
 
-// Keyring authenticates API keys in constant time.
+// Keyring authenticates API keys: its own (configured) keys in constant
+// time, then, optionally, a Resolver's.
 type Keyring struct {
-	entries []entry
+	entries  []entry
+	resolver atomic.Pointer[Resolver]
 }
 
 type entry struct {
@@ -48,7 +63,7 @@ func NewKeyring(keys []Key) *Keyring {
 
 // Lookup returns the tenant of secret. Every configured key is compared, in
 // constant time, so timing reveals neither which key matched nor how much of
-// it.
+// it; a secret none of them matches goes to the resolver, by digest.
 func (k *Keyring) Lookup(secret string) (Tenant, bool) {
 	if secret == "" {
 		return Tenant{}, false
@@ -62,8 +77,17 @@ func (k *Keyring) Lookup(secret string) (Tenant, bool) {
 			ok = 1
 		}
 	}
-	return found, ok == 1
+	if ok == 1 {
+		return found, true
+	}
+	if r := k.resolver.Load(); r != nil {
+		return (*r).Resolve(d)
+	}
+	return Tenant{}, false
 }
+
+// SetResolver makes Lookup ask r about keys the keyring does not hold.
+func (k *Keyring) SetResolver(r Resolver) { k.resolver.Store(&r) }
 
 // Environments returns the distinct environments of the keyring.
 func (k *Keyring) Environments() []string {

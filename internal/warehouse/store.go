@@ -24,6 +24,8 @@ type Store interface {
 	QueryMetrics(ctx context.Context, q MetricQuery) (MetricPage, error)
 	// SetupStore stores auto monitor setups.
 	SetupStore
+	// OrgStore stores runtime organizations and API keys.
+	OrgStore
 	// Ping reports whether the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the backend's resources.

@@ -12,14 +12,16 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
 const (
-	keyA = "key-environment-a"
-	keyB = "key-environment-b"
+	keyA     = "key-environment-a"
+	keyB     = "key-environment-b"
+	keyAdmin = "key-admin-ops"
 )
 
 type testServer struct {
@@ -36,13 +38,18 @@ func newTestServer(t *testing.T, mutate func(*Options)) *testServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
+	keys := tenant.NewKeyring([]tenant.Key{
+		{Secret: keyA, Tenant: tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}},
+		{Secret: keyB, Tenant: tenant.Tenant{Environment: "env-b", OrganizationID: "org-b", ProjectID: "p-b"}},
+		{Secret: keyAdmin, Tenant: tenant.Tenant{Environment: "ops", OrganizationID: "org-ops", ProjectID: "p-ops", Admin: true}},
+	})
+	cache := organizations.NewCache(store, organizations.CacheOptions{})
+	keys.SetResolver(cache)
 	opts := Options{
-		Keys: tenant.NewKeyring([]tenant.Key{
-			{Secret: keyA, Tenant: tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}},
-			{Secret: keyB, Tenant: tenant.Tenant{Environment: "env-b", OrganizationID: "org-b", ProjectID: "p-b"}},
-		}),
-		Store:        store,
-		MaxBodyBytes: 1 << 20,
+		Keys:          keys,
+		Store:         store,
+		MaxBodyBytes:  1 << 20,
+		Organizations: organizations.NewService(store, cache, nil),
 	}
 	if mutate != nil {
 		mutate(&opts)

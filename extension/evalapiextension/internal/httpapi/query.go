@@ -91,7 +91,8 @@ func (a *API) queryMetrics(w http.ResponseWriter, r *http.Request, q warehouse.M
 	}
 	t, _ := tenant.FromContext(r.Context())
 	for _, env := range q.Environments {
-		if env != t.Environment {
+		// A runtime environment answers to its slug too ("prd" of "<org>/prd").
+		if env != t.Environment && (t.EnvironmentSlug == "" || env != t.EnvironmentSlug) {
 			writeError(w, http.StatusForbidden, "environments: this API key may read only environment "+quote(t.Environment)+", not "+quote(env))
 			return
 		}

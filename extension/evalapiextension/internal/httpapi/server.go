@@ -30,6 +30,9 @@ type Options struct {
 	MaxBodyBytes int64
 	// Setups serves the auto monitor setup endpoints; nil disables them.
 	Setups SetupService
+	// Organizations serves /v2/organizations (admin keys only); nil
+	// disables it.
+	Organizations OrganizationService
 	// Health reports the health of the warehouse for /healthz.
 	Health func(r *http.Request) error
 	// OTLPProxy, when set, receives POST /v1/traces, /v1/metrics and
@@ -108,6 +111,14 @@ func (a *API) routes() {
 	if a.opts.Setups != nil {
 		a.route("/v2/auto-monitor-setups", true, map[string]http.HandlerFunc{http.MethodGet: a.listSetups, http.MethodPost: a.createSetup})
 		a.route("/v2/auto-monitor-setups/{id}", true, map[string]http.HandlerFunc{http.MethodGet: a.getSetup, http.MethodPut: a.updateSetup, http.MethodDelete: a.deleteSetup})
+	}
+	if a.opts.Organizations != nil {
+		a.route("/v2/organizations", true, map[string]http.HandlerFunc{http.MethodGet: adminOnly(a.listOrganizations), http.MethodPost: adminOnly(a.createOrganization)})
+		a.route("/v2/organizations/{org_id}", true, map[string]http.HandlerFunc{http.MethodGet: adminOnly(a.getOrganization)})
+		a.route("/v2/organizations/{org_id}/environments", true, map[string]http.HandlerFunc{http.MethodPost: adminOnly(a.addEnvironment)})
+		a.route("/v2/organizations/{org_id}/environments/{slug}/keys", true, map[string]http.HandlerFunc{http.MethodPost: adminOnly(a.issueKey)})
+		a.route("/v2/organizations/{org_id}/keys/{key_id}", true, map[string]http.HandlerFunc{http.MethodDelete: adminOnly(a.revokeKey)})
+		a.route("/v2/organizations/{org_id}/keys/{key_id}/rotate", true, map[string]http.HandlerFunc{http.MethodPost: adminOnly(a.rotateKey)})
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
