@@ -3,6 +3,7 @@ package warehouseexporter
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumererror"
@@ -20,6 +21,7 @@ type warehouseExporter struct {
 	logger *zap.Logger
 	store  warehouse.Store
 	orgs   spanconv.OrganizationFunc
+	status statusRecorder // nil when the provider does not follow spans
 }
 
 func newExporter(cfg *Config, set exporter.Settings) *warehouseExporter {
@@ -30,6 +32,14 @@ func newExporter(cfg *Config, set exporter.Settings) *warehouseExporter {
 // an environment to its organization id.
 type organizations interface {
 	OrganizationOf(environment string) string
+}
+
+// statusRecorder is optionally implemented by the warehouse provider to
+// follow the spans stored (the monitoring status): spans stored, and
+// spans refused (final when they are dropped, not retried).
+type statusRecorder interface {
+	SpansStored(at time.Time, spans []warehouse.Span)
+	SpansNotStored(at time.Time, spans []warehouse.Span, err error, final bool)
 }
 
 func (e *warehouseExporter) start(_ context.Context, host component.Host) error {
@@ -49,6 +59,7 @@ func (e *warehouseExporter) start(_ context.Context, host component.Host) error 
 	if o, ok := ext.(organizations); ok {
 		e.orgs = o.OrganizationOf
 	}
+	e.status, _ = ext.(statusRecorder)
 	return nil
 }
 
@@ -59,7 +70,13 @@ func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) er
 	}
 	if len(batch.Spans) > 0 {
 		if err := e.store.WriteSpans(ctx, batch.Spans); err != nil {
+			if e.status != nil {
+				e.status.SpansNotStored(time.Now(), batch.Spans, err, !warehouse.IsRetryable(err))
+			}
 			return classify(fmt.Errorf("write %d spans: %w", len(batch.Spans), err))
+		}
+		if e.status != nil {
+			e.status.SpansStored(time.Now(), batch.Spans)
 		}
 	}
 	if len(batch.Points) > 0 {

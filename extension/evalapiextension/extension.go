@@ -2,6 +2,8 @@ package evalapiextension
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -20,8 +22,10 @@ import (
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
+	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/organizations"
+	"github.com/evalcol/evalcol/internal/pipelinestatus"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
@@ -48,6 +52,11 @@ type evalAPI struct {
 	orgKeys *organizations.Cache
 	orgs    *organizations.Service
 	bg      context.CancelFunc
+
+	// status follows this collector's matched spans until stored; the
+	// reporter writes it to the warehouse for the other collectors.
+	status      *pipelinestatus.Tracker
+	collectorID string
 }
 
 var (
@@ -55,6 +64,7 @@ var (
 	_ extensionauth.Server = (*evalAPI)(nil)
 	_ warehouse.Provider   = (*evalAPI)(nil)
 	_ monitor.Provider     = (*evalAPI)(nil)
+	_ engine.Observer      = (*evalAPI)(nil)
 )
 
 func newExtension(cfg *Config, set extension.Settings) *evalAPI {
@@ -64,7 +74,16 @@ func newExtension(cfg *Config, set extension.Settings) *evalAPI {
 			Environment: k.Environment, OrganizationID: k.OrganizationID, ProjectID: k.ProjectID, Admin: k.Role == RoleAdmin,
 		}}
 	}
-	return &evalAPI{cfg: cfg, settings: set, keys: tenant.NewKeyring(keys)}
+	return &evalAPI{cfg: cfg, settings: set, keys: tenant.NewKeyring(keys), status: pipelinestatus.NewTracker(), collectorID: newCollectorID()}
+}
+
+// newCollectorID names this collector's rows of the pipeline status: the
+// host name and 48 random bits (a restart is a new collector).
+func newCollectorID() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return host + "/" + hex.EncodeToString(b[:])
 }
 
 // Start opens the warehouse and starts serving the /v2 API.
@@ -122,7 +141,13 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		MaxBodyBytes:  e.cfg.ServerConfig.MaxRequestBodySize,
 		Setups:        e.setups,
 		Organizations: e.orgs,
-		Health:        func(r *http.Request) error { return store.Ping(r.Context()) },
+		MonitoringStatus: &pipelinestatus.Reader{
+			Store: store, Tracker: e.status, CollectorID: e.collectorID, Live: max(3*e.pollInterval(), 30*time.Second),
+			Setups: func(env string) pipelinestatus.SetupSummary {
+				return pipelinestatus.SetupSummary(e.setups.Summary(env))
+			},
+		},
+		Health: func(r *http.Request) error { return store.Ping(r.Context()) },
 	})
 	srv, err := e.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), e.settings.TelemetrySettings, api)
 	if err != nil {
@@ -139,6 +164,12 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	go func() {
 		defer e.wg.Done()
 		e.orgKeys.Run(bg, e.pollInterval())
+	}()
+	reporter := &pipelinestatus.Reporter{Store: store, Tracker: e.status, CollectorID: e.collectorID, Logger: e.settings.Logger}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		reporter.Run(bg, e.pollInterval())
 	}()
 	e.wg.Add(1)
 	go func() {
@@ -216,6 +247,20 @@ func (e *evalAPI) Evaluated(id string) {
 	if e.setups != nil {
 		e.setups.Evaluated(id)
 	}
+}
+
+// SpansEvaluated records the spans the evaluator processor evaluated
+// (engine.Observer), for the monitoring status.
+func (e *evalAPI) SpansEvaluated(at time.Time, spans []pipelinestatus.MatchedSpan) {
+	e.status.Matched(at, spans)
+}
+
+// SpansStored records spans the warehouse exporter stored.
+func (e *evalAPI) SpansStored(at time.Time, spans []warehouse.Span) { e.status.Stored(at, spans) }
+
+// SpansNotStored records spans the warehouse refused (final: dropped).
+func (e *evalAPI) SpansNotStored(at time.Time, spans []warehouse.Span, err error, final bool) {
+	e.status.NotStored(at, spans, err, final)
 }
 
 // Warehouse returns the store; it is nil before Start.

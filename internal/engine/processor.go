@@ -24,6 +24,8 @@ import (
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/genai"
 	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/spanconv"
 )
 
 const (
@@ -76,6 +78,7 @@ func runDefinition(ctx context.Context, def *evaluators.Definition, req evaluato
 type Processor struct {
 	static      []*monitor.Monitor
 	provider    monitor.Provider
+	observer    Observer
 	workers     int
 	sem         chan struct{}
 	stuck       atomic.Int64 // abandoned evaluations still running
@@ -118,12 +121,24 @@ func New(set Settings) (*Processor, error) {
 }
 
 // SetProvider installs the provider of dynamic monitors. It must be called
-// before the first ProcessTraces (the processor's Start).
-func (p *Processor) SetProvider(pr monitor.Provider) { p.provider = pr }
+// before the first ProcessTraces (the processor's Start). A provider that
+// is also an Observer is told about every batch's evaluated spans.
+func (p *Processor) SetProvider(pr monitor.Provider) {
+	p.provider = pr
+	p.observer, _ = pr.(Observer)
+}
+
+// Observer follows the spans the processor evaluated (the monitoring
+// status): once per batch, the spans with at least one evaluation, their
+// environment and outcomes. It must not block.
+type Observer interface {
+	SpansEvaluated(at time.Time, spans []pipelinestatus.MatchedSpan)
+}
 
 // job is one evaluator run on one span.
 type job struct {
 	span      ptrace.Span
+	env       string // the span's environment, when an observer wants it
 	mon       *monitor.Monitor
 	dynamic   bool
 	binding   *monitor.Binding
@@ -144,11 +159,13 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 	if len(monitors) == 0 {
 		return td, nil
 	}
+	start := time.Now()
 	var jobs []job
 	matched := make([]int, 0, len(monitors))
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
+		first := len(jobs)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			ss := sss.At(j)
@@ -157,13 +174,44 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 				jobs = p.spanJobs(ctx, jobs, matched, monitors, nStatic, rs, ss, spans.At(k))
 			}
 		}
+		if p.observer != nil && len(jobs) > first {
+			env := spanconv.Environment(rs.Resource().Attributes(), "")
+			for i := first; i < len(jobs); i++ {
+				jobs[i].env = env
+			}
+		}
 	}
 	if len(jobs) == 0 {
 		return td, nil
 	}
 	p.runJobs(ctx, jobs)
 	p.record(ctx, jobs)
+	p.observe(start, jobs)
 	return td, nil
+}
+
+// observe tells the observer about the evaluated spans: the jobs of one
+// span are consecutive.
+func (p *Processor) observe(at time.Time, jobs []job) {
+	if p.observer == nil {
+		return
+	}
+	var spans []pipelinestatus.MatchedSpan
+	for i := range jobs {
+		j := &jobs[i]
+		tid, sid := j.span.TraceID(), j.span.SpanID()
+		if n := len(spans); n == 0 || spans[n-1].TraceID != tid || spans[n-1].SpanID != sid || spans[n-1].Environment != j.env {
+			spans = append(spans, pipelinestatus.MatchedSpan{Environment: j.env, TraceID: tid, SpanID: sid})
+		}
+		s := &spans[len(spans)-1]
+		if j.err == nil {
+			s.OK++
+		} else {
+			s.Failed++
+			s.Error = errorType(j.err)
+		}
+	}
+	p.observer.SpansEvaluated(at, spans)
 }
 
 // monitors returns the static monitors followed by the provider's; the

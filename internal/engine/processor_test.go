@@ -21,6 +21,7 @@ import (
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/genai"
 	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/pipelinestatus"
 )
 
 // chatAttrs is what OpenLLMetry emits for a RAG chat call.
@@ -702,6 +703,47 @@ func BenchmarkSkipNonLLM(b *testing.B) {
 	for b.Loop() {
 		if _, err := tp.ProcessTraces(ctx, td); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// observingProvider is a provider that also observes evaluated spans.
+type observingProvider struct {
+	fakeProvider
+	batches [][]pipelinestatus.MatchedSpan
+}
+
+func (o *observingProvider) SpansEvaluated(_ time.Time, spans []pipelinestatus.MatchedSpan) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.batches = append(o.batches, spans)
+}
+
+// TestObserver: a provider that is an Observer learns, once per batch,
+// each evaluated span with its environment and outcomes; spans no monitor
+// matched are not reported.
+func TestObserver(t *testing.T) {
+	tp := newProc(t, Settings{}, func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error) {
+		if def.Slug == "word-count" {
+			return nil, errors.New("boom")
+		}
+		return fakeResult(def), nil
+	})
+	prov := &observingProvider{}
+	prov.Replace(compile(t, monitor.Spec{ID: "s", Name: "s", Evaluators: evs("char-count", "word-count"), Condition: `attributes["gen_ai.operation.name"] == "chat"`}))
+	tp.SetProvider(prov)
+	plain := chatAttrsWithout("gen_ai.operation.name")
+	td := newTraces(t, chatAttrs(), plain, chatAttrs())
+	td.ResourceSpans().At(0).Resource().Attributes().PutStr("deployment.environment.name", "prod")
+	tp.process(t, td)
+	if len(prov.batches) != 1 || len(prov.batches[0]) != 2 {
+		t.Fatalf("observed %v, want one batch of the two matched spans", prov.batches)
+	}
+	for i, want := range []int{0, 2} {
+		got := prov.batches[0][i]
+		s := spanAt(td, want)
+		if got.Environment != "prod" || got.TraceID != [16]byte(s.TraceID()) || got.SpanID != [8]byte(s.SpanID()) || got.OK != 1 || got.Failed != 1 || got.Error != ErrorInternal {
+			t.Errorf("observed span %d = %+v", i, got)
 		}
 	}
 }

@@ -64,13 +64,16 @@ type SetupInitRule struct {
 
 // BackfillState is the progress of evaluating stored spans for a setup.
 type BackfillState struct {
-	FromTimestampSec int64      `json:"from_timestamp_sec"`
-	ToTimestampSec   int64      `json:"to_timestamp_sec"`
-	Status           string     `json:"status"` // pending, running, done, failed
-	Scanned          int64      `json:"scanned"`
-	Evaluated        int64      `json:"evaluated"`
-	Error            string     `json:"error,omitempty"`
-	FinishedAt       *time.Time `json:"finished_at,omitempty"`
+	FromTimestampSec int64  `json:"from_timestamp_sec"`
+	ToTimestampSec   int64  `json:"to_timestamp_sec"`
+	Status           string `json:"status"` // pending, running, done, failed
+	Scanned          int64  `json:"scanned"`
+	Evaluated        int64  `json:"evaluated"`
+	// Total is the number of spans in the window (known once the first
+	// page was read).
+	Total      int64      `json:"total"`
+	Error      string     `json:"error,omitempty"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
 }
 
 // SetupQuery selects setups of one environment.

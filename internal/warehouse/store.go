@@ -26,6 +26,8 @@ type Store interface {
 	SetupStore
 	// OrgStore stores runtime organizations and API keys.
 	OrgStore
+	// StatusStore keeps the collectors' pipeline status counters.
+	StatusStore
 	// Ping reports whether the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the backend's resources.

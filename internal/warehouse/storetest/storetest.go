@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Setups", func(t *testing.T) { testSetups(t, open) })
 	t.Run("SetupsWithoutExternalID", func(t *testing.T) { testSetupsWithoutExternalID(t, open) })
 	t.Run("Organizations", func(t *testing.T) { testOrganizations(t, open) })
+	t.Run("PipelineStatus", func(t *testing.T) { testPipelineStatus(t, open) })
 	t.Run("AppendEvaluations", func(t *testing.T) { testAppendEvaluations(t, open) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })
 }

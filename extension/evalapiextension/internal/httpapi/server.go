@@ -33,6 +33,8 @@ type Options struct {
 	// Organizations serves /v2/organizations (admin keys only); nil
 	// disables it.
 	Organizations OrganizationService
+	// MonitoringStatus serves /v2/monitoring/status; nil disables it.
+	MonitoringStatus StatusService
 	// Health reports the health of the warehouse for /healthz.
 	Health func(r *http.Request) error
 	// OTLPProxy, when set, receives POST /v1/traces, /v1/metrics and
@@ -111,6 +113,9 @@ func (a *API) routes() {
 	if a.opts.Setups != nil {
 		a.route("/v2/auto-monitor-setups", true, map[string]http.HandlerFunc{http.MethodGet: a.listSetups, http.MethodPost: a.createSetup})
 		a.route("/v2/auto-monitor-setups/{id}", true, map[string]http.HandlerFunc{http.MethodGet: a.getSetup, http.MethodPut: a.updateSetup, http.MethodDelete: a.deleteSetup})
+	}
+	if a.opts.MonitoringStatus != nil {
+		a.route("/v2/monitoring/status", true, map[string]http.HandlerFunc{http.MethodGet: a.monitoringStatus})
 	}
 	if a.opts.Organizations != nil {
 		a.route("/v2/organizations", true, map[string]http.HandlerFunc{http.MethodGet: adminOnly(a.listOrganizations), http.MethodPost: adminOnly(a.createOrganization)})

@@ -252,7 +252,7 @@ func (s *Service) evaluateWindow(ctx context.Context, setup warehouse.MonitorSet
 		return nil
 	}
 	orgOf := func(string) string { return setup.OrgID }
-	var scanned, evaluated int64
+	var scanned, evaluated, total int64
 	for {
 		var page warehouse.SpanPage
 		if err := s.retry(ctx, func() error {
@@ -268,11 +268,14 @@ func (s *Service) evaluateWindow(ctx context.Context, setup warehouse.MonitorSet
 		}
 		scanned += int64(len(page.Spans))
 		evaluated += n
+		if q.Cursor == "" {
+			total = page.TotalResults // the first page counts the window
+		}
 		if n > 0 {
 			s.Evaluated(setup.ID)
 		}
 		if _, err := s.updateBackfill(ctx, setup.Environment, setup.ID, BackfillRunning, func(u *warehouse.MonitorSetup) {
-			u.Backfill.Scanned, u.Backfill.Evaluated = scanned, evaluated
+			u.Backfill.Scanned, u.Backfill.Evaluated, u.Backfill.Total = scanned, evaluated, total
 			if evaluated > 0 && u.Status == StatusWaitingForSpans {
 				u.Status = StatusInProgress
 			}

@@ -49,6 +49,52 @@ type Service struct {
 	// running are the setups known to be in_progress: Evaluated ignores
 	// them without taking the lock's slow path.
 	running sync.Map
+	// summaries are the environments' setups in brief, as of the last
+	// reload.
+	summaries map[string]Summary
+}
+
+// Summary is what an environment's setups say about its evaluation.
+type Summary struct {
+	// Setups counts the environment's setups, Usable those with at least
+	// one evaluator binding that did not fail.
+	Setups, Usable int
+	// FirstError is the message of a failed binding, if any.
+	FirstError string
+	// BackfillPending counts the spans running backfills still have to
+	// read.
+	BackfillPending int64
+}
+
+// Summary returns env's setups in brief, as of the last reload.
+func (s *Service) Summary(env string) Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.summaries[env]
+}
+
+func summarise(all []warehouse.MonitorSetup) map[string]Summary {
+	out := map[string]Summary{}
+	for _, setup := range all {
+		sum := out[setup.Environment]
+		sum.Setups++
+		usable := false
+		for _, b := range setup.Evaluators {
+			if b.Status != BindingFailed {
+				usable = true
+			} else if sum.FirstError == "" {
+				sum.FirstError = b.ErrorMessage
+			}
+		}
+		if usable && setup.Status != StatusFailed {
+			sum.Usable++
+		}
+		if b := setup.Backfill; b != nil && b.Status == BackfillRunning && b.Total > b.Scanned {
+			sum.BackfillPending += b.Total - b.Scanned
+		}
+		out[setup.Environment] = sum
+	}
+	return out
 }
 
 type compiledSetup struct {
@@ -186,6 +232,7 @@ func (s *Service) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	evaluated := s.evaluated
 	s.evaluated = map[string]bool{}
+	s.summaries = summarise(all)
 	s.mu.Unlock()
 
 	now := s.now()

@@ -1,0 +1,22 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/tenant"
+)
+
+// StatusService answers the monitoring status of a tenant's environment
+// (pipelinestatus.Reader).
+type StatusService interface {
+	Status(ctx context.Context, t tenant.Tenant) pipelinestatus.Status
+}
+
+// monitoringStatus answers GET /v2/monitoring/status: is evaluation
+// keeping up in the key's environment?
+func (a *API) monitoringStatus(w http.ResponseWriter, r *http.Request) {
+	t, _ := tenant.FromContext(r.Context())
+	writeJSON(w, http.StatusOK, a.opts.MonitoringStatus.Status(r.Context(), t))
+}

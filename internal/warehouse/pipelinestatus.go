@@ -1,0 +1,66 @@
+package warehouse
+
+import (
+	"context"
+	"time"
+)
+
+// PipelineStatus is one collector's counters of one environment's
+// evaluation pipeline, as it last reported them (GET
+// /v2/monitoring/status folds the rows of every collector). Zero times
+// mean never.
+type PipelineStatus struct {
+	CollectorID string
+	Environment string
+	ReportedAt  time.Time
+	// LatestStored is when the collector last stored a span of the
+	// environment; LastEvaluatedStored when it last stored one carrying
+	// evaluations.
+	LatestStored        time.Time
+	LastEvaluatedStored time.Time
+	// Pending are the spans matched by a monitor and not stored yet;
+	// OldestPending is when the oldest of them was matched.
+	Pending       int64
+	OldestPending time.Time
+	// Lost counts matched spans that were never stored (the exporter gave
+	// up on them); LastLost is when the last was counted.
+	Lost     int64
+	LastLost time.Time
+	// The last successful and the last failed evaluations, and why the
+	// last failed.
+	LastEvalOK, LastEvalFailed time.Time
+	LastEvalError              string
+	// The last successful and the last refused warehouse writes, and why
+	// the last was refused.
+	LastWriteOK, LastWriteFailed time.Time
+	LastWriteError               string
+}
+
+// StatusStore keeps the pipeline status rows of the collectors sharing a
+// warehouse: one row per collector and environment, replaced on every
+// report.
+type StatusStore interface {
+	// WritePipelineStatus stores rows, replacing each collector's earlier
+	// row of the same environment.
+	WritePipelineStatus(ctx context.Context, rows []PipelineStatus) error
+	// PipelineStatus returns the latest row of every collector that
+	// reported on environment env.
+	PipelineStatus(ctx context.Context, env string) ([]PipelineStatus, error)
+}
+
+// UnixMs is a time as Unix milliseconds, 0 for the zero time (the stored
+// form of PipelineStatus times).
+func UnixMs(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// FromUnixMs is the time of UnixMs ms, the zero time for 0.
+func FromUnixMs(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
