@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/organizations"
+	"github.com/evalcol/evalcol/internal/pipelinestatus"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
@@ -50,11 +52,12 @@ func newTestServer(t *testing.T, mutate func(*Options)) *testServer {
 		Store:         store,
 		MaxBodyBytes:  1 << 20,
 		Organizations: organizations.NewService(store, cache, nil),
+		MonitoringStatus: &pipelinestatus.Reader{Store: store, Tracker: pipelinestatus.NewTracker(), CollectorID: "test", Live: time.Minute},
 	}
 	if mutate != nil {
 		mutate(&opts)
 	}
-	srv := httptest.NewServer(New(opts))
+	srv := httptest.NewServer(validating(t, New(opts)))
 	t.Cleanup(srv.Close)
 	return &testServer{Server: srv, store: store}
 }

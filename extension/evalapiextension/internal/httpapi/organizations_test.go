@@ -147,3 +147,21 @@ func TestOrganizationBadRequests(t *testing.T) {
 		t.Errorf("after bad requests the listing = %d %s, want one organization", st, body)
 	}
 }
+
+// TestProjectMetricsPath: Traceloop's metrics client posts to
+// /v2/projects/<project_id>/metrics with an empty environments list and
+// cursor 0; the path's project must be the key's.
+func TestProjectMetricsPath(t *testing.T) {
+	s, _ := newSetupServer(t)
+	body := []byte(`{"from_timestamp_sec":1700000000,"to_timestamp_sec":1900000000,"environments":[],"sort_by":"event_time","sort_order":"DESC","limit":50,"cursor":0,"logical_operator":"AND"}`)
+	st, got := s.do(t, "POST", "/v2/projects/p-a/metrics", authA, body)
+	if m, ok := got["metrics"].(map[string]any); st != 200 || !ok || m["next_cursor"] != "" {
+		t.Errorf("POST /v2/projects/p-a/metrics = %d %v", st, got)
+	}
+	if st, got := s.do(t, "POST", "/v2/projects/p-b/metrics", authA, body); st != 404 || !strings.Contains(got["error"].(string), `this API key's project is "p-a"`) {
+		t.Errorf("another project's path = %d %v, want 404", st, got)
+	}
+	if st, _ := s.do(t, "GET", "/v2/projects/p-a/metrics?from_timestamp_sec=1700000000", authA, nil); st != 200 {
+		t.Errorf("GET /v2/projects/p-a/metrics = %d", st)
+	}
+}

@@ -114,6 +114,24 @@ func (a *API) queryMetrics(w http.ResponseWriter, r *http.Request, q warehouse.M
 	writeJSON(w, http.StatusOK, map[string]any{"metrics": view})
 }
 
+// inProject serves h when the path's project is the key's (runtime
+// organizations' keys, and YAML keys without a project_id, are in project
+// "default"); 404 otherwise.
+func (a *API) inProject(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		t, _ := tenant.FromContext(r.Context())
+		project := t.ProjectID
+		if project == "" {
+			project = "default"
+		}
+		if p := r.PathValue("project_id"); p != project {
+			writeError(w, http.StatusNotFound, "project "+quote(p)+" not found: this API key's project is "+quote(project))
+			return
+		}
+		h(w, r)
+	}
+}
+
 // writeStoreError answers a query or store error: 400 for a bad query,
 // 503 when the warehouse is unavailable, 500 otherwise.
 func (a *API) writeStoreError(w http.ResponseWriter, err error) {

@@ -50,6 +50,9 @@ type Options struct {
 type API struct {
 	opts Options
 	mux  *http.ServeMux
+	// table lists the registered routes (pattern → methods), which the
+	// OpenAPI document must cover.
+	table map[string][]string
 }
 
 // New returns the API handler.
@@ -62,7 +65,7 @@ func New(opts Options) *API {
 			return def.Run(ctx, req)
 		}
 	}
-	a := &API{opts: opts, mux: http.NewServeMux()}
+	a := &API{opts: opts, mux: http.NewServeMux(), table: map[string][]string{}}
 	a.routes()
 	return a
 }
@@ -75,6 +78,7 @@ func (a *API) route(pattern string, authenticated bool, handlers map[string]http
 		allowed = append(allowed, m)
 	}
 	allow := strings.Join(sortedStrings(allowed), ", ")
+	a.table[pattern] = allowed
 	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		h, ok := handlers[r.Method]
 		if !ok && r.Method == http.MethodHead {
@@ -104,12 +108,16 @@ func (a *API) route(pattern string, authenticated bool, handlers map[string]http
 
 func (a *API) routes() {
 	a.route("/healthz", false, map[string]http.HandlerFunc{http.MethodGet: a.healthz})
+	a.route("/v2/openapi.json", true, map[string]http.HandlerFunc{http.MethodGet: a.openAPI})
 	a.route("/v2/evaluators", true, map[string]http.HandlerFunc{http.MethodGet: a.listEvaluators})
 	// /v2/evaluators/execute/<slug> and the newer /v2/evaluators/<slug>/execute.
 	a.route("/v2/evaluators/{first}/{second}", true, map[string]http.HandlerFunc{http.MethodPost: a.execute(false)})
 	a.route("/v2/guardrails/{slug}/execute", true, map[string]http.HandlerFunc{http.MethodPost: a.execute(true)})
 	a.route("/v2/warehouse/spans", true, map[string]http.HandlerFunc{http.MethodGet: a.querySpans})
 	a.route("/v2/metrics", true, map[string]http.HandlerFunc{http.MethodGet: a.queryMetricsGET, http.MethodPost: a.queryMetricsPOST})
+	// The project-scoped path of Traceloop's metrics client.
+	a.route("/v2/projects/{project_id}/metrics", true, map[string]http.HandlerFunc{
+		http.MethodGet: a.inProject(a.queryMetricsGET), http.MethodPost: a.inProject(a.queryMetricsPOST)})
 	if a.opts.Setups != nil {
 		a.route("/v2/auto-monitor-setups", true, map[string]http.HandlerFunc{http.MethodGet: a.listSetups, http.MethodPost: a.createSetup})
 		a.route("/v2/auto-monitor-setups/{id}", true, map[string]http.HandlerFunc{http.MethodGet: a.getSetup, http.MethodPut: a.updateSetup, http.MethodDelete: a.deleteSetup})
@@ -128,6 +136,15 @@ func (a *API) routes() {
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
+}
+
+// Routes returns the registered route patterns and their methods.
+func (a *API) Routes() map[string][]string {
+	out := make(map[string][]string, len(a.table))
+	for p, ms := range a.table {
+		out[p] = append([]string(nil), ms...)
+	}
+	return out
 }
 
 // ServeHTTP serves a request, recovering a panic into a 500.
