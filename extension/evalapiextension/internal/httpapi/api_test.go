@@ -48,10 +48,10 @@ func newTestServer(t *testing.T, mutate func(*Options)) *testServer {
 	cache := organizations.NewCache(store, organizations.CacheOptions{})
 	keys.SetResolver(cache)
 	opts := Options{
-		Keys:          keys,
-		Store:         store,
-		MaxBodyBytes:  1 << 20,
-		Organizations: organizations.NewService(store, cache, nil),
+		Keys:             keys,
+		Store:            store,
+		MaxBodyBytes:     1 << 20,
+		Organizations:    organizations.NewService(store, cache, nil),
 		MonitoringStatus: &pipelinestatus.Reader{Store: store, Tracker: pipelinestatus.NewTracker(), CollectorID: "test", Live: time.Minute},
 	}
 	if mutate != nil {

@@ -260,9 +260,9 @@ func setupSchemas(schemas obj) {
 	}, "from_timestamp_sec", "to_timestamp_sec", "status", "scanned", "evaluated", "total")
 	setup := object("An auto monitor setup.", obj{
 		"id": typed("string", ""), "external_id": typed("string", "The caller's id; empty when none was given."),
-		"entity_type": typed("string", "workflow, agent, entity, span, service or model; empty for a setup that selects by its selector alone."),
+		"entity_type":  typed("string", "workflow, agent, entity, span, service or model; empty for a setup that selects by its selector alone."),
 		"entity_value": typed("string", ""), "org_id": typed("string", ""), "project_id": typed("string", ""), "env_project_id": typed("string", ""),
-		"status": obj{"type": "string", "enum": []string{setups.StatusPending, setups.StatusWaitingForSpans, setups.StatusInProgress, setups.StatusPartial, setups.StatusFailed}},
+		"status":     obj{"type": "string", "enum": []string{setups.StatusPending, setups.StatusWaitingForSpans, setups.StatusInProgress, setups.StatusPartial, setups.StatusFailed}},
 		"created_at": typed("string", "RFC 3339 UTC"), "updated_at": typed("string", "RFC 3339 UTC"),
 		"evaluators": arrayOf(schemaRef("SetupBinding"), ""), "init_rules": arrayOf(schemaRef("InitRule"), ""),
 		"selector": obj{"description": "The selector as given."}, "sample_rate": typed("number", ""), "backfill": schemaRef("Backfill"),
@@ -331,7 +331,7 @@ func otherSchemas(schemas obj) {
 	schemas["EvaluatorsResponse"] = object("", obj{"evaluators": arrayOf(object("", obj{
 		"slug": typed("string", ""), "category": typed("string", ""), "description": typed("string", ""),
 		"input_schema": arrayOf(schemaRef("CatalogueField"), ""), "config_schema": obj{"type": []string{"array", "null"}, "items": schemaRef("CatalogueField"), "description": "null when the evaluator takes no config."},
-		"output_schema": arrayOf(schemaRef("CatalogueField"), ""),
+		"output_schema":  arrayOf(schemaRef("CatalogueField"), ""),
 		"pass_condition": typed("string", ""), "paths": arrayOf(typed("string", ""), ""),
 	}, "slug", "category", "description", "input_schema", "config_schema", "output_schema", "pass_condition", "paths"), "")}, "evaluators")
 
