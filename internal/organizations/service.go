@@ -47,7 +47,7 @@ func NewService(store warehouse.OrgStore, cache *Cache, now func() time.Time) *S
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, cache: cache, now: func() time.Time { return now().UTC().Truncate(time.Millisecond) }}
+	return &Service{store: store, cache: cache, now: func() time.Time { return now().UTC().Truncate(time.Second) }}
 }
 
 // CreateRequest is the body of POST /v2/organizations.
