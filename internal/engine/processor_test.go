@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/evalcol/evalcol/internal/genai"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
 // chatAttrs is what OpenLLMetry emits for a RAG chat call.
@@ -616,7 +618,25 @@ func BenchmarkNoMatch(b *testing.B) {
 	}
 }
 
-func fiveEvaluatorsBench(b *testing.B, run runFunc) {
+func fiveEvaluatorsBench(b *testing.B, run runFunc) { fiveEvaluatorsBenchWith(b, run, false) }
+
+// trackingProvider feeds a real monitoring status tracker, and reports
+// every evaluated span stored at once, as the exporter would.
+type trackingProvider struct {
+	fakeProvider
+	tracker *pipelinestatus.Tracker
+}
+
+func (p *trackingProvider) SpansEvaluated(at time.Time, spans []pipelinestatus.MatchedSpan) {
+	p.tracker.Matched(at, spans)
+	stored := make([]warehouse.Span, len(spans))
+	for i, s := range spans {
+		stored[i] = warehouse.Span{Environment: s.Environment, TraceID: hex.EncodeToString(s.TraceID[:]), SpanID: hex.EncodeToString(s.SpanID[:])}
+	}
+	p.tracker.Stored(at, stored)
+}
+
+func fiveEvaluatorsBenchWith(b *testing.B, run runFunc, observed bool) {
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 23) // ~1 KB
 	attrs := map[string]any{
 		"gen_ai.operation.name":       "chat",
@@ -628,6 +648,9 @@ func fiveEvaluatorsBench(b *testing.B, run runFunc) {
 	ms := compile(b, monitor.Spec{Name: "m", Condition: `attributes["gen_ai.operation.name"] == "chat"`,
 		Evaluators: evs("toxicity-detector", "pii-detector", "prompt-injection", "secrets-detector", "word-count")})
 	tp := newProc(b, Settings{Static: ms}, run)
+	if observed {
+		tp.SetProvider(&trackingProvider{tracker: pipelinestatus.NewTracker()})
+	}
 	td := benchTraces(b, attrs, 1)
 	span := spanAt(td, 0)
 	ctx := context.Background()
@@ -650,6 +673,15 @@ func BenchmarkFiveEvaluatorsOverhead(b *testing.B) {
 	fiveEvaluatorsBench(b, func(_ context.Context, def *evaluators.Definition, _ evaluators.Request) (evaluators.Result, error) {
 		return fakeResult(def), nil
 	})
+}
+
+// BenchmarkFiveEvaluatorsOverheadObserved is BenchmarkFiveEvaluatorsOverhead
+// with the monitoring status following the span (matched, then stored):
+// the cost of the status to compare with it.
+func BenchmarkFiveEvaluatorsOverheadObserved(b *testing.B) {
+	fiveEvaluatorsBenchWith(b, func(_ context.Context, def *evaluators.Definition, _ evaluators.Request) (evaluators.Result, error) {
+		return fakeResult(def), nil
+	}, true)
 }
 
 func TestStuckEvaluationsAreBounded(t *testing.T) {

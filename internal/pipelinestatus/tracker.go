@@ -29,16 +29,19 @@ const (
 // spanKey identifies a span across the processor and the exporter.
 type spanKey [24]byte
 
-// pending is a matched span not yet stored.
+// pending is a matched span not yet stored; seq tells its queue entry
+// from those of earlier matches of the same span.
 type pending struct {
 	env string
 	at  time.Time
+	seq uint64
 }
 
 // queued is an entry of an environment's arrival queue.
 type queued struct {
 	key spanKey
 	at  time.Time
+	seq uint64
 }
 
 // envState is one environment's counters in one collector.
@@ -66,6 +69,7 @@ type Tracker struct {
 	mu        sync.Mutex
 	envs      map[string]*envState
 	pending   map[spanKey]pending
+	seq       uint64
 	untracked int64
 }
 
@@ -122,10 +126,27 @@ func (t *Tracker) Matched(at time.Time, spans []MatchedSpan) {
 			t.untracked++
 			continue
 		}
-		t.pending[k] = pending{env: s.Environment, at: at}
+		t.seq++
+		t.pending[k] = pending{env: s.Environment, at: at, seq: t.seq}
 		e.pending++
-		e.queue = append(e.queue, queued{key: k, at: at})
+		if len(e.queue) >= 2*int(e.pending)+1024 {
+			e.queue = t.compact(e.queue)
+		}
+		e.queue = append(e.queue, queued{key: k, at: at, seq: t.seq})
 	}
+}
+
+// compact drops the queue entries of spans no longer pending, so that the
+// queue stays within twice the pending spans between snapshots.
+func (t *Tracker) compact(q []queued) []queued {
+	kept := q[:0]
+	for _, e := range q {
+		if p, ok := t.pending[e.key]; ok && p.seq == e.seq {
+			kept = append(kept, e)
+		}
+	}
+	clear(q[len(kept):])
+	return kept
 }
 
 // settle removes a stored or dropped span from the pending ones.
@@ -202,7 +223,7 @@ func (t *Tracker) Snapshot(collectorID string, now time.Time) []warehouse.Pipeli
 		q := e.queue
 		for len(q) > 0 {
 			p, ok := t.pending[q[0].key]
-			if ok && p.at.Equal(q[0].at) {
+			if ok && p.seq == q[0].seq {
 				if now.Sub(p.at) < t.lostAfter {
 					break
 				}
