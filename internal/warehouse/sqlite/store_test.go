@@ -163,48 +163,31 @@ func TestIndexAndScanAgree(t *testing.T) {
 	}
 }
 
-// TestMigrationKeepsSetups: a warehouse made before setups could lack an
-// external_id (schema 4) keeps its setups through migration 5, whose
-// table rebuild makes only non-empty external ids unique.
+// TestMigrationKeepsSetups: a warehouse of the schema before setups could
+// lack an external_id (testdata/schema_v4.sql) keeps its setups through
+// 00005_optional_setup_external_id.sql, whose table rebuild makes only
+// non-empty external ids unique.
 func TestMigrationKeepsSetups(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open("sqlite", dsn(path, "immediate", nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL DEFAULT (unixepoch()))`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations[:4] {
-		if err := applyMigration(ctx, old, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	doc := `{"id":"s1","external_id":"ext-1","entity_type":"workflow","entity_value":"w","org_id":"o","project_id":"p","env_project_id":"p/prod","status":"pending","created_at":"2026-01-15T10:30:00Z","updated_at":"2026-01-15T10:30:00Z","evaluators":[],"init_rules":[],"sample_rate":1}`
-	if _, err := old.ExecContext(ctx, `INSERT INTO monitor_setups (id, environment, project_id, external_id, entity_type, entity_value, status, version, document)
-		VALUES ('s1', 'prod', 'p', 'ext-1', 'workflow', 'w', 'pending', 1, ?)`, doc); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
-
+	path := filepath.Join(t.TempDir(), "previous.db")
+	loadSQL(t, path, "testdata/schema_v4.sql")
 	st, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	got, err := st.GetSetup(ctx, "prod", "s1")
-	if err != nil || got.ExternalID != "ext-1" || got.Version != 1 {
+	got, err := st.GetSetup(ctx, "prod", "setup-1")
+	if err != nil || got.ExternalID != "ext-1" {
 		t.Fatalf("setup after the migration = %+v, %v", got, err)
 	}
 	taken := got
-	taken.ID = "s2"
+	taken.ID, taken.Version = "setup-x", 1
 	if err := st.CreateSetup(ctx, taken); !errors.Is(err, warehouse.ErrConflict) {
 		t.Errorf("ext-1 again after the migration: %v, want ErrConflict", err)
 	}
-	for _, id := range []string{"s3", "s4"} {
+	for _, id := range []string{"none-1", "none-2"} {
 		none := got
-		none.ID, none.ExternalID = id, ""
+		none.ID, none.ExternalID, none.Version = id, "", 1
 		if err := st.CreateSetup(ctx, none); err != nil {
 			t.Errorf("a setup without external_id after the migration: %v", err)
 		}
