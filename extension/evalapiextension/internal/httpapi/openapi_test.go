@@ -87,11 +87,11 @@ func validateAnswer(router routers.Router, r *http.Request, rec *httptest.Respon
 // else), with the API key scheme and the bodies of all 18 evaluators.
 func TestOpenAPIDocument(t *testing.T) {
 	s, _ := newSetupServer(t)
-	st, header, body := s.raw(t, "GET", "/v2/openapi.json", authA, nil)
+	st, header, body := s.send(t, "GET", "/v2/openapi.json", authA, nil)
 	if st != 200 || header.Get("Content-Type") != "application/json" || !bytes.Equal(body, OpenAPI()) {
 		t.Fatalf("GET /v2/openapi.json = %d %s", st, header.Get("Content-Type"))
 	}
-	if st, _, _ := s.raw(t, "GET", "/v2/openapi.json", "", nil); st != 401 {
+	if st, _, _ := s.send(t, "GET", "/v2/openapi.json", "", nil); st != 401 {
 		t.Errorf("the document without a key = %d, want 401", st)
 	}
 	loader := openapi3.NewLoader()

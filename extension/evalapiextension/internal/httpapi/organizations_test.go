@@ -19,10 +19,10 @@ func TestOrganizations(t *testing.T) {
 	if st != http.StatusForbidden || !strings.Contains(got["error"].(string), "role: admin") {
 		t.Errorf("POST by a tenant key = %d %v, want 403", st, got)
 	}
-	if st, _, body := s.raw(t, "GET", "/v2/organizations", admin, nil); st != 200 || string(body) != "[]\n" {
+	if st, _, body := s.send(t, "GET", "/v2/organizations", admin, nil); st != 200 || string(body) != "[]\n" {
 		t.Errorf("organizations after a refused create = %d %s, want []", st, body)
 	}
-	if st, _, _ := s.raw(t, "GET", "/v2/organizations", authB, nil); st != http.StatusForbidden {
+	if st, _, _ := s.send(t, "GET", "/v2/organizations", authB, nil); st != http.StatusForbidden {
 		t.Errorf("GET by a tenant key = %d, want 403", st)
 	}
 
@@ -61,7 +61,7 @@ func TestOrganizations(t *testing.T) {
 	}
 
 	// Listings never hold a secret.
-	st, _, body := s.raw(t, "GET", "/v2/organizations", admin, nil)
+	st, _, body := s.send(t, "GET", "/v2/organizations", admin, nil)
 	if st != 200 || !strings.Contains(string(body), orgID) || strings.Contains(string(body), devKey) || strings.Contains(string(body), prdKey) || strings.Contains(string(body), "api_key") {
 		t.Errorf("listing = %d %s", st, body)
 	}
@@ -143,7 +143,7 @@ func TestOrganizationBadRequests(t *testing.T) {
 	if envs, _ := created["environments"].([]any); st != 201 || len(envs) != 1 || envs[0].(map[string]any)["slug"] != "prd" {
 		t.Errorf("create with defaults = %d %v", st, created)
 	}
-	if st, _, body := s.raw(t, "GET", "/v2/organizations", admin, nil); st != 200 || strings.Count(string(body), `"org_id"`) != 1 {
+	if st, _, body := s.send(t, "GET", "/v2/organizations", admin, nil); st != 200 || strings.Count(string(body), `"org_id"`) != 1 {
 		t.Errorf("after bad requests the listing = %d %s, want one organization", st, body)
 	}
 }

@@ -131,7 +131,7 @@ func TestSetupsCRUD(t *testing.T) {
 // X-Next-Cursor header.
 func (s *testServer) list(t *testing.T, path, auth string) (int, []map[string]any, string) {
 	t.Helper()
-	status, header, body := s.raw(t, "GET", path, auth, nil)
+	status, header, body := s.send(t, "GET", path, auth, nil)
 	var out []map[string]any
 	if status == http.StatusOK {
 		if err := json.Unmarshal(body, &out); err != nil || out == nil {
@@ -141,8 +141,9 @@ func (s *testServer) list(t *testing.T, path, auth string) (int, []map[string]an
 	return status, out, header.Get("X-Next-Cursor")
 }
 
-// raw sends a request and returns the status, headers and body.
-func (s *testServer) raw(t *testing.T, method, path, auth string, body []byte) (int, http.Header, []byte) {
+// send sends a request with the raw Authorization value auth and returns
+// the status, headers and body.
+func (s *testServer) send(t *testing.T, method, path, auth string, body []byte) (int, http.Header, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, s.URL+path, bytes.NewReader(body))
 	if err != nil {

@@ -169,7 +169,7 @@ func TestSetupsListPageBytes(t *testing.T) {
 		if cursor != "" {
 			path += "&cursor=" + url.QueryEscape(cursor)
 		}
-		st, header, data := s.raw(t, "GET", path, authA, nil)
+		st, header, data := s.send(t, "GET", path, authA, nil)
 		var list []json.RawMessage
 		if st != http.StatusOK || json.Unmarshal(data, &list) != nil {
 			t.Fatalf("page %d = %d %.200s", pages, st, data)
