@@ -4,20 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcol/evalcol/internal/pipelinestatus"
 	"github.com/evalcol/evalcol/internal/testcollector"
 )
 
-type monitoringStatus struct {
-	OrganizationID     string     `json:"organization_id"`
-	Environment        string     `json:"environment"`
-	Project            string     `json:"project"`
-	EvaluatedUpTo      *time.Time `json:"evaluated_up_to"`
-	LatestSpanReceived *time.Time `json:"latest_span_received"`
-	LagInSeconds       int64      `json:"lag_in_seconds"`
-	LagInSpans         int64      `json:"lag_in_spans"`
-	Status             string     `json:"status"`
-	Reasons            []string   `json:"reasons"`
-}
+// monitoringStatus is the answer of GET /v2/monitoring/status.
+type monitoringStatus = pipelinestatus.Status
 
 func getStatus(t *testing.T, c *testcollector.Collector, key string) monitoringStatus {
 	t.Helper()

@@ -2,6 +2,8 @@ package warehouse
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -78,4 +80,48 @@ type OrgStore interface {
 	// or revoked, so that a cache of the keys knows when to reload. It is
 	// cheap: one small aggregate.
 	APIKeysVersion(ctx context.Context) (string, error)
+}
+
+// OrganizationDocument is the stored JSON form of an organization (its
+// version is kept beside it).
+type OrganizationDocument struct {
+	ID             string                   `json:"id"`
+	Name           string                   `json:"name"`
+	RetentionHours int                      `json:"retention_hours"`
+	CreatedAt      time.Time                `json:"created_at"`
+	Environments   []OrgEnvironmentDocument `json:"environments"`
+}
+
+// OrgEnvironmentDocument is the stored form of an environment.
+type OrgEnvironmentDocument struct {
+	Slug        string    `json:"slug"`
+	Environment string    `json:"environment"`
+	ProjectID   string    `json:"project_id"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// EncodeOrganization returns the stored JSON form of o.
+func EncodeOrganization(o Organization) (string, error) {
+	d := OrganizationDocument{ID: o.ID, Name: o.Name, RetentionHours: o.RetentionHours, CreatedAt: o.CreatedAt, Environments: []OrgEnvironmentDocument{}}
+	for _, e := range o.Environments {
+		d.Environments = append(d.Environments, OrgEnvironmentDocument(e))
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return "", fmt.Errorf("encode organization %s: %w", o.ID, err)
+	}
+	return string(b), nil
+}
+
+// DecodeOrganization reads a stored organization of the given version.
+func DecodeOrganization(doc string, version int64) (Organization, error) {
+	var d OrganizationDocument
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		return Organization{}, fmt.Errorf("decode organization document: %w", err)
+	}
+	o := Organization{ID: d.ID, Name: d.Name, RetentionHours: d.RetentionHours, CreatedAt: d.CreatedAt, Version: version}
+	for _, e := range d.Environments {
+		o.Environments = append(o.Environments, OrgEnvironment(e))
+	}
+	return o, nil
 }

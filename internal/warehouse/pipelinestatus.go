@@ -64,3 +64,20 @@ func FromUnixMs(ms int64) time.Time {
 	}
 	return time.UnixMilli(ms).UTC()
 }
+
+// TimesMs returns the row's times as Unix ms (UnixMs) in the column
+// order of the stores: reported, latest stored, last evaluated stored,
+// oldest pending, last lost, last evaluation ok, last evaluation failed,
+// last write ok, last write failed.
+func (r PipelineStatus) TimesMs() [9]int64 {
+	ms := UnixMs
+	return [9]int64{ms(r.ReportedAt), ms(r.LatestStored), ms(r.LastEvaluatedStored), ms(r.OldestPending), ms(r.LastLost),
+		ms(r.LastEvalOK), ms(r.LastEvalFailed), ms(r.LastWriteOK), ms(r.LastWriteFailed)}
+}
+
+// SetTimesMs sets the row's times from Unix ms in the order of TimesMs.
+func (r *PipelineStatus) SetTimesMs(t [9]int64) {
+	f := FromUnixMs
+	r.ReportedAt, r.LatestStored, r.LastEvaluatedStored, r.OldestPending, r.LastLost = f(t[0]), f(t[1]), f(t[2]), f(t[3]), f(t[4])
+	r.LastEvalOK, r.LastEvalFailed, r.LastWriteOK, r.LastWriteFailed = f(t[5]), f(t[6]), f(t[7]), f(t[8])
+}

@@ -2,7 +2,6 @@ package clickhouse
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -16,30 +15,10 @@ import (
 // key with revoked_at set. Like setups, the compare-and-set of
 // UpdateOrganization reads, then inserts (see setups.go).
 
-// orgBody is the stored form of an organization.
-type orgBody struct {
-	ID             string           `json:"id"`
-	Name           string           `json:"name"`
-	RetentionHours int              `json:"retention_hours"`
-	CreatedAt      time.Time        `json:"created_at"`
-	Environments   []orgEnvironment `json:"environments"`
-}
-
-type orgEnvironment struct {
-	Slug        string    `json:"slug"`
-	Environment string    `json:"environment"`
-	ProjectID   string    `json:"project_id"`
-	CreatedAt   time.Time `json:"created_at"`
-}
-
 func (s *Store) insertOrganization(ctx context.Context, o warehouse.Organization, createdSeq int64) error {
-	b := orgBody{ID: o.ID, Name: o.Name, RetentionHours: o.RetentionHours, CreatedAt: o.CreatedAt, Environments: []orgEnvironment{}}
-	for _, e := range o.Environments {
-		b.Environments = append(b.Environments, orgEnvironment(e))
-	}
-	body, err := json.Marshal(b)
+	body, err := warehouse.EncodeOrganization(o)
 	if err != nil {
-		return fmt.Errorf("encode: %w", err)
+		return err
 	}
 	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("organizations")+" (id, row_ver, created_seq, version, body)")
 	if err != nil {
@@ -49,7 +28,7 @@ func (s *Store) insertOrganization(ctx context.Context, o warehouse.Organization
 	if createdSeq == 0 {
 		createdSeq = rowVer
 	}
-	if err := batch.Append(o.ID, rowVer, createdSeq, o.Version, string(body)); err != nil {
+	if err := batch.Append(o.ID, rowVer, createdSeq, o.Version, body); err != nil {
 		batch.Abort()
 		return mapErr(err)
 	}
@@ -86,14 +65,11 @@ func (s *Store) latestOrganizations(ctx context.Context, id string) ([]orgRow, e
 		if err := rows.Scan(&orgID, &r.rowVer, &r.createdSeq, &version, &body); err != nil {
 			return nil, mapErr(err)
 		}
-		var b orgBody
-		if err := json.Unmarshal([]byte(body), &b); err != nil {
-			return nil, fmt.Errorf("decode organization %s: %w", orgID, err)
+		org, err := warehouse.DecodeOrganization(body, version)
+		if err != nil {
+			return nil, fmt.Errorf("organization %s: %w", orgID, err)
 		}
-		r.org = warehouse.Organization{ID: b.ID, Name: b.Name, RetentionHours: b.RetentionHours, CreatedAt: b.CreatedAt, Version: version}
-		for _, e := range b.Environments {
-			r.org.Environments = append(r.org.Environments, warehouse.OrgEnvironment(e))
-		}
+		r.org = org
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

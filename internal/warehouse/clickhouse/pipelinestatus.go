@@ -22,10 +22,10 @@ func (s *Store) WritePipelineStatus(ctx context.Context, rows []warehouse.Pipeli
 	if err != nil {
 		return fmt.Errorf("write pipeline status: %w", mapErr(err))
 	}
-	ms := warehouse.UnixMs
 	for _, r := range rows {
-		if err := batch.Append(r.Environment, r.CollectorID, ms(r.ReportedAt), ms(r.LatestStored), ms(r.LastEvaluatedStored), r.Pending, ms(r.OldestPending),
-			r.Lost, ms(r.LastLost), ms(r.LastEvalOK), ms(r.LastEvalFailed), r.LastEvalError, ms(r.LastWriteOK), ms(r.LastWriteFailed), r.LastWriteError); err != nil {
+		t := r.TimesMs()
+		if err := batch.Append(r.Environment, r.CollectorID, t[0], t[1], t[2], r.Pending, t[3],
+			r.Lost, t[4], t[5], t[6], r.LastEvalError, t[7], t[8], r.LastWriteError); err != nil {
 			batch.Abort()
 			return fmt.Errorf("write pipeline status: %w", mapErr(err))
 		}
@@ -50,14 +50,12 @@ func (s *Store) PipelineStatus(ctx context.Context, env string) ([]warehouse.Pip
 	var out []warehouse.PipelineStatus
 	for rows.Next() {
 		var r warehouse.PipelineStatus
-		var reported, latest, evaluated, oldest, lastLost, evalOK, evalFailed, writeOK, writeFailed int64
-		if err := rows.Scan(&r.Environment, &r.CollectorID, &reported, &latest, &evaluated, &r.Pending, &oldest,
-			&r.Lost, &lastLost, &evalOK, &evalFailed, &r.LastEvalError, &writeOK, &writeFailed, &r.LastWriteError); err != nil {
+		var t [9]int64
+		if err := rows.Scan(&r.Environment, &r.CollectorID, &t[0], &t[1], &t[2], &r.Pending, &t[3],
+			&r.Lost, &t[4], &t[5], &t[6], &r.LastEvalError, &t[7], &t[8], &r.LastWriteError); err != nil {
 			return nil, fmt.Errorf("read pipeline status: %w", mapErr(err))
 		}
-		t := warehouse.FromUnixMs
-		r.ReportedAt, r.LatestStored, r.LastEvaluatedStored, r.OldestPending, r.LastLost = t(reported), t(latest), t(evaluated), t(oldest), t(lastLost)
-		r.LastEvalOK, r.LastEvalFailed, r.LastWriteOK, r.LastWriteFailed = t(evalOK), t(evalFailed), t(writeOK), t(writeFailed)
+		r.SetTimesMs(t)
 		out = append(out, r)
 	}
 	return out, mapErr(rows.Err())

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -15,52 +14,15 @@ import (
 // Organizations are JSON documents keyed by id; API keys are rows (their
 // digest is looked up on every authentication that misses the cache).
 
-// orgDocument is the stored form of an organization.
-type orgDocument struct {
-	ID             string           `json:"id"`
-	Name           string           `json:"name"`
-	RetentionHours int              `json:"retention_hours"`
-	CreatedAt      time.Time        `json:"created_at"`
-	Environments   []orgEnvDocument `json:"environments"`
-}
-
-type orgEnvDocument struct {
-	Slug        string    `json:"slug"`
-	Environment string    `json:"environment"`
-	ProjectID   string    `json:"project_id"`
-	CreatedAt   time.Time `json:"created_at"`
-}
-
-func encodeOrg(o warehouse.Organization) (string, error) {
-	d := orgDocument{ID: o.ID, Name: o.Name, RetentionHours: o.RetentionHours, CreatedAt: o.CreatedAt, Environments: []orgEnvDocument{}}
-	for _, e := range o.Environments {
-		d.Environments = append(d.Environments, orgEnvDocument(e))
-	}
-	b, err := json.Marshal(d)
-	return string(b), err
-}
-
-func decodeOrg(doc string, version int64) (warehouse.Organization, error) {
-	var d orgDocument
-	if err := json.Unmarshal([]byte(doc), &d); err != nil {
-		return warehouse.Organization{}, fmt.Errorf("decode organization document: %w", err)
-	}
-	o := warehouse.Organization{ID: d.ID, Name: d.Name, RetentionHours: d.RetentionHours, CreatedAt: d.CreatedAt, Version: version}
-	for _, e := range d.Environments {
-		o.Environments = append(o.Environments, warehouse.OrgEnvironment(e))
-	}
-	return o, nil
-}
-
 // CreateOrganization stores an organization and its keys in one
 // transaction.
 func (s *Store) CreateOrganization(ctx context.Context, o warehouse.Organization, keys []warehouse.APIKey) error {
 	if err := s.checkOpen("create organization"); err != nil {
 		return err
 	}
-	doc, err := encodeOrg(o)
+	doc, err := warehouse.EncodeOrganization(o)
 	if err != nil {
-		return fmt.Errorf("create organization: encode: %w", err)
+		return fmt.Errorf("create organization: %w", err)
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
@@ -118,7 +80,7 @@ func (s *Store) GetOrganization(ctx context.Context, id string) (warehouse.Organ
 	if err != nil {
 		return warehouse.Organization{}, fmt.Errorf("get organization: %w", mapErr(err))
 	}
-	return decodeOrg(doc, version)
+	return warehouse.DecodeOrganization(doc, version)
 }
 
 // ListOrganizations returns every organization in creation order.
@@ -138,7 +100,7 @@ func (s *Store) ListOrganizations(ctx context.Context) ([]warehouse.Organization
 		if err := rows.Scan(&version, &doc); err != nil {
 			return nil, fmt.Errorf("list organizations: %w", mapErr(err))
 		}
-		o, err := decodeOrg(doc, version)
+		o, err := warehouse.DecodeOrganization(doc, version)
 		if err != nil {
 			return nil, err
 		}
@@ -153,9 +115,9 @@ func (s *Store) UpdateOrganization(ctx context.Context, o warehouse.Organization
 	if err := s.checkOpen("update organization"); err != nil {
 		return err
 	}
-	doc, err := encodeOrg(o)
+	doc, err := warehouse.EncodeOrganization(o)
 	if err != nil {
-		return fmt.Errorf("update organization: encode: %w", err)
+		return fmt.Errorf("update organization: %w", err)
 	}
 	res, err := s.writer.ExecContext(ctx, `UPDATE organizations SET version = ?, document = ? WHERE id = ? AND version = ?`, o.Version, doc, o.ID, o.Version-1)
 	if err != nil {

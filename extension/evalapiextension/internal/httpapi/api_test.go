@@ -1,10 +1,8 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -62,30 +60,19 @@ func newTestServer(t *testing.T, mutate func(*Options)) *testServer {
 	return &testServer{Server: srv, store: store}
 }
 
-// do sends a request with the raw Authorization header value auth.
+// do sends a request with the raw Authorization header value auth and
+// decodes the JSON object it answers.
 func (s *testServer) do(t *testing.T, method, path, auth string, body []byte) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, s.URL+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+	status, header, data := s.send(t, method, path, auth, body)
+	if ct := header.Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("%s %s: Content-Type = %q, want application/json (body %s)", method, path, ct, data)
 	}
 	var out map[string]any
 	if err := json.Unmarshal(data, &out); err != nil {
 		t.Fatalf("%s %s: body is not a JSON object: %v: %s", method, path, err, data)
 	}
-	return resp.StatusCode, out
+	return status, out
 }
 
 func TestExecuteCounts(t *testing.T) {
