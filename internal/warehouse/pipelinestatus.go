@@ -81,3 +81,28 @@ func (r *PipelineStatus) SetTimesMs(t [9]int64) {
 	r.ReportedAt, r.LatestStored, r.LastEvaluatedStored, r.OldestPending, r.LastLost = f(t[0]), f(t[1]), f(t[2]), f(t[3]), f(t[4])
 	r.LastEvalOK, r.LastEvalFailed, r.LastWriteOK, r.LastWriteFailed = f(t[5]), f(t[6]), f(t[7]), f(t[8])
 }
+
+// PipelineStatusColumns are the stored columns of a PipelineStatus, in the
+// order of Values and ScanPipelineStatus.
+const PipelineStatusColumns = `environment, collector_id, reported_at, latest_stored, last_evaluated_stored, pending, oldest_pending,
+	lost, last_lost, last_eval_ok, last_eval_failed, last_eval_error, last_write_ok, last_write_failed, last_write_error`
+
+// Values returns the row's column values (times as Unix ms).
+func (r PipelineStatus) Values() []any {
+	t := r.TimesMs()
+	return []any{r.Environment, r.CollectorID, t[0], t[1], t[2], r.Pending, t[3],
+		r.Lost, t[4], t[5], t[6], r.LastEvalError, t[7], t[8], r.LastWriteError}
+}
+
+// ScanPipelineStatus reads a row of PipelineStatusColumns with scan (the
+// Scan of a database/sql or ClickHouse driver row).
+func ScanPipelineStatus(scan func(dest ...any) error) (PipelineStatus, error) {
+	var r PipelineStatus
+	var t [9]int64
+	if err := scan(&r.Environment, &r.CollectorID, &t[0], &t[1], &t[2], &r.Pending, &t[3],
+		&r.Lost, &t[4], &t[5], &t[6], &r.LastEvalError, &t[7], &t[8], &r.LastWriteError); err != nil {
+		return r, err
+	}
+	r.SetTimesMs(t)
+	return r, nil
+}

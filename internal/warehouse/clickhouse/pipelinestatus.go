@@ -7,9 +7,6 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
-const statusColumns = `environment, collector_id, reported_at, latest_stored, last_evaluated_stored, pending, oldest_pending,
-	lost, last_lost, last_eval_ok, last_eval_failed, last_eval_error, last_write_ok, last_write_failed, last_write_error`
-
 // WritePipelineStatus inserts the collectors' rows (one insert).
 func (s *Store) WritePipelineStatus(ctx context.Context, rows []warehouse.PipelineStatus) error {
 	if err := s.ready(ctx, "write pipeline status"); err != nil {
@@ -18,14 +15,12 @@ func (s *Store) WritePipelineStatus(ctx context.Context, rows []warehouse.Pipeli
 	if len(rows) == 0 {
 		return nil
 	}
-	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("pipeline_status")+" ("+statusColumns+")")
+	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("pipeline_status")+" ("+warehouse.PipelineStatusColumns+")")
 	if err != nil {
 		return fmt.Errorf("write pipeline status: %w", mapErr(err))
 	}
 	for _, r := range rows {
-		t := r.TimesMs()
-		if err := batch.Append(r.Environment, r.CollectorID, t[0], t[1], t[2], r.Pending, t[3],
-			r.Lost, t[4], t[5], t[6], r.LastEvalError, t[7], t[8], r.LastWriteError); err != nil {
+		if err := batch.Append(r.Values()...); err != nil {
 			batch.Abort()
 			return fmt.Errorf("write pipeline status: %w", mapErr(err))
 		}
@@ -41,7 +36,7 @@ func (s *Store) PipelineStatus(ctx context.Context, env string) ([]warehouse.Pip
 	if err := s.ready(ctx, "read pipeline status"); err != nil {
 		return nil, err
 	}
-	rows, err := s.conn.Query(ctx, "SELECT "+statusColumns+" FROM "+s.schema.table("pipeline_status")+
+	rows, err := s.conn.Query(ctx, "SELECT "+warehouse.PipelineStatusColumns+" FROM "+s.schema.table("pipeline_status")+
 		" WHERE environment = ? ORDER BY collector_id, reported_at DESC LIMIT 1 BY collector_id", env)
 	if err != nil {
 		return nil, fmt.Errorf("read pipeline status: %w", mapErr(err))
@@ -49,13 +44,10 @@ func (s *Store) PipelineStatus(ctx context.Context, env string) ([]warehouse.Pip
 	defer rows.Close()
 	var out []warehouse.PipelineStatus
 	for rows.Next() {
-		var r warehouse.PipelineStatus
-		var t [9]int64
-		if err := rows.Scan(&r.Environment, &r.CollectorID, &t[0], &t[1], &t[2], &r.Pending, &t[3],
-			&r.Lost, &t[4], &t[5], &t[6], &r.LastEvalError, &t[7], &t[8], &r.LastWriteError); err != nil {
+		r, err := warehouse.ScanPipelineStatus(rows.Scan)
+		if err != nil {
 			return nil, fmt.Errorf("read pipeline status: %w", mapErr(err))
 		}
-		r.SetTimesMs(t)
 		out = append(out, r)
 	}
 	return out, mapErr(rows.Err())
