@@ -48,7 +48,69 @@ func injectionSuite(dataDir string) ([]Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(cv, fp, attacks, timing), nil
+	cross, err := injectionCrossSource(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := functionalReports(injectionSlug, injectionFunctionalPath, "f1 >= 0.85 (held-out half)", func(text string) (bool, error) {
+		var d time.Duration
+		return injectionEvaluate(text, nil, &d)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := append(cv, cross...)
+	out = append(out, fp)
+	out = append(out, fs...)
+	return append(out, attacks, timing), nil
+}
+
+// injectionFunctionalPath is the hand-written functional suite of the
+// prompt-injection evaluator, relative to the repository root.
+const injectionFunctionalPath = "evaluators/internal/injection/testdata/functional.jsonl"
+
+// injectionCrossSource trains the model on one training set and scores the
+// rules + model detector on the other (both directions), and each of those
+// models on NotInject: the model never saw the scored source.
+func injectionCrossSource(dataDir string) ([]Report, error) {
+	sets := injection.TrainingDatasets()
+	data := map[string][]injectionRow{}
+	for _, name := range append(sets, "injection/notinject.jsonl") {
+		rows, err := readJSONL[injectionRow](dataDir, name)
+		if err != nil {
+			return nil, err
+		}
+		data[name] = rows
+	}
+	var out []Report
+	for i, train := range sets {
+		var texts []string
+		var labels []bool
+		for _, r := range data[train] {
+			texts = append(texts, r.Text)
+			labels = append(labels, r.Label)
+		}
+		m, err := injection.Train(texts, labels)
+		if err != nil {
+			return nil, fmt.Errorf("cross-source, train on %s: %w", train, err)
+		}
+		det := injection.NewDetector(m)
+		for _, test := range []string{sets[1-i], "injection/notinject.jsonl"} {
+			var scored []injectionScored
+			for _, r := range data[test] {
+				start := time.Now()
+				s := det.Score(r.Text)
+				scored = append(scored, injectionScored{score: s, label: r.Label, set: test, took: time.Since(start)})
+			}
+			rep := injectionCVReport(test, "cross-source: model trained on "+train+" only (+ negatives.go), never on this source", scored)
+			if test == "injection/notinject.jsonl" {
+				rep.Metrics = map[string]float64{"fpr": rep.Metrics["fpr"], "accuracy": rep.Metrics["accuracy"]}
+				rep.Target = "fpr <= 0.10"
+			}
+			out = append(out, rep)
+		}
+	}
+	return out, nil
 }
 
 // injectionFold assigns a text to a fold by a fixed hash, so repeated texts

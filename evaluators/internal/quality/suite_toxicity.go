@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -72,7 +74,142 @@ func toxicitySuite(dataDir string) ([]Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Report{r, ch, fp}, nil
+	edos, err := toxicityEDOSReport(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := functionalReports("toxicity-detector", toxicityFunctionalPath, "macro_f1 >= 0.65 (held-out half)", toxicityUnsafe)
+	if err != nil {
+		return nil, err
+	}
+	return append([]Report{r, ch, fp, edos}, fs...), nil
+}
+
+// toxicityFunctionalPath is the hand-written functional suite of the
+// toxicity detector, relative to the repository root.
+const toxicityFunctionalPath = "evaluators/internal/toxicity/testdata/functional.jsonl"
+
+// toxicityUnsafe runs the toxicity detector on text at the default
+// threshold.
+func toxicityUnsafe(text string) (bool, error) {
+	res, err := evaluators.Evaluate(context.Background(), "toxicity-detector", map[string]any{"text": text}, nil)
+	if err != nil {
+		return false, fmt.Errorf("toxicity-detector: %w", err)
+	}
+	return res["is_safe"] == evaluators.UnsafeLabel, nil
+}
+
+// toxicityEDOSReport scores the toxicity detector (trained on Davidson
+// tweets only) on every EDOS text: another source (Gab and Reddit posts),
+// never trained or tuned on by this evaluator.
+func toxicityEDOSReport(dataDir string) (Report, error) {
+	var texts []string
+	var labels []bool
+	for _, name := range []string{"sexism/edos-train.jsonl", "sexism/edos-dev.jsonl"} {
+		rows, err := readJSONL[edosRow](dataDir, name)
+		if err != nil {
+			return Report{}, err
+		}
+		for _, r := range rows {
+			texts = append(texts, r.Text)
+			labels = append(labels, r.Label)
+		}
+	}
+	r, err := classifierReport("toxicity-detector", texts, labels)
+	if err != nil {
+		return Report{}, err
+	}
+	r.Dataset = "sexism/edos-train.jsonl + edos-dev.jsonl"
+	r.Split = "all (cross-source: another platform, never trained or tuned on)"
+	r.Target = "(reference; labels differ)"
+	r.Notes = "label mismatch: positive = sexist (24%), so non-sexist abuse counts as a false positive and sexism without abusive words (stereotypes, paternalism) as a miss; read roc_auc and the trend, not the level"
+	return r, nil
+}
+
+// functionalRow is one case of a hand-written functional suite
+// (testdata/functional.jsonl of the toxicity and injection packages).
+type functionalRow struct {
+	ID         string `json:"id"`
+	Text       string `json:"text"`
+	Label      bool   `json:"label"`
+	Phenomenon string `json:"phenomenon"`
+	Template   string `json:"template"`
+	Half       string `json:"half"` // "tuning" or "heldout", by template
+}
+
+// functionalReports scores a functional suite with flagged (the
+// evaluator's verdict at its default threshold), one row per half: the
+// tuning half (templates read while choosing rules and thresholds) and
+// the held-out half (templates never read). Per-phenomenon figures are
+// recall (toxic / injection phenomena) or fpr (benign ones).
+func functionalReports(slug, path, target string, flagged func(string) (bool, error)) ([]Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("functional suite: %w", err)
+	}
+	defer f.Close()
+	var rows []functionalRow
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		var r functionalRow
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
+		}
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var out []Report
+	for _, half := range []string{"tuning", "heldout"} {
+		var pred, label []bool
+		type count struct{ hit, n int }
+		byPhen := map[string]*count{}
+		positive := map[string]bool{}
+		var elapsed time.Duration
+		templates := map[string]bool{}
+		for _, r := range rows {
+			if r.Half != half {
+				continue
+			}
+			start := time.Now()
+			p, err := flagged(r.Text)
+			elapsed += time.Since(start)
+			if err != nil {
+				return nil, err
+			}
+			pred, label = append(pred, p), append(label, r.Label)
+			templates[r.Template] = true
+			c := byPhen[r.Phenomenon]
+			if c == nil {
+				c = &count{}
+				byPhen[r.Phenomenon] = c
+			}
+			c.n++
+			if p {
+				c.hit++
+			}
+			positive[r.Phenomenon] = r.Label
+		}
+		m := binaryMetrics(pred, label)
+		for phen, c := range byPhen {
+			key := "fpr:" + phen
+			if positive[phen] {
+				key = "recall:" + phen
+			}
+			m[key] = float64(c.hit) / float64(c.n)
+		}
+		split := "tuning half (templates read while choosing rules and thresholds)"
+		if half == "heldout" {
+			split = "held-out half (templates never read while tuning)"
+		}
+		out = append(out, Report{
+			Slug: slug, Dataset: path, Split: fmt.Sprintf("%s: %d templates", split, len(templates)), N: len(pred), Metrics: m,
+			Threshold: "0.5 (default)", PerCall: elapsed / time.Duration(max(len(pred), 1)), Target: target,
+			Notes: "hand-written functional suite, split into halves by template (never by case); recall:<phenomenon> on the positive phenomena, fpr:<phenomenon> on the negative ones",
+		})
+	}
+	return out, nil
 }
 
 // toxicityChallengeReport scores the test half of the challenge set.
