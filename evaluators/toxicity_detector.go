@@ -36,58 +36,57 @@ var toxicityModel = sync.OnceValues(func() (*textclass.Model, error) { return mo
 // whatever the classifier says.
 const ruleToxicity = 0.99
 
-// toxicityProbability returns the toxicity probability of text: the
-// calibrated classifier probability, raised to ruleToxicity when the text
-// holds a toxic pattern or a slur.
+// toxicityRepairer undoes obfuscated spellings of slurs, group names and
+// hate words ("musilms", "wmen", "wo men") before the rules run.
+var toxicityRepairer = sync.OnceValue(func() *textclass.Repairer {
+	return toxicity.NewRepairer(profanity.SlurWords())
+})
+
+// toxicityProbability returns the toxicity probability of text:
+//   - ruleToxicity when the text, folded (leetspeak, spacing, repeats) and
+//     repaired (textclass.Repairer), holds a toxic pattern of the toxicity
+//     package, or a slur that is not reclaimed in-group use;
+//   - else the classifier probability of the text, or of its repaired
+//     form when the repair changed it, whichever is higher;
+//   - re-scored with the reclaimed slurs and swear words masked when they
+//     are in-group use or aimed at nobody (toxicity.Benign).
 func toxicityProbability(text string) (float64, error) {
 	m, err := toxicityModel()
 	if err != nil {
 		return 0, fmt.Errorf("toxicity-detector: %w", err)
 	}
-	p := m.Probability(text)
-	if p >= ruleToxicity {
-		return p, nil
-	}
-	hit, err := toxicRuleHit(text)
+	d, err := profanity.Default()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("toxicity-detector: %w", err)
 	}
-	if hit {
+	// The rules, the slur lexicon and the model share one folded and
+	// repaired copy of the text.
+	folded := textclass.AppendFold(make([]byte, 0, len(text)+len(text)/8), text)
+	repaired := toxicityRepairer().AppendRepaired(make([]byte, 0, len(folded)+16), folded)
+	if _, ok := toxicity.DetectFolded(repaired); ok {
 		return ruleToxicity, nil
+	}
+	benign := toxicity.Benign(repaired)
+	if d.HasSlurFolded(text, repaired) && benign != "reclaimed" {
+		return ruleToxicity, nil
+	}
+	p := m.Probability(text)
+	if string(repaired) != string(folded) {
+		p = max(p, m.Probability(string(repaired)))
+	}
+	if benign != "" && p > 0.05 {
+		p = m.Probability(string(toxicity.Mask(nil, repaired)))
 	}
 	return p, nil
 }
 
 // toxicityExceeds reports whether toxicityProbability(text) > threshold.
-// It runs the rules only when they can change the answer: not when the
-// classifier probability already exceeds threshold, nor when threshold is
-// at least ruleToxicity.
 func toxicityExceeds(text string, threshold float64) (bool, error) {
-	m, err := toxicityModel()
+	p, err := toxicityProbability(text)
 	if err != nil {
-		return false, fmt.Errorf("toxicity-detector: %w", err)
+		return false, err
 	}
-	if p := m.Probability(text); p > threshold || threshold >= ruleToxicity {
-		return p > threshold, nil
-	}
-	// Here p <= threshold < ruleToxicity: a rule hit lifts the
-	// probability above threshold, its absence leaves it at p.
-	return toxicRuleHit(text)
-}
-
-// toxicRuleHit reports whether text holds a toxic pattern of the toxicity
-// package or a slur.
-func toxicRuleHit(text string) (bool, error) {
-	// Both detectors read the folded text: fold it once.
-	folded := textclass.AppendFold(make([]byte, 0, len(text)+len(text)/8), text)
-	if _, ok := toxicity.DetectFolded(folded); ok {
-		return true, nil
-	}
-	d, err := profanity.Default()
-	if err != nil {
-		return false, fmt.Errorf("toxicity-detector: %w", err)
-	}
-	return d.HasSlurFolded(text, folded), nil
+	return p > threshold, nil
 }
 
 func runToxicity(_ context.Context, req Request) (Result, error) {

@@ -323,6 +323,9 @@ func matchPlain(text string, lower []byte) Finding {
 			best = Finding{Rule: r.name, Score: r.score}
 		}
 	}
+	if best.Score < scoreLexOverride {
+		best = best.better(matchLexicon(text))
+	}
 	return best
 }
 

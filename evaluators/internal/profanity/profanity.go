@@ -10,6 +10,7 @@ package profanity
 import (
 	_ "embed"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -169,4 +170,17 @@ func appendCollapsedRepeats(dst, w []byte) []byte {
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// SlurWords returns the one-word entries of the slur lexicon, folded
+// (textclass.Fold).
+func SlurWords() []string {
+	var out []string
+	for e := range newLexicon(slursText).entries {
+		if !strings.Contains(e, " ") {
+			out = append(out, e)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

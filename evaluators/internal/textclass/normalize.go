@@ -346,3 +346,9 @@ func bytesAsString(b []byte) string {
 func AppendFold(dst []byte, s string) []byte {
 	return appendNormalized(dst, s, NormOptions{Fold: true})
 }
+
+// AppendNormalized appends Normalize(s) to dst and returns the extended
+// slice. It allocates only when dst lacks capacity.
+func AppendNormalized(dst []byte, s string) []byte {
+	return appendNormalized(dst, s, NormOptions{})
+}

@@ -78,6 +78,9 @@ type alt struct {
 	// whole word: sentences without any are skipped before the pattern
 	// runs.
 	needWords []string
+	// intent: a match counts only in a sentence with a word of intent
+	// (intentPattern), so reports of violence are not threats.
+	intent bool
 }
 
 // a compiles pattern with anchors, "|"-separated.
@@ -117,11 +120,16 @@ const groupSubjWords = "you|u|he|she|they|them|him|her|those|these|people"
 var anchors = func() *anchorIndex {
 	x := &anchorIndex{}
 	groupSet := x.add(groupAnchors)
+	protectedSet := x.add(protectedAnchors)
 	for i := range rules {
 		for j := range rules[i].alts {
 			al := &rules[i].alts[j]
 			al.set, al.alsoSet = x.add(al.anchors), -1
-			if al.also != nil {
+			switch {
+			case al.also == nil:
+			case &al.also[0] == &protectedAnchors[0]:
+				al.alsoSet = protectedSet
+			default:
 				al.alsoSet = groupSet
 			}
 		}
@@ -173,8 +181,12 @@ func literals(alternation string) string {
 	return strings.Join(out, "|")
 }
 
-// rules are checked in order; the first used match decides.
-var rules = []rule{
+// rules are checked in order; the first used match decides: the base
+// rules, then the group-target constructions of grouphate.go.
+var rules = append(baseRules[:len(baseRules):len(baseRules)], groupHateRules...)
+
+// baseRules are the rules about persons and the first group rules.
+var baseRules = []rule{
 	{category: SelfHarm, negatable: true, alts: []alt{
 		a("yourself|urself|yourselves|ur self|your self", `\b(?:kill|hang|shoot|off|hurt|cut|drown|unalive)\s+(?:yourself|urself|yourselves|ur self|your self)\b`),
 		a("kys", `\bkys\b`),

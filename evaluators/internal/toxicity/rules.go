@@ -122,6 +122,9 @@ func (al *alt) used(folded string, sentences []sentence, negatable bool) bool {
 			}
 			continue
 		}
+		if al.intent && !intentPattern.MatchString(sentence) {
+			continue
+		}
 		for _, m := range al.pattern.FindAllStringIndex(sentence, -1) {
 			if al.wordStart && m[0] > 0 && isWordByte(sentence[m[0]-1]) == isWordByte(sentence[m[0]]) {
 				continue
@@ -169,8 +172,12 @@ var (
 	metaCue  = regexp.MustCompile(`\b(?:is|are|was|it's|its|be)\s+(?:(?:really|so|very|always|never|simply|just)\s+)?(?:wrong|unacceptable|not ok(?:ay)?|never ok(?:ay)?|hurtful|harmful|abusive|inappropriate|offensive|not acceptable|false|prejudice|racist|bigoted|a form of)\b` +
 		`|\b(?:don't|do not|never|shouldn't|should not|stop|avoid|refrain from|please don't|don't ever)\s+(?:\w+\s+){0,2}?(?:call|calling|say|saying|tell|telling|use|using|write|writing|threaten|threatening)\b` +
 		`|\b(?:the (?:word|words|phrase|term|slur|insult|comment|message|reply|tweet|post|claim|label)s?|name-calling|name calling|such as|things like|language like|considered|classify|classifier|moderators?|flagged|reported|should be reported|has no place|accusing|calling|saying|telling someone|wish death|fuels?)\b` +
-		`|\b(?:tells?|told|telling|asks?|asking|urges?|encourages?)\s+(?:you|someone|somebody|people|them|others|anyone)\s+to\b`)
+		`|\b(?:tells?|told|telling|asks?|asking|urges?|encourages?)\s+(?:you|someone|somebody|people|them|others|anyone)\s+to\b` +
+		`|\b(?:bigotry|hate speech|(?:it's|is|that's|a)\s+(?:a\s+)?(?:lie|lies|myth)|reported|report it|no place|call(?:ed|ing)? it out|spreading hate|spread hate|hate has no|speak up|stand up (?:to|against)|claiming|claim that|claims that|how wrong|dehumanising|dehumanizing|racism|sexism|homophobia|transphobia|antisemitism|islamophobia|xenophobia|ableism|misogyny|stop spreading|in solidarity|being targeted)\b`)
 )
+
+// rhetorical matches question tags whose negation asserts the rest.
+var rhetorical = regexp.MustCompile(`\b(?:isn't it|isnt it|is it not|wouldn't (?:it|the world|we|everyone|everybody|life)|wouldnt (?:it|the world|we)|don't you (?:think|agree)|dont you (?:think|agree)|doesn't everyone know|aren't they|can't we all agree)\b`)
 
 // mentioned reports whether the match folded[start:end] is mentioned
 // rather than used (see Detect).
@@ -180,6 +187,9 @@ func mentioned(folded string, start, end int, negatable bool) bool {
 	if len(prefix) > 40 {
 		prefix = prefix[len(prefix)-40:]
 	}
+	// A rhetorical question tag ("isn't it obvious that", "wouldn't the
+	// world be better off") negates nothing.
+	prefix = rhetorical.ReplaceAllLiteralString(prefix, " ")
 	if negation.MatchString(prefix) || (negatable && negation.MatchString(folded[start:end])) {
 		return true
 	}

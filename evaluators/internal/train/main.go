@@ -34,6 +34,7 @@ var trainers = []trainer{
 	{"toxicity", trainToxicity},
 	{"sexism", trainSexism},
 	{"injection", trainInjection},
+	{"lexicons", trainLexicons},
 }
 
 func main() {

@@ -1,0 +1,345 @@
+package injection
+
+import (
+	_ "embed"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
+)
+
+// The lexicon rules: word classes in many languages, found token by token
+// in the normalised text (lower case, accents dropped; English words also
+// repaired when misspelt: "ingore", "instructoins"), then combined within
+// a few words of each other. They generalise the phrase rules of rules.go
+// to word order, inflection and spelling those do not list.
+
+// Word classes.
+const (
+	clsVerb    = 1 << iota // override verbs: ignore, vergiss, olvida, oublie...
+	clsTarget              // instruction nouns: instructions, Anweisungen, reglas...
+	clsPrior               // previous, earlier, above, original, vorherigen...
+	clsYour                // your, deine, tus, tes, le tue, suas...
+	clsAll                 // all, everything, alles, todo, tout, tutto, tudo...
+	clsSaid                // told, said, gesagt, dicho, dit, detto...
+	clsVoid                // no longer, not anymore, nicht mehr, ya no, plus...
+	clsSwitch              // new task, from now on, ab sofort, a partir de ahora...
+	clsSecret              // password, confidential, hidden, insults, verbatim...
+	clsFrame               // pretend, imagine, role-play, in character, film script...
+	clsUnbound             // no morals, no rules, never refuses, nothing is forbidden...
+	clsHarm                // bomb, meth, phishing, malware, hotwire...
+	clsDetail              // step by step, in full detail, line by line...
+	clsNotFollow           // don't follow, no sigas, ne suis pas...
+)
+
+// lexiconEntries lists the words and phrases of each class, space
+// separated within a phrase, accents dropped (the text is matched in
+// Normalize form). Written for evalcol from general knowledge of the
+// languages, not taken from any evaluation set.
+var lexiconEntries = map[int][]string{
+	clsVerb: {
+		"ignore", "ignoring", "disregard", "forget", "overlook", "neglect", "discard", "bypass", "override",
+		"ignoriere", "ignorier", "ignoriert", "ignorieren", "vergiss", "vergesst", "vergessen sie", "missachte", "missachten", "verwirf", "uebergehe",
+		"ignora", "ignore", "ignorar", "ignoren", "olvida", "olvide", "olvidar", "olviden", "descarta", "descarte", "omite", "omita", "haz caso omiso",
+		"ignorez", "oublie", "oubliez", "oublier", "neglige", "negligez", "fais abstraction", "faites abstraction",
+		"ignorate", "ignori", "dimentica", "dimenticate", "dimentichi", "trascura", "tralascia",
+		"esqueca", "esquece", "esquecer", "desconsidere", "desconsidera", "descarte",
+		"negeer", "negeren", "vergeet", "vergeten",
+		"zignoruj", "ignoruj", "zapomnij", "pomin",
+		"ignorera", "glom", "strunta i",
+		"yok say", "gormezden gel", "unut",
+		"deja de lado", "laisse de cote", "lascia perdere", "deixe de lado",
+	},
+	clsTarget: {
+		"instructions", "instruction", "directions", "directives", "guidelines", "rules", "prompt", "prompts", "orders", "commands", "constraints", "restrictions", "programming", "policies", "system prompt",
+		"anweisungen", "anweisung", "instruktionen", "regeln", "vorgaben", "befehle", "richtlinien", "aufgaben",
+		"instrucciones", "reglas", "ordenes", "indicaciones", "directrices", "normas",
+		"consignes", "regles", "directives", "ordres", "indications",
+		"istruzioni", "regole", "indicazioni", "ordini", "direttive",
+		"instrucoes", "regras", "ordens", "diretrizes", "orientacoes",
+		"instructies", "regels", "opdrachten", "aanwijzingen",
+		"instrukcje", "instrukcji", "polecenia", "zasady",
+		"instruktioner", "regler", "direktiv",
+		"talimatlari", "talimatlar", "talimat", "kurallari", "kurallar", "yonergeleri",
+	},
+	clsPrior: {
+		"previous", "prior", "earlier", "above", "preceding", "original", "initial", "old", "former", "before", "system", "developer",
+		"vorherigen", "vorherige", "bisherigen", "bisherige", "obigen", "fruheren", "vorigen", "vorher", "zuvor", "davor", "alten",
+		"anteriores", "anterior", "previas", "antes", "originales", "antiguas",
+		"precedentes", "precedente", "anciennes", "avant", "initiales", "originales",
+		"precedenti", "prima", "iniziali", "originali", "vecchie",
+		"anteriores", "antigas", "originais", "iniciais",
+		"eerdere", "vorige", "eerder",
+		"poprzednie", "poprzednich", "wczesniej", "wczesniejsze",
+		"tidigare", "foregaende",
+		"onceki", "daha once",
+	},
+	clsYour: {
+		"your", "deine", "deinen", "deiner", "ihre", "tus", "sus", "tes", "vos", "tue", "le tue", "suas", "seus", "tuas", "je", "jouw", "uw", "twoje", "swoje", "dina", "senin",
+	},
+	clsAll: {
+		"all", "everything", "alles", "alle", "todo", "todas", "todos", "tout", "toutes", "tous", "tutto", "tutte", "tutti", "tudo", "todas", "wszystko", "wszystkim", "wszystkie", "allt", "alla", "her sey", "hepsini", "tum",
+	},
+	clsSaid: {
+		"told", "said", "given", "gesagt", "gegeben", "dicho", "dijeron", "dit", "detto", "disseram", "dito", "verteld", "gezegd", "powiedziano", "hora", "sagt", "soylenen", "soyledigim",
+	},
+	clsVoid: {
+		"no longer", "not anymore", "anymore", "any more", "are void", "null and void", "do not apply", "don't apply", "dont apply",
+		"nicht mehr", "nicht langer", "ya no", "no valen", "no aplican", "ne comptent plus", "ne s'appliquent plus", "plus valables", "non valgono piu", "non contano piu", "nao valem mais", "nao se aplicam",
+		"niet meer", "juz nie", "inte langre", "artik gecerli degil",
+	},
+	clsNotFollow: {
+		"don't follow", "dont follow", "do not follow", "stop following", "no sigas", "no sigan", "ne suis pas", "ne suivez pas", "non seguire", "nao siga", "volg niet", "nie stosuj", "folj inte",
+	},
+	clsSwitch: {
+		"new task", "new tasks", "next task", "new instructions", "new instruction", "new job", "next job", "new assignment", "task changed", "switch tasks", "switch task", "change of plans",
+		"from now on", "now instead", "instead now", "scratch that", "end of user question", "end of user input", "end of prompt", "end of input",
+		"neue aufgabe", "neue anweisungen", "ab sofort", "ab jetzt", "von nun an",
+		"nueva tarea", "nuevas instrucciones", "a partir de ahora", "desde ahora",
+		"nouvelle tache", "nouvelles instructions", "a partir de maintenant", "desormais",
+		"nuova attivita", "nuove istruzioni", "ora in poi", "da ora in poi", "da adesso",
+		"nova tarefa", "novas instrucoes", "de agora em diante", "a partir de agora",
+		"nieuwe taak", "van nu af aan", "vanaf nu", "nowe zadanie", "od teraz", "ny uppgift", "fran och med nu", "yeni gorev", "bundan sonra",
+	},
+	clsSecret: {
+		"password", "passwords", "passwort", "contrasena", "mot de passe", "senha", "wachtwoord", "haslo", "losenord", "sifre", "sifresini",
+		"confidential", "secret", "secrets", "hidden", "verbatim", "configured", "setup prompt", "system prompt", "developer message",
+		"insults", "insult", "beleidigungen", "insultos", "insulti", "obelgami", "hakaretlerle", "forolampningar", "scheldwoorden",
+		"hacked", "pwned", "api key", "credentials",
+	},
+	clsFrame: {
+		"pretend", "imagine", "roleplay", "role-play", "role play", "act as", "you are now", "in character", "stay in character", "let's play a game", "lets play a game",
+		"answer as", "respond as", "from now on you are", "you are two", "you will be", "film script", "screenplay", "movie script", "novel", "story", "villain", "character",
+	},
+	clsUnbound: {
+		"no morals", "no moral", "no rules", "no guidelines", "no filter", "no filters", "no restrictions", "no limits", "no ethics", "no boundaries", "no censorship",
+		"never refuses", "never refused", "never refuse", "nothing is forbidden", "nothing is off limits", "ignores every rule", "ignores all rules", "never given any guidelines",
+		"without any rules", "without rules", "without restrictions", "without any restrictions", "without filters", "without limits", "without any guidelines",
+		"unfiltered", "uncensored", "amoral", "unrestricted", "no content policy", "no content policies",
+	},
+	clsHarm: {
+		"bomb", "pipe bomb", "explosive", "explosives", "napalm", "meth", "methamphetamine", "phishing", "malware", "ransomware", "keylogger", "hotwire", "nerve agent", "poison",
+		"counterfeit", "credit card numbers", "cocaine", "heroin", "untraceable", "weapon", "weapons",
+	},
+	clsDetail: {
+		"step by step", "in full detail", "full technical detail", "technical detail", "every detail", "in detail", "detailed instructions", "line by line", "exact recipe", "the recipe", "with every detail", "exact steps",
+	},
+}
+
+// repairWords are the English words whose misspellings are repaired.
+var repairWords = []string{
+	"ignore", "disregard", "forget", "instructions", "instruction", "previous", "earlier", "everything", "original",
+	"directions", "directives", "guidelines", "commands", "follow", "above", "prior", "rules", "before", "system", "prompt", "pretend",
+}
+
+// RepairVocabulary is the vocabulary of the injection lexicon's spelling
+// repair (see textclass.Repairer).
+func RepairVocabulary() []string { return repairWords }
+
+// realVariantsText: see toxicity; written by the train command's lexicons
+// step from the wamerican word list.
+//
+//go:embed data/real-variants.txt
+var realVariantsText string
+
+// lexicon is the compiled lexicon: entries by the hash of their first
+// word.
+type lexicon struct {
+	byFirst map[uint64][]lexEntry
+	repair  *textclass.Repairer
+}
+
+type lexEntry struct {
+	rest  []uint64 // hashes of the words after the first
+	class uint16
+}
+
+var theLexicon = sync.OnceValue(func() *lexicon {
+	l := &lexicon{byFirst: map[uint64][]lexEntry{}}
+	for class, entries := range lexiconEntries {
+		for _, e := range entries {
+			words := lexWords(e)
+			e := lexEntry{class: uint16(class)}
+			for _, w := range words[1:] {
+				e.rest = append(e.rest, hashWord(w))
+			}
+			h := hashWord(words[0])
+			l.byFirst[h] = append(l.byFirst[h], e)
+		}
+	}
+	l.repair = textclass.NewRepairer(repairWords, strings.Split(strings.TrimSpace(realVariantsText), "\n"))
+	return l
+})
+
+// lexWords splits an entry the way texts are tokenised.
+func lexWords(s string) []string {
+	return strings.FieldsFunc(textclass.Normalize(s), func(r rune) bool { return !unicode.IsLetter(r) })
+}
+
+func hashWord(w string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint64(w[i])) * 1099511628211
+	}
+	return h
+}
+
+// lexMatch is one lexicon entry found at a token index.
+type lexMatch struct {
+	at, end int // token indexes [at, end)
+	class   uint16
+}
+
+// maxLexTokens bounds the tokens examined per text (the first ones).
+const maxLexTokens = 4096
+
+// scanLexicon returns the lexicon matches of normalised text.
+func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexMatch, uint16) {
+	var seen uint16
+	// Tokenise: runs of letters; ASCII runs are repaired first.
+	var fix [64]byte
+	for i := 0; i < len(norm) && len(hashes) < maxLexTokens; {
+		r, size := utf8.DecodeRune(norm[i:])
+		if !unicode.IsLetter(r) {
+			i += size
+			continue
+		}
+		j := i
+		ascii := true
+		for j < len(norm) {
+			r, size := utf8.DecodeRune(norm[j:])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			if r >= utf8.RuneSelf {
+				ascii = false
+			}
+			j += size
+		}
+		w := norm[i:j]
+		if ascii && len(w) >= 4 && len(w) < len(fix) {
+			w = l.repair.AppendRepaired(fix[:0], w)
+		}
+		hashes = append(hashes, textclassHash(w))
+		i = j
+	}
+	for k, h := range hashes {
+		for _, e := range l.byFirst[h] {
+			if k+1+len(e.rest) > len(hashes) {
+				continue
+			}
+			ok := true
+			for n, rh := range e.rest {
+				if hashes[k+1+n] != rh {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				matches = append(matches, lexMatch{at: k, end: k + 1 + len(e.rest), class: e.class})
+				seen |= e.class
+			}
+		}
+	}
+	return matches, seen
+}
+
+func textclassHash(w []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range w {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
+}
+
+// Lexicon rule scores.
+const (
+	scoreLexOverride = 0.9
+	scoreLexVoid     = 0.85
+	scoreLexSwitch   = 0.85
+	scoreLexFrame    = 0.85
+	scoreLexHarm     = 0.8
+)
+
+// nearWindow is how many tokens apart the parts of one lexicon rule may
+// be.
+const nearWindow = 8
+
+// matchLexicon applies the lexicon rules to text.
+func matchLexicon(text string) Finding {
+	bp := lexBufs.Get().(*lexBuf)
+	defer lexBufs.Put(bp)
+	bp.norm = appendNormalizedText(bp.norm[:0], text)
+	var seen uint16
+	bp.matches, seen = theLexicon().scan(bp.norm, bp.matches[:0], bp.hashes[:0])
+	if seen&(clsVerb|clsVoid|clsNotFollow|clsSwitch|clsFrame) == 0 {
+		return Finding{}
+	}
+	m := bp.matches
+	// near reports whether a match of class c lies within nearWindow
+	// tokens of match i (either side).
+	near := func(i int, c uint16, window int) bool {
+		for _, o := range m {
+			if o.class&c != 0 && o.at < m[i].end+window && m[i].at < o.end+window {
+				return true
+			}
+		}
+		return false
+	}
+	after := func(i int, c uint16, window int) bool {
+		for _, o := range m {
+			if o.class&c != 0 && o.at >= m[i].end && o.at < m[i].end+window {
+				return true
+			}
+		}
+		return false
+	}
+	var best Finding
+	for i, x := range m {
+		switch {
+		case x.class&clsVerb != 0:
+			if near(i, clsTarget, nearWindow) && near(i, clsPrior|clsAll|clsYour, nearWindow) {
+				best = best.better(Finding{Rule: "lexicon/override", Score: scoreLexOverride})
+			}
+			if (near(i, clsAll, 6) && near(i, clsPrior|clsSaid, 10)) || (after(i, clsSaid, 6) && after(i, clsPrior, 8)) {
+				best = best.better(Finding{Rule: "lexicon/override", Score: scoreLexOverride})
+			}
+		case x.class&clsVoid != 0:
+			if near(i, clsTarget, nearWindow) && near(i, clsYour|clsPrior, nearWindow) {
+				best = best.better(Finding{Rule: "lexicon/void", Score: scoreLexVoid})
+			}
+		case x.class&clsNotFollow != 0:
+			if after(i, clsTarget, 5) && near(i, clsYour|clsPrior, 5) {
+				best = best.better(Finding{Rule: "lexicon/void", Score: scoreLexVoid})
+			}
+		case x.class&clsSwitch != 0:
+			if after(i, clsSecret|clsTarget, 16) {
+				best = best.better(Finding{Rule: "lexicon/task-switch", Score: scoreLexSwitch})
+			}
+		case x.class&clsFrame != 0:
+			if seen&clsUnbound != 0 {
+				best = best.better(Finding{Rule: "lexicon/role-play", Score: scoreLexFrame})
+			}
+			if seen&clsHarm != 0 && seen&clsDetail != 0 {
+				best = best.better(Finding{Rule: "lexicon/role-play-harm", Score: scoreLexHarm})
+			}
+		}
+	}
+	return best
+}
+
+// lexBuf holds the reusable buffers of one lexicon scan.
+type lexBuf struct {
+	norm    []byte
+	hashes  []uint64
+	matches []lexMatch
+}
+
+var lexBufs = sync.Pool{New: func() any { return &lexBuf{norm: make([]byte, 0, 4096), hashes: make([]uint64, 0, 512)} }}
+
+// appendNormalizedText appends textclass.Normalize(text) to dst.
+func appendNormalizedText(dst []byte, text string) []byte {
+	return textclass.AppendNormalized(dst, text)
+}
