@@ -278,4 +278,3 @@ func RealVariants(vocab []string, dict map[string]bool) []string {
 	}
 	return out
 }
-

@@ -22,7 +22,7 @@ var (
 	// inGroup is a speaker naming themselves as one of the group.
 	inGroup = regexp.MustCompile(`\b(?:i'm|i am|im|as an?|proud|fellow|us|we|we're|our|my|myself|being an?|call myself(?: an?)?|reclaimed(?: the)?(?: word| term)?|yeah i'm an?)\s+(?:\w+\s+){0,2}?(?:` + reclaimable + `)\b`)
 	// target is a person or group that swearing could be aimed at.
-	target = regexp.MustCompile(`\b(?:you|u|ur|your|yours|yourself|yourselves|ya|youre|he|she|him|her|his|hers|himself|herself|they're|them|these people|those people|people like|guy|girl|man|woman|idiot|moron|bitch|bastard)\b|\b(?:` + protectedGroups + `)\b`)
+	target    = regexp.MustCompile(`\b(?:you|u|ur|your|yours|yourself|yourselves|ya|youre|he|she|him|her|his|hers|himself|herself|they're|them|these people|those people|people like|guy|girl|man|woman|idiot|moron|bitch|bastard)\b|\b(?:` + protectedGroups + `)\b`)
 	maskWords = regexp.MustCompile(`\b(?:` + reclaimable + `|` + profane + `)\b`)
 	profanity = regexp.MustCompile(`\b(?:` + profane + `)\b`)
 )
