@@ -49,7 +49,8 @@ var toxicityRepairer = sync.OnceValue(func() *textclass.Repairer {
 //   - else the classifier probability of the text, or of its repaired
 //     form when the repair changed it, whichever is higher;
 //   - re-scored with the reclaimed slurs and swear words masked when they
-//     are in-group use or aimed at nobody (toxicity.Benign).
+//     are in-group use or aimed at nobody (toxicity.Reclaimed,
+//     toxicity.Untargeted).
 func toxicityProbability(text string) (float64, error) {
 	m, err := toxicityModel()
 	if err != nil {
@@ -66,19 +67,26 @@ func toxicityProbability(text string) (float64, error) {
 	if _, ok := toxicity.DetectFolded(repaired); ok {
 		return ruleToxicity, nil
 	}
-	benign := toxicity.Benign(repaired)
-	if d.HasSlurFolded(text, repaired) && benign != "reclaimed" {
-		return ruleToxicity, nil
+	reclaimed := false
+	if d.HasSlurFolded(text, repaired) {
+		if reclaimed = toxicity.Reclaimed(repaired); !reclaimed {
+			return ruleToxicity, nil
+		}
 	}
 	p := m.Probability(text)
 	if string(repaired) != string(folded) {
 		p = max(p, m.Probability(string(repaired)))
 	}
-	if benign != "" && p > 0.05 {
+	if reclaimed || (p > maskedRescoreFrom && toxicity.Untargeted(repaired)) {
 		p = m.Probability(string(toxicity.Mask(nil, repaired)))
 	}
 	return p, nil
 }
+
+// maskedRescoreFrom is the probability above which swearing aimed at
+// nobody is re-scored without the swear words (below it, masking cannot
+// change a verdict at any sensible threshold).
+const maskedRescoreFrom = 0.05
 
 // toxicityExceeds reports whether toxicityProbability(text) > threshold.
 func toxicityExceeds(text string, threshold float64) (bool, error) {

@@ -2,7 +2,10 @@ package toxicity
 
 import (
 	"regexp"
+	"strings"
 	"unsafe"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 )
 
 // Reclaimed slurs and profanity aimed at nobody: language a word-based
@@ -20,29 +23,47 @@ const (
 
 var (
 	// inGroup is a speaker naming themselves as one of the group.
-	inGroup = regexp.MustCompile(`\b(?:i'm|i am|im|as an?|proud|fellow|us|we|we're|our|my|myself|being an?|call myself(?: an?)?|reclaimed(?: the)?(?: word| term)?|yeah i'm an?)\s+(?:\w+\s+){0,2}?(?:` + reclaimable + `)\b`)
-	// target is a person or group that swearing could be aimed at.
-	target    = regexp.MustCompile(`\b(?:you|u|ur|your|yours|yourself|yourselves|ya|youre|he|she|him|her|his|hers|himself|herself|they're|them|these people|those people|people like|guy|girl|man|woman|idiot|moron|bitch|bastard)\b|\b(?:` + protectedGroups + `)\b`)
+	inGroup   = regexp.MustCompile(`\b(?:i'm|i am|im|as an?|proud|fellow|us|we|we're|our|my|myself|being an?|call myself(?: an?)?|reclaimed(?: the)?(?: word| term)?|yeah i'm an?)\s+(?:\w+\s+){0,2}?(?:` + reclaimable + `)\b`)
 	maskWords = regexp.MustCompile(`\b(?:` + reclaimable + `|` + profane + `)\b`)
-	profanity = regexp.MustCompile(`\b(?:` + profane + `)\b`)
+	// reclaimableWords and profaneWords are the words of reclaimable and
+	// profane, for cheap whole-word checks.
+	reclaimableWords = strings.Split(reclaimable, "|")
+	profaneWords     = strings.Split(profane, "|")
+	// targetWords are persons and groups that swearing could be aimed
+	// at: pronouns, person nouns and the last word of every protected
+	// group.
+	targetWords = append(strings.Split("you|u|ur|your|yours|yourself|yourselves|ya|youre|he|she|him|her|his|hers|himself|herself|them|people|guy|guys|girl|man|woman|idiot|moron|bitch|bastard", "|"), lastWords(protectedGroups)...)
 )
 
-// Benign reports why the slurs or swear words of folded text (textclass
-// Fold output, repaired) are not toxic: "reclaimed" for in-group use of
-// a reclaimable slur, "untargeted" for swearing with no target, "" when
-// neither holds.
-func Benign(folded []byte) string {
+// lastWords returns the last word of every item of an alternation.
+func lastWords(alternation string) []string {
+	var out []string
+	for _, item := range strings.Split(alternation, "|") {
+		f := strings.Fields(item)
+		out = append(out, f[len(f)-1])
+	}
+	return out
+}
+
+// Reclaimed reports whether folded text (textclass Fold output,
+// repaired) uses a reclaimable slur in-group ("as a queer woman", "my
+// fellow dykes").
+func Reclaimed(folded []byte) bool {
 	if len(folded) == 0 {
-		return ""
+		return false
 	}
 	s := unsafe.String(&folded[0], len(folded))
-	if inGroup.MatchString(s) {
-		return "reclaimed"
+	return textclass.HasWord(s, reclaimableWords) && inGroup.MatchString(s)
+}
+
+// Untargeted reports whether folded text swears with no person or group
+// it could be aimed at.
+func Untargeted(folded []byte) bool {
+	if len(folded) == 0 {
+		return false
 	}
-	if profanity.MatchString(s) && !target.MatchString(s) {
-		return "untargeted"
-	}
-	return ""
+	s := unsafe.String(&folded[0], len(folded))
+	return textclass.HasWord(s, profaneWords) && !textclass.HasWord(s, targetWords)
 }
 
 // Mask appends folded text to dst with the reclaimable slurs and swear
