@@ -198,31 +198,51 @@ const maxLexTokens = 4096
 // scanLexicon returns the lexicon matches of normalised text.
 func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexMatch, uint16) {
 	var seen uint16
-	// Tokenise: runs of letters; ASCII runs are repaired first.
-	var fix [64]byte
+	// Tokenise into runs of letters, hashing as we go; a lower-case ASCII
+	// word that is no lexicon word is replaced by the word it misspells,
+	// if any.
 	for i := 0; i < len(norm) && len(hashes) < maxLexTokens; {
-		r, size := utf8.DecodeRune(norm[i:])
-		if !unicode.IsLetter(r) {
+		c := norm[i]
+		if c < utf8.RuneSelf {
+			if !isASCIILetter(c) {
+				i++
+				continue
+			}
+		} else if r, size := utf8.DecodeRune(norm[i:]); !unicode.IsLetter(r) {
 			i += size
 			continue
 		}
 		j := i
 		ascii := true
+		h := uint64(14695981039346656037)
 		for j < len(norm) {
+			c := norm[j]
+			if c < utf8.RuneSelf {
+				if !isASCIILetter(c) {
+					break
+				}
+				h = (h ^ uint64(c)) * 1099511628211
+				j++
+				continue
+			}
 			r, size := utf8.DecodeRune(norm[j:])
 			if !unicode.IsLetter(r) {
 				break
 			}
-			if r >= utf8.RuneSelf {
-				ascii = false
+			ascii = false
+			for _, b := range norm[j : j+size] {
+				h = (h ^ uint64(b)) * 1099511628211
 			}
 			j += size
 		}
-		w := norm[i:j]
-		if ascii && len(w) >= 4 && len(w) < len(fix) {
-			w = l.repair.AppendRepaired(fix[:0], w)
+		if ascii && j-i >= 4 {
+			if _, known := l.byFirst[h]; !known {
+				if fixed, ok := l.repair.RepairWord(norm[i:j], h); ok {
+					h = hashWord(fixed)
+				}
+			}
 		}
-		hashes = append(hashes, textclassHash(w))
+		hashes = append(hashes, h)
 		i = j
 	}
 	for k, h := range hashes {
@@ -246,13 +266,8 @@ func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexM
 	return matches, seen
 }
 
-func textclassHash(w []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range w {
-		h = (h ^ uint64(c)) * 1099511628211
-	}
-	return h
-}
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
 
 // Lexicon rule scores.
 const (

@@ -16,7 +16,10 @@ type Repairer struct {
 	// vocabulary words, to find the tokens that may be a vocabulary word
 	// with one letter added.
 	insertKeys [26 * 26 * 32]bool
-	real       hashSet // real words that are variants: never repaired
+	// lenKeys marks (first letter, length) of every token that may be
+	// repaired: a vocabulary word's first letter with its length ±1.
+	lenKeys [26 * 32]bool
+	real    hashSet // real words that are variants: never repaired
 }
 
 // Repair limits: vocabulary words shorter than minRepairLen are matched
@@ -57,8 +60,34 @@ func NewRepairer(vocab, real []string) *Repairer {
 			}
 		}
 		r.insertKeys[insertKey(w[0], w[len(w)-1], len(w)+1)] = true
+		for n := len(w) - 1; n <= len(w)+1; n++ {
+			r.lenKeys[lenKey(w[0], n)] = true
+		}
 	}
 	return r
+}
+
+func lenKey(first byte, n int) int {
+	if n >= 32 {
+		n = 31
+	}
+	return int(first-'a')*32 + n
+}
+
+// RepairWord returns the vocabulary word that the lower-case ASCII word w
+// (with FNV-1a 64 hash h) is a misspelling of, and whether there is one.
+// It does not allocate unless w is a vocabulary word with a letter added.
+func (r *Repairer) RepairWord(w []byte, h uint64) (string, bool) {
+	if len(w) < minRepairLen-1 || w[0] < 'a' || w[0] > 'z' || !r.lenKeys[lenKey(w[0], len(w))] || r.vocab.has(h) || r.real.has(h) {
+		return "", false
+	}
+	if fixed, ok := r.variants[h]; ok {
+		return fixed, true
+	}
+	if fixed, ok := r.insertion(w); ok {
+		return string(fixed), true
+	}
+	return "", false
 }
 
 // Variants returns the deletion and neighbour-transposition variants of w
@@ -146,7 +175,7 @@ func (r *Repairer) AppendRepaired(dst, folded []byte) []byte {
 				}
 			}
 		}
-		if len(w) >= minRepairLen-1 && len(w) <= maxRepairLen+1 && !r.real.has(h) {
+		if len(w) >= minRepairLen-1 && len(w) <= maxRepairLen+1 && r.lenKeys[lenKey(w[0], len(w))] && !r.real.has(h) {
 			if fixed, ok := r.variants[h]; ok {
 				dst = append(dst, fixed...)
 				i = j
