@@ -47,7 +47,8 @@ var toxicityRepairer = sync.OnceValue(func() *textclass.Repairer {
 //     repaired (textclass.Repairer), holds a toxic pattern of the toxicity
 //     package, or a slur that is not reclaimed in-group use;
 //   - else the classifier probability of the text, or of its repaired
-//     form when the repair changed it, whichever is higher;
+//     form when the repair changed it, whichever is higher, moved to the
+//     operating point (toxicityModelOperatingPoint);
 //   - re-scored with the reclaimed slurs and swear words masked when they
 //     are in-group use or aimed at nobody (toxicity.Reclaimed,
 //     toxicity.Untargeted).
@@ -67,11 +68,9 @@ func toxicityProbability(text string) (float64, error) {
 	if _, ok := toxicity.DetectFolded(repaired); ok {
 		return ruleToxicity, nil
 	}
-	reclaimed := false
-	if d.HasSlurFolded(text, repaired) {
-		if reclaimed = toxicity.Reclaimed(repaired); !reclaimed {
-			return ruleToxicity, nil
-		}
+	reclaimed := toxicity.Reclaimed(repaired)
+	if !reclaimed && d.HasSlurFolded(text, repaired) {
+		return ruleToxicity, nil
 	}
 	p := m.Probability(text)
 	if string(repaired) != string(folded) {
@@ -80,7 +79,24 @@ func toxicityProbability(text string) (float64, error) {
 	if reclaimed || (p > maskedRescoreFrom && toxicity.Untargeted(repaired)) {
 		p = m.Probability(string(toxicity.Mask(nil, repaired)))
 	}
+	p = toxicityAtOperatingPoint(p)
 	return p, nil
+}
+
+// toxicityModelOperatingPoint is the calibrated model probability that
+// toxicityProbability maps to 0.5. The model's calibration is
+// class-balanced on Davidson tweets, where ordinary non-tweet sentences
+// score near 0.5; chosen on cross-source figures and the tuning half of
+// the functional suite only (macro-F1 at model cut 0.5 / 0.75: EDOS 0.601
+// / 0.615, tuning half 0.902 / 0.925; Davidson's own held-out rows, for
+// reference, 0.872 / 0.853), the cut 0.75 divides the model's odds by 3.
+const toxicityModelOperatingPoint = 0.75
+
+// toxicityAtOperatingPoint divides the odds of p by the odds of
+// toxicityModelOperatingPoint: p' = p / (p + k(1−p)).
+func toxicityAtOperatingPoint(p float64) float64 {
+	const k = toxicityModelOperatingPoint / (1 - toxicityModelOperatingPoint)
+	return p / (p + k*(1-p))
 }
 
 // maskedRescoreFrom is the probability above which swearing aimed at

@@ -17,13 +17,13 @@ import (
 // reclaimable are slurs that their targets commonly reclaim; profane are
 // swear words that need not insult anyone.
 const (
-	reclaimable = `queer|queers|dyke|dykes|nigga|niggas|niggaz|crip|crips|fag|fags|faggot|faggots|bitch|bitches|hoe|hoes|tranny|trannies|homo|homos|cripple|cripples`
+	reclaimable = `queer|queers|dyke|dykes|nigga|niggas|niggaz|crip|crips|fag|fags|homo|homos|cripple|cripples`
 	profane     = `fuck|fucking|fuckin|fucked|fck|fuk|shit|shitty|shitting|damn|damned|goddamn|hell|crap|crappy|bloody|ass|arse|wtf|omfg|bullshit|freaking|frigging`
 )
 
 var (
 	// inGroup is a speaker naming themselves as one of the group.
-	inGroup   = regexp.MustCompile(`\b(?:i'm|i am|im|as an?|proud|fellow|us|we|we're|our|my|myself|being an?|call myself(?: an?)?|reclaimed(?: the)?(?: word| term)?|yeah i'm an?)\s+(?:\w+\s+){0,2}?(?:` + reclaimable + `)\b`)
+	inGroup   = regexp.MustCompile(`\b(?:i'm|i am|im|as an?|proud|fellow|us|we|we're|myself|being an?|call myself(?: an?)?|reclaimed(?: the)?(?: word| term)?)\s+(?:\w+\s+){0,2}?(?:` + reclaimable + `)\b`)
 	maskWords = regexp.MustCompile(`\b(?:` + reclaimable + `|` + profane + `)\b`)
 	// reclaimableWords and profaneWords are the words of reclaimable and
 	// profane, for cheap whole-word checks.
@@ -32,7 +32,7 @@ var (
 	// targetWords are persons and groups that swearing could be aimed
 	// at: pronouns, person nouns and the last word of every protected
 	// group.
-	targetWords = append(strings.Split("you|u|ur|your|yours|yourself|yourselves|ya|youre|he|she|him|her|his|hers|himself|herself|them|people|guy|guys|girl|man|woman|idiot|moron|bitch|bastard", "|"), lastWords(protectedGroups)...)
+	targetWords = append(strings.Split("you|u|ur|your|yours|yourself|yourselves|ya|youre|he|she|him|her|his|hers|himself|herself|them|people|guy|guys|girl|man|woman|idiot|moron|bitch|bitches|bastard|bastards|hoe|hoes|slut|sluts|whore|whores|nigga|niggas|niggaz|cunt|cunts|twat|dick|dicks|pussy|fag|fags|faggot|faggots", "|"), lastWords(protectedGroups)...)
 )
 
 // lastWords returns the last word of every item of an alternation.
