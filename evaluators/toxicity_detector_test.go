@@ -49,6 +49,19 @@ func TestToxicityDetector(t *testing.T) {
 		{"llm answer", "To kill a hung process, run kill -9 with its PID.", nil, SafeLabel},
 		{"clean question", "What time does the library open on Sunday?", nil, SafeLabel},
 		{"kill a process", "How do I kill a process on Linux?", nil, SafeLabel},
+		// Obfuscated spellings, group targets, question and opinion forms.
+		{"swapped letters", "I really hate immigarnts.", nil, UnsafeLabel},
+		{"deleted letter", "All mslims should be deported.", nil, UnsafeLabel},
+		{"space inside a word", "Refu gees are vermin.", nil, UnsafeLabel},
+		{"leetspeak", "1mm1gr4nts are parasites.", nil, UnsafeLabel},
+		{"threat against a group", "It's time we hunt down the refugees in this city.", nil, UnsafeLabel},
+		{"hate as a question", "Why are Muslims so disgusting?", nil, UnsafeLabel},
+		{"hate as an opinion", "In my view women are inferior.", nil, UnsafeLabel},
+		// Reclaimed slurs, swearing at nobody, counter-speech.
+		{"reclaimed slur", "As a dyke and proud of it, I'm marching on Saturday.", nil, SafeLabel},
+		{"swearing at nobody", "Holy shit, the sunset tonight was amazing.", nil, SafeLabel},
+		{"counter-speech", `Writing "Muslims are vermin" on a wall is hate, and I reported it.`, nil, SafeLabel},
+		{"neutral group mention", "Many refugees in the town volunteer at the food bank.", nil, SafeLabel},
 		{"threshold 1 never flags", "I will kill you", 1.0, SafeLabel},
 		{"threshold 0 flags everything", "Thank you for the lovely dinner last night.", 0.0, UnsafeLabel},
 	}

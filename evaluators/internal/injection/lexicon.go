@@ -62,7 +62,7 @@ var lexiconEntries = map[int][]string{
 		"instructies", "regels", "opdrachten", "aanwijzingen",
 		"instrukcje", "instrukcji", "polecenia", "zasady",
 		"instruktioner", "regler", "direktiv",
-		"talimatlari", "talimatlar", "talimat", "kurallari", "kurallar", "yonergeleri",
+		"talimatlari", "talimatları", "talimatlar", "talimat", "kurallari", "kuralları", "kurallar", "yonergeleri", "yönergeleri",
 	},
 	clsPrior: {
 		"previous", "prior", "earlier", "above", "preceding", "original", "initial", "old", "former", "before", "system", "developer",

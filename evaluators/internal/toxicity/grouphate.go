@@ -31,7 +31,7 @@ const (
 // denied rights, presence or existence.
 const exclusion = `\b(?:(?:better|better off|a better place|safer|cleaner)\s+without\s+(?:any\s+|all\s+)?(?:the\s+|those\s+)?(?:` + protectedGroups + `)` +
 	`|(?:why|how come)\s+(?:do|does|did|should|would)\s+(?:we|they|you|anyone)\s+(?:even\s+|still\s+|ever\s+)?(?:let|allow|tolerate|hire|trust)\s+(?:any\s+|the\s+)?(?:` + protectedGroups + `)` +
-	`|(?:` + protectedGroups + `)\s+(?:\w+\s+){0,5}?(?:as|than|like)\s+(?:normal|real|decent|regular|proper)\s+(?:people|humans|folk|citizens|men|women)` +
+	`|(?:` + protectedGroups + `)\s+(?:\w+\s+){0,6}?(?:as|than|like)\s+(?:normal|real|decent|regular|proper)\s+(?:people|humans|folk|citizens|men|women)` +
 	`|(?:of course|no wonder|unsurprisingly|naturally|typical|predictably)\b[^.!?]{0,60}?\b(?:` + protectedGroups + `)` +
 	`|(?:` + protectedGroups + `)\b[^.!?]{0,60}?\b(?:everything|every\s+\w+|the\s+place|the\s+area|it)\s+(?:is|was|gets|turns|becomes|ends\s+up)\s+(?:\w+\s+)?(?:dirty|broken|filthy|trashed|ruined|a\s+mess|a\s+dump|a\s+slum|dangerous|unsafe|stolen)` +
 	`|(?:letting|allowing)\s+(?:` + protectedGroups + `)\s+(?:\w+\s+){0,4}?(?:should\s+be\s+(?:illegal|banned|forbidden|a crime)|is\s+(?:a\s+)?(?:mistake|madness|insane|disgusting))` +
@@ -55,7 +55,7 @@ var groupHateRules = []rule{
 		withProtected(a(literals(hatePredicates), `\b(?:`+protectedGroups+`)\s+(?:\w+\s+){0,2}?(?:are|is|'re|r|were|was|will\s+never\s+be\s+anything\s+but|are\s+nothing\s+but|are\s+just)\s+`+repeat(`all|just|so|too|such|naturally|inherently|always|basically|nothing|but|a|bunch|of|fucking|really|the|and|truly|simply|literally|complete|total|utter|absolutely|disgusting|filthy|dirty`, 4)+`(?:`+hatePredicates+`)\b`)),
 		withProtected(a(literals(hatePredicates), `\b(?:why|how)\s+(?:are|is)\s+(?:all\s+|so\s+many\s+)?(?:`+protectedGroups+`)\s+(?:always\s+|so\s+|such\s+|this\s+|that\s+)?(?:`+hatePredicates+`)\b`)),
 		withProtected(a(literals(hatePredicates), `\bare\s+(?:all\s+)?(?:`+protectedGroups+`)\s+(?:just\s+|really\s+|naturally\s+|all\s+)?(?:`+hatePredicates+`)\b`)),
-		withProtected(a("contempt|hatred|nothing but|ashamed|despise|hate|can't stand|loathe", `\b(?:`+protectedGroups+`)\s+deserve\s+(?:nothing\s+but\s+|only\s+)?(?:contempt|hatred|to\s+suffer|nothing)\b|\bi\s+(?:hate|despise|can't stand|cannot stand|loathe|detest)\s+(?:all\s+|the\s+)?(?:`+protectedGroups+`)\b`)),
+		withProtected(a("contempt|hatred|nothing but|ashamed|despise|hate|can't stand|loathe", `\b(?:`+protectedGroups+`)\s+deserve\s+(?:nothing\s+but\s+|only\s+)?(?:contempt|hatred|to\s+suffer|nothing)\b|\bi\s+(?:really\s+|just\s+|truly\s+|honestly\s+|absolutely\s+|fucking\s+|do\s+|so\s+)?(?:hate|despise|can't stand|cannot stand|loathe|detest)\s+(?:all\s+|the\s+|these\s+|those\s+)?(?:`+protectedGroups+`)\b`)),
 		withProtected(a("course|wonder|unsurprising|naturally|typical|predictabl|dirty|broken|filthy|trashed|ruined|mess|dump|slum|dangerous|unsafe|stolen|without|let|allow|tolerate|hire|trust|normal|real|decent|regular|proper|illegal|banned|forbidden|crime|mistake|madness|insane|disgusting|kept away|steril|segregat|locked up|deported|removed|expelled|allowed|contributed|done|achieved|created|built|invented|ruin|destroy|wreck|bankrupt|infest|contaminat|pollut", exclusion)),
 	}},
 }
