@@ -268,7 +268,6 @@ func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexM
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-
 // Lexicon rule scores.
 const (
 	scoreLexOverride = 0.9
