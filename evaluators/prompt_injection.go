@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/evalcol/evalcol/evaluators/internal/injection"
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 )
 
 var promptInjection = Definition{
@@ -25,11 +26,11 @@ var promptInjection = Definition{
 // for chat-template markers, override phrases in nine languages and hidden
 // or base64-encoded instructions, combined with a trained model scored over
 // sliding windows; see injection.Score) is above the threshold.
-func runPromptInjection(_ context.Context, req Request) (Result, error) {
+func runPromptInjection(ctx context.Context, req Request) (Result, error) {
 	det, err := injection.Default()
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Msg: "prompt-injection model unavailable", Err: err}
 	}
-	p := det.Score(req.Text("prompt")).Probability
+	p := det.ScoreText(textclass.TextFrom(ctx, req.Text("prompt"))).Probability
 	return Result{"has_injection": safety(p > req.Float("threshold"))}, nil
 }

@@ -53,6 +53,13 @@ var toxicityRepairer = sync.OnceValue(func() *textclass.Repairer {
 //     are in-group use or aimed at nobody (toxicity.Reclaimed,
 //     toxicity.Untargeted).
 func toxicityProbability(text string) (float64, error) {
+	return toxicityProbabilityOf(textclass.NewText(text))
+}
+
+// toxicityProbabilityOf is toxicityProbability of t.String(), sharing t's
+// normal forms with the other evaluators of the same text.
+func toxicityProbabilityOf(t *textclass.Text) (float64, error) {
+	text := t.String()
 	m, err := toxicityModel()
 	if err != nil {
 		return 0, fmt.Errorf("toxicity-detector: %w", err)
@@ -61,9 +68,9 @@ func toxicityProbability(text string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("toxicity-detector: %w", err)
 	}
-	// The rules, the slur lexicon and the model share one folded and
-	// repaired copy of the text.
-	folded := textclass.AppendFold(make([]byte, 0, len(text)+len(text)/8), text)
+	// The rules and the slur lexicon share one folded and repaired copy
+	// of the text; the folded and the model's forms come from t.
+	folded := t.Folded()
 	repaired := toxicityRepairer().AppendRepaired(make([]byte, 0, len(folded)+16), folded)
 	if _, ok := toxicity.DetectFolded(repaired); ok {
 		return ruleToxicity, nil
@@ -72,7 +79,7 @@ func toxicityProbability(text string) (float64, error) {
 	if !reclaimed && d.HasSlurFolded(text, repaired) {
 		return ruleToxicity, nil
 	}
-	p := m.Probability(text)
+	p := m.ProbabilityOf(t)
 	if string(repaired) != string(folded) {
 		p = max(p, m.Probability(string(repaired)))
 	}
@@ -113,10 +120,10 @@ func toxicityExceeds(text string, threshold float64) (bool, error) {
 	return p > threshold, nil
 }
 
-func runToxicity(_ context.Context, req Request) (Result, error) {
-	toxic, err := toxicityExceeds(req.Text("text"), req.Float("threshold"))
+func runToxicity(ctx context.Context, req Request) (Result, error) {
+	p, err := toxicityProbabilityOf(textclass.TextFrom(ctx, req.Text("text")))
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Msg: "toxicity model unavailable", Err: err}
 	}
-	return Result{"is_safe": safety(toxic)}, nil
+	return Result{"is_safe": safety(p > req.Float("threshold"))}, nil
 }

@@ -275,6 +275,10 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, matched []int, mon
 // evaluation holding one of the processor's p.workers slots.
 func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 	ctx = context.WithoutCancel(ctx) // evaluations are bounded by p.timeout
+	// The evaluators of one batch share the normal forms of its texts
+	// (a completion checked for toxicity, sexism and profanity is
+	// normalised once).
+	ctx = evaluators.WithTextCache(ctx)
 	var next atomic.Int64
 	work := func() {
 		for {

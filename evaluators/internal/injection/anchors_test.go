@@ -39,7 +39,7 @@ func TestAnchorScanAgreesWithPerAnchorSearch(t *testing.T) {
 				}
 			}
 		}
-		if got, want := matchPlain(text, lower), matchPlainPerAnchor(text, lower); got != want {
+		if got, want := matchPlain(text, lower, nil), matchPlainPerAnchor(text, lower); got != want {
 			t.Errorf("matchPlain(%.60q) = %+v, per-anchor search %+v", text, got, want)
 		}
 	}

@@ -32,8 +32,14 @@ func NewDetector(model *textclass.Model) *Detector { return &Detector{model: mod
 // Score returns the rule finding, the model probability and their
 // combination for text.
 func (d *Detector) Score(text string) Score {
-	rule := MatchRules(text)
-	m := d.ModelProbability(text)
+	return d.ScoreText(textclass.NewText(text))
+}
+
+// ScoreText is Score of t.String(), sharing t's normal forms with the
+// other evaluators of the same text (see textclass.TextFrom).
+func (d *Detector) ScoreText(t *textclass.Text) Score {
+	rule := MatchRulesText(t)
+	m := d.ModelProbability(t.String())
 	// max guards against rounding below either part.
 	p := max(1-(1-rule.Score)*(1-m), rule.Score, m)
 	return Score{Probability: p, Model: m, Rule: rule}

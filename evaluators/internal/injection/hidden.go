@@ -99,11 +99,11 @@ func matchHidden(text string, depth int) Finding {
 	if longestRun >= minZeroWidthRun {
 		best = Finding{Rule: "zero-width/run", Score: scoreZeroWidthRun}
 	}
-	if f := matchRules(visible.String(), depth+1); f.Score > 0 {
+	if f := matchRules(visible.String(), nil, depth+1); f.Score > 0 {
 		best = best.better(Finding{Rule: "zero-width>" + f.Rule, Score: f.Score})
 	}
 	if payload := strings.TrimSpace(tags.String()); payload != "" {
-		if f := matchRules(payload, depth+1); f.Score > 0 {
+		if f := matchRules(payload, nil, depth+1); f.Score > 0 {
 			best = best.better(Finding{Rule: "tag-text>" + f.Rule, Score: f.Score})
 		}
 		if len(payload) >= minTagText && strings.Contains(payload, " ") {
@@ -145,7 +145,7 @@ func matchBase64(text string, depth int) Finding {
 		if !ok {
 			continue
 		}
-		if f := matchRules(decoded, depth+1); f.Score > 0 {
+		if f := matchRules(decoded, nil, depth+1); f.Score > 0 {
 			best = best.better(Finding{Rule: "base64>" + f.Rule, Score: f.Score})
 		}
 	}

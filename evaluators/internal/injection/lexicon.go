@@ -281,13 +281,20 @@ const (
 // be.
 const nearWindow = 8
 
-// matchLexicon applies the lexicon rules to text.
-func matchLexicon(text string) Finding {
+// matchLexicon applies the lexicon rules to text, reading its normal form
+// from shared when that is not nil.
+func matchLexicon(text string, shared *textclass.Text) Finding {
 	bp := lexBufs.Get().(*lexBuf)
 	defer lexBufs.Put(bp)
-	bp.norm = appendNormalizedText(bp.norm[:0], text)
+	var norm []byte
+	if shared != nil {
+		norm = shared.Normalized()
+	} else {
+		bp.norm = textclass.AppendNormalized(bp.norm[:0], text)
+		norm = bp.norm
+	}
 	var seen uint16
-	bp.matches, seen = theLexicon().scan(bp.norm, bp.matches[:0], bp.hashes[:0])
+	bp.matches, seen = theLexicon().scan(norm, bp.matches[:0], bp.hashes[:0])
 	if seen&(clsVerb|clsVoid|clsNotFollow|clsSwitch|clsFrame) == 0 {
 		return Finding{}
 	}
@@ -353,7 +360,3 @@ type lexBuf struct {
 
 var lexBufs = sync.Pool{New: func() any { return &lexBuf{norm: make([]byte, 0, 4096), hashes: make([]uint64, 0, 512)} }}
 
-// appendNormalizedText appends textclass.Normalize(text) to dst.
-func appendNormalizedText(dst []byte, text string) []byte {
-	return textclass.AppendNormalized(dst, text)
-}

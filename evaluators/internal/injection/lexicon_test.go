@@ -41,7 +41,7 @@ func TestMatchLexicon(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := matchLexicon(tt.text)
+			got := matchLexicon(tt.text, nil)
 			if got.Rule != tt.rule {
 				t.Errorf("matchLexicon(%q) = %+v, want rule %q", tt.text, got, tt.rule)
 			}

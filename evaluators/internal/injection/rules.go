@@ -265,13 +265,21 @@ const stackBufLen = 4096
 // allocate for text of up to 4 KiB with no hidden characters, no long
 // base64-like run and no matching anchor word.
 func MatchRules(text string) Finding {
-	return matchRules(text, 0)
+	return matchRules(text, nil, 0)
+}
+
+// MatchRulesText is MatchRules of t.String(), reading t's shared normal
+// form (see textclass.Text) instead of normalising the text again.
+func MatchRulesText(t *textclass.Text) Finding {
+	return matchRules(t.String(), t, 0)
 }
 
 // maxDepth bounds the nesting of hidden and encoded text that is decoded.
 const maxDepth = 2
 
-func matchRules(text string, depth int) Finding {
+// matchRules applies every rule to text; shared, when not nil, is the
+// Text of text (its normal forms are read from there).
+func matchRules(text string, shared *textclass.Text, depth int) Finding {
 	var arr [stackBufLen]byte
 	var lower []byte
 	if len(text) <= len(arr) {
@@ -280,7 +288,7 @@ func matchRules(text string, depth int) Finding {
 		lower = make([]byte, len(text))
 	}
 	lowerASCII(lower, text)
-	f := matchPlain(text, lower)
+	f := matchPlain(text, lower, shared)
 	if depth >= maxDepth {
 		return f
 	}
@@ -302,9 +310,9 @@ func lowerASCII(dst []byte, s string) {
 	}
 }
 
-// matchPlain applies the marker and phrase rules to text, whose
-// ASCII-lower-case copy is lower.
-func matchPlain(text string, lower []byte) Finding {
+// matchPlain applies the marker, phrase and lexicon rules to text, whose
+// ASCII-lower-case copy is lower (and whose Text is shared, if not nil).
+func matchPlain(text string, lower []byte, shared *textclass.Text) Finding {
 	best := matchPlainMarkers(lower)
 	var occ [maxOccurrences]occurrence
 	n, scanned := phraseAnchors.scan(lower, occ[:])
@@ -324,7 +332,7 @@ func matchPlain(text string, lower []byte) Finding {
 		}
 	}
 	if best.Score < scoreLexOverride {
-		best = best.better(matchLexicon(text))
+		best = best.better(matchLexicon(text, shared))
 	}
 	return best
 }
