@@ -31,6 +31,10 @@ func runPromptInjection(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Msg: "prompt-injection model unavailable", Err: err}
 	}
-	p := det.ScoreText(textclass.TextFrom(ctx, req.Text("prompt"))).Probability
+	t, own := textclass.LookupText(ctx, req.Text("prompt"))
+	if own {
+		defer t.Release()
+	}
+	p := det.ScoreText(t).Probability
 	return Result{"has_injection": safety(p > req.Float("threshold"))}, nil
 }

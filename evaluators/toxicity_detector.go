@@ -42,6 +42,12 @@ var toxicityRepairer = sync.OnceValue(func() *textclass.Repairer {
 	return toxicity.NewRepairer(profanity.SlurWords())
 })
 
+// repairBuffers pools the buffers of repaired texts.
+var repairBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledRepair bounds the capacity of a pooled repair buffer.
+const maxPooledRepair = 64 << 10
+
 // toxicityProbability returns the toxicity probability of text:
 //   - ruleToxicity when the text, folded (leetspeak, spacing, repeats) and
 //     repaired (textclass.Repairer), holds a toxic pattern of the toxicity
@@ -53,7 +59,9 @@ var toxicityRepairer = sync.OnceValue(func() *textclass.Repairer {
 //     are in-group use or aimed at nobody (toxicity.Reclaimed,
 //     toxicity.Untargeted).
 func toxicityProbability(text string) (float64, error) {
-	return toxicityProbabilityOf(textclass.NewText(text))
+	t := textclass.NewText(text)
+	defer t.Release()
+	return toxicityProbabilityOf(t)
 }
 
 // toxicityProbabilityOf is toxicityProbability of t.String(), sharing t's
@@ -71,11 +79,19 @@ func toxicityProbabilityOf(t *textclass.Text) (float64, error) {
 	// The rules and the slur lexicon share one folded and repaired copy
 	// of the text; the folded and the model's forms come from t.
 	folded := t.Folded()
-	repaired := toxicityRepairer().AppendRepaired(make([]byte, 0, len(folded)+16), folded)
-	if _, ok := toxicity.DetectFolded(repaired); ok {
+	bp := repairBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxPooledRepair {
+			repairBuffers.Put(bp)
+		}
+	}()
+	repaired := toxicityRepairer().AppendRepaired((*bp)[:0], folded)
+	*bp = repaired
+	_, hit, flags := toxicity.AnalyzeFolded(repaired)
+	if hit {
 		return ruleToxicity, nil
 	}
-	reclaimed := toxicity.Reclaimed(repaired)
+	reclaimed := flags.MayReclaim && toxicity.Reclaimed(repaired)
 	if !reclaimed && d.HasSlurFolded(text, repaired) {
 		return ruleToxicity, nil
 	}
@@ -83,7 +99,7 @@ func toxicityProbabilityOf(t *textclass.Text) (float64, error) {
 	if string(repaired) != string(folded) {
 		p = max(p, m.Probability(string(repaired)))
 	}
-	if reclaimed || (p > maskedRescoreFrom && toxicity.Untargeted(repaired)) {
+	if reclaimed || (flags.MaySwear && p > maskedRescoreFrom && toxicity.Untargeted(repaired)) {
 		p = m.Probability(string(toxicity.Mask(nil, repaired)))
 	}
 	p = toxicityAtOperatingPoint(p)
@@ -121,7 +137,11 @@ func toxicityExceeds(text string, threshold float64) (bool, error) {
 }
 
 func runToxicity(ctx context.Context, req Request) (Result, error) {
-	p, err := toxicityProbabilityOf(textclass.TextFrom(ctx, req.Text("text")))
+	t, own := textclass.LookupText(ctx, req.Text("text"))
+	if own {
+		defer t.Release()
+	}
+	p, err := toxicityProbabilityOf(t)
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Msg: "toxicity model unavailable", Err: err}
 	}

@@ -359,4 +359,3 @@ type lexBuf struct {
 }
 
 var lexBufs = sync.Pool{New: func() any { return &lexBuf{norm: make([]byte, 0, 4096), hashes: make([]uint64, 0, 512)} }}
-

@@ -16,10 +16,13 @@ type Repairer struct {
 	// vocabulary words, to find the tokens that may be a vocabulary word
 	// with one letter added.
 	insertKeys [26 * 26 * 32]bool
-	// lenKeys marks (first letter, length) of every token that may be
-	// repaired: a vocabulary word's first letter with its length ±1.
-	lenKeys [26 * 32]bool
-	real    hashSet // real words that are variants: never repaired
+	// maybe is a Bloom-style filter of the shapes (first letter, length,
+	// set of letters) of every token that may be repaired: the variants
+	// of the vocabulary words and the words with a letter added. joins is
+	// the same filter of the vocabulary words, for joined tokens. Most
+	// tokens fail it without being hashed.
+	maybe, joins shapeFilter
+	real         hashSet // real words that are variants: never repaired
 }
 
 // Repair limits: vocabulary words shorter than minRepairLen are matched
@@ -45,6 +48,9 @@ func NewRepairer(vocab, real []string) *Repairer {
 			continue
 		}
 		r.vocab.add(hashBytes([]byte(w)))
+		if len(w) >= minRepairLen {
+			r.joins.add(shapeOf([]byte(w)))
+		}
 	}
 	for _, w := range vocab {
 		if !isLowerWord(w) || len(w) < minRepairLen || len(w) > maxRepairLen {
@@ -60,25 +66,63 @@ func NewRepairer(vocab, real []string) *Repairer {
 			}
 		}
 		r.insertKeys[insertKey(w[0], w[len(w)-1], len(w)+1)] = true
-		for n := len(w) - 1; n <= len(w)+1; n++ {
-			r.lenKeys[lenKey(w[0], n)] = true
+		for _, v := range Variants(w) {
+			r.maybe.add(shapeOf([]byte(v)))
+		}
+		ws := shapeOf([]byte(w))
+		for c := byte('a'); c <= 'z'; c++ {
+			r.maybe.add(shape{first: ws.first, n: ws.n + 1, letters: ws.letters | 1<<(c-'a')})
 		}
 	}
 	return r
 }
 
-func lenKey(first byte, n int) int {
-	if n >= 32 {
-		n = 31
+// shape is what a repair keeps of a word: its first letter, its length
+// and its set of letters (up to one letter more or less).
+type shape struct {
+	first   byte
+	n       int
+	letters uint32
+}
+
+func shapeOf(w []byte) shape {
+	s := shape{first: w[0], n: len(w)}
+	for _, c := range w {
+		s.letters |= 1 << (c - 'a')
 	}
-	return int(first-'a')*32 + n
+	return s
+}
+
+// shapeFilter is a set of shapes with false positives (one bit per
+// hashed shape).
+type shapeFilter [1 << 18 / 64]uint64
+
+func (s shape) key() uint64 {
+	return mix(uint64(s.letters)<<16|uint64(s.first)<<8|uint64(s.n)) >> (64 - 18)
+}
+
+func (f *shapeFilter) add(s shape)      { k := s.key(); f[k>>6] |= 1 << (k & 63) }
+func (f *shapeFilter) has(s shape) bool { k := s.key(); return f[k>>6]&(1<<(k&63)) != 0 }
+
+// joinedShape is the shape of the word with shape s followed by next.
+func joinedShape(s shape, next []byte) shape {
+	s.n += len(next)
+	for _, c := range next {
+		s.letters |= 1 << (c - 'a')
+	}
+	return s
 }
 
 // RepairWord returns the vocabulary word that the lower-case ASCII word w
 // (with FNV-1a 64 hash h) is a misspelling of, and whether there is one.
 // It does not allocate unless w is a vocabulary word with a letter added.
 func (r *Repairer) RepairWord(w []byte, h uint64) (string, bool) {
-	if len(w) < minRepairLen-1 || w[0] < 'a' || w[0] > 'z' || !r.lenKeys[lenKey(w[0], len(w))] || r.vocab.has(h) || r.real.has(h) {
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return "", false
+		}
+	}
+	if len(w) < minRepairLen-1 || !r.maybe.has(shapeOf(w)) || r.vocab.has(h) || r.real.has(h) {
 		return "", false
 	}
 	if fixed, ok := r.variants[h]; ok {
@@ -154,6 +198,21 @@ func (r *Repairer) AppendRepaired(dst, folded []byte) []byte {
 			continue
 		}
 		w := folded[i:j]
+		// Cheap gates first: most tokens can neither be joined with the
+		// next one into a vocabulary word nor be a misspelling of one.
+		k := j + 1
+		for k < len(folded) && folded[k] >= 'a' && folded[k] <= 'z' {
+			k++
+		}
+		ws := shapeOf(w)
+		joinable := j+1 < len(folded) && folded[j] == ' ' && k > j+1 && (k == len(folded) || !isWordByte(folded[k])) &&
+			k-i-1 >= minRepairLen && r.joins.has(joinedShape(ws, folded[j+1:k]))
+		repairable := len(w) >= minRepairLen-1 && len(w) <= maxRepairLen+1 && r.maybe.has(ws)
+		if !joinable && !repairable {
+			dst = append(dst, w...)
+			i = j
+			continue
+		}
 		h := hashBytes(w)
 		if r.vocab.has(h) {
 			dst = append(dst, w...)
@@ -161,21 +220,15 @@ func (r *Repairer) AppendRepaired(dst, folded []byte) []byte {
 			continue
 		}
 		// Join with the next token: "wo men", "immig rants".
-		if j+1 < len(folded) && folded[j] == ' ' {
-			k := j + 1
-			for k < len(folded) && folded[k] >= 'a' && folded[k] <= 'z' {
-				k++
-			}
-			if k > j+1 && (k == len(folded) || !isWordByte(folded[k])) && k-i-1 >= minRepairLen {
-				jh := hashJoin(h, folded[j+1:k])
-				if r.vocab.has(jh) && !r.real.has(hashJoin(hashJoin(h, space), folded[j+1:k])) {
-					dst = append(append(dst, w...), folded[j+1:k]...)
-					i = k
-					continue
-				}
+		if joinable {
+			jh := hashJoin(h, folded[j+1:k])
+			if r.vocab.has(jh) && !r.real.has(hashJoin(hashJoin(h, space), folded[j+1:k])) {
+				dst = append(append(dst, w...), folded[j+1:k]...)
+				i = k
+				continue
 			}
 		}
-		if len(w) >= minRepairLen-1 && len(w) <= maxRepairLen+1 && r.lenKeys[lenKey(w[0], len(w))] && !r.real.has(h) {
+		if repairable && !r.real.has(h) {
 			if fixed, ok := r.variants[h]; ok {
 				dst = append(dst, fixed...)
 				i = j

@@ -37,20 +37,40 @@ func formIndex(o NormOptions) int {
 }
 
 // Form returns the normal form of the text with opts, byte for byte what
-// NormalizeWith(t.String(), opts) returns. A folded form is derived from
-// the unfolded one, which is kept too.
+// NormalizeWith(t.String(), opts) returns.
 func (t *Text) Form(opts NormOptions) []byte {
 	f := &t.forms[formIndex(opts)]
 	f.once.Do(func() {
-		if !opts.Fold {
-			f.b = appendNormalized(nil, t.raw, opts)
-			return
-		}
-		base := t.Form(NormOptions{StripSocial: opts.StripSocial})
-		b := append(make([]byte, 0, len(base)), base...)
-		f.b = b[:foldInPlace(b)]
+		f.b = appendNormalized(getFormBuffer(len(t.raw)+len(t.raw)/8+8), t.raw, opts)
 	})
 	return f.b
+}
+
+// Release returns the buffers of t's forms for reuse by other Texts. The
+// caller must be t's only user, and neither t nor any form it returned may
+// be used afterwards. Texts of a TextCache are never released.
+func (t *Text) Release() {
+	for i := range t.forms {
+		if b := t.forms[i].b; b != nil && cap(b) <= maxPooledForm {
+			b = b[:0]
+			formBuffers.Put(&b)
+		}
+		t.forms[i].b = nil
+	}
+}
+
+// maxPooledForm bounds the capacity of a form buffer kept for reuse.
+const maxPooledForm = 64 << 10
+
+// formBuffers pools the buffers of released forms.
+var formBuffers sync.Pool
+
+// getFormBuffer returns an empty buffer, reused if one is free.
+func getFormBuffer(capacity int) []byte {
+	if bp, ok := formBuffers.Get().(*[]byte); ok && cap(*bp) >= capacity {
+		return (*bp)[:0]
+	}
+	return make([]byte, 0, capacity)
 }
 
 // Normalized is Form with no option: Normalize(t.String()).
@@ -84,9 +104,17 @@ func WithTextCache(ctx context.Context) context.Context {
 // TextFrom returns the Text of s: the one shared through ctx's TextCache,
 // or a new one when ctx carries none.
 func TextFrom(ctx context.Context, s string) *Text {
+	t, _ := LookupText(ctx, s)
+	return t
+}
+
+// LookupText is TextFrom that also reports whether the Text is the
+// caller's own (no cache in ctx): the caller may then Release it when
+// done.
+func LookupText(ctx context.Context, s string) (*Text, bool) {
 	c, _ := ctx.Value(textCacheKey{}).(*TextCache)
 	if c == nil {
-		return NewText(s)
+		return NewText(s), true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -95,5 +123,5 @@ func TextFrom(ctx context.Context, s string) *Text {
 		t = NewText(s)
 		c.texts[s] = t
 	}
-	return t
+	return t, false
 }

@@ -121,6 +121,9 @@ var anchors = func() *anchorIndex {
 	x := &anchorIndex{}
 	groupSet := x.add(groupAnchors)
 	protectedSet := x.add(protectedAnchors)
+	if x.add(anchorsOf(reclaimableWords)) != reclaimableSet || x.add(anchorsOf(profaneWords)) != profaneSet {
+		panic("toxicity: flag anchor sets out of order")
+	}
 	for i := range rules {
 		for j := range rules[i].alts {
 			al := &rules[i].alts[j]
@@ -136,6 +139,24 @@ var anchors = func() *anchorIndex {
 	}
 	return x
 }()
+
+// Anchor sets of the Flags, registered right after the group sets.
+const (
+	reclaimableSet = 2
+	profaneSet     = 3
+)
+
+// anchorsOf returns words with the ones shorter than an anchor's 3 bytes
+// left out.
+func anchorsOf(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if len(w) >= 3 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
 
 // groupAnchors hold a substring of every match of groups.
 var groupAnchors = strings.Split(literals(groupNouns)+"|people|these |those ", "|")

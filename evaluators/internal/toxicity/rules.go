@@ -57,23 +57,40 @@ func Detect(text string) (Category, bool) {
 // b, for callers that fold the text once for several detectors. b is not
 // changed.
 func DetectFolded(b []byte) (Category, bool) {
+	c, ok, _ := AnalyzeFolded(b)
+	return c, ok
+}
+
+// Flags are cheap facts about a text, found in the rules' anchor pass.
+type Flags struct {
+	// MayReclaim: a reclaimable slur may be in the text (a substring
+	// match; Reclaimed decides).
+	MayReclaim bool
+	// MaySwear: a swear word may be in the text (a substring match;
+	// Untargeted decides).
+	MaySwear bool
+}
+
+// AnalyzeFolded is DetectFolded with the Flags of the text.
+func AnalyzeFolded(b []byte) (Category, bool, Flags) {
 	if len(b) == 0 {
-		return "", false
+		return "", false, Flags{}
 	}
 	// folded does not outlive this call, nor does b change while it lives.
 	folded := unsafe.String(&b[0], len(b))
 	var sbuf [64]sentence
 	sentences, all := splitSentences(folded, sbuf[:0])
+	flags := Flags{MayReclaim: all.has(reclaimableSet), MaySwear: all.has(profaneSet)}
 	for i := range rules {
 		r := &rules[i]
 		for j := range r.alts {
 			al := &r.alts[j]
 			if all.has(al.set) && (al.alsoSet < 0 || all.has(al.alsoSet)) && al.used(folded, sentences, r.negatable) {
-				return r.category, true
+				return r.category, true, flags
 			}
 		}
 	}
-	return "", false
+	return "", false, flags
 }
 
 // sentence is folded[start:end] (its closing '.', '!', '?' or newline
