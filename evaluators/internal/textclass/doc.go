@@ -7,4 +7,10 @@
 // the same model bytes (MarshalBinary) on every run. Scoring (Probability)
 // hashes n-grams with FNV-1a over byte ranges of a pooled normalisation
 // buffer, so it does not allocate per call once warm.
+//
+// Text holds one input's normal forms, computed once and shared by every
+// classifier and rule set that reads it (through a TextCache in the
+// context, see WithTextCache); Repairer undoes obfuscated spellings
+// (deleted, swapped or added letters, split words) of a vocabulary before
+// rules run.
 package textclass

@@ -34,6 +34,9 @@ const exclusion = `\b(?:(?:better|better off|a better place|safer|cleaner)\s+wit
 	`|(?:` + protectedGroups + `)\s+(?:\w+\s+){0,6}?(?:as|than|like)\s+(?:normal|real|decent|regular|proper)\s+(?:people|humans|folk|citizens|men|women)` +
 	`|(?:of course|no wonder|unsurprisingly|naturally|typical|predictably)\b[^.!?]{0,60}?\b(?:` + protectedGroups + `)` +
 	`|(?:` + protectedGroups + `)\b[^.!?]{0,60}?\b(?:everything|every\s+\w+|the\s+place|the\s+area|it)\s+(?:is|was|gets|turns|becomes|ends\s+up)\s+(?:\w+\s+)?(?:dirty|broken|filthy|trashed|ruined|a\s+mess|a\s+dump|a\s+slum|dangerous|unsafe|stolen)` +
+	`|(?:` + protectedGroups + `)\s+(?:\w+\s+){0,2}?(?:always|all|just|only|constantly|naturally)\s+(?:\w+\s+)?(?:steal|lie|cheat|scrounge|beg|stink|smell|riot|loot|leech|sponge|freeload|mooch|whine|complain|breed|rape|kill|lie)s?\b` +
+	`|(?:` + protectedGroups + `)\s+(?:can't|cannot|can\s+never|should\s+never|will\s+never)\s+be\s+(?:trusted|civili[sz]ed|integrated|educated|equal)` +
+	`|(?:` + protectedGroups + `)\s+(?:don't|do\s+not|will\s+never|never)\s+belong\s+(?:here|in\s+(?:this|our|a\s+civilised|a\s+civilized|decent))` +
 	`|(?:letting|allowing)\s+(?:` + protectedGroups + `)\s+(?:\w+\s+){0,4}?(?:should\s+be\s+(?:illegal|banned|forbidden|a crime)|is\s+(?:a\s+)?(?:mistake|madness|insane|disgusting))` +
 	`|(?:` + protectedGroups + `)\s+(?:should|must)\s+(?:\w+\s+)?(?:be\s+)?(?:kept\s+away|banned|sterili[sz]ed|segregated|locked\s+up|deported|removed|expelled|not\s+(?:be\s+)?allowed)` +
 	`|(?:` + protectedGroups + `)\s+(?:have|has)\s+never\s+(?:contributed|done|achieved|created|built|invented)\s+anything` +
@@ -56,7 +59,7 @@ var groupHateRules = []rule{
 		withProtected(a(literals(hatePredicates), `\b(?:why|how)\s+(?:are|is)\s+(?:all\s+|so\s+many\s+)?(?:`+protectedGroups+`)\s+(?:always\s+|so\s+|such\s+|this\s+|that\s+)?(?:`+hatePredicates+`)\b`)),
 		withProtected(a(literals(hatePredicates), `\bare\s+(?:all\s+)?(?:`+protectedGroups+`)\s+(?:just\s+|really\s+|naturally\s+|all\s+)?(?:`+hatePredicates+`)\b`)),
 		withProtected(a("contempt|hatred|nothing but|ashamed|despise|hate|can't stand|loathe", `\b(?:`+protectedGroups+`)\s+deserve\s+(?:nothing\s+but\s+|only\s+)?(?:contempt|hatred|to\s+suffer|nothing)\b|\bi\s+(?:really\s+|just\s+|truly\s+|honestly\s+|absolutely\s+|fucking\s+|do\s+|so\s+)?(?:hate|despise|can't stand|cannot stand|loathe|detest)\s+(?:all\s+|the\s+|these\s+|those\s+)?(?:`+protectedGroups+`)\b`)),
-		withProtected(a("course|wonder|unsurprising|naturally|typical|predictabl|dirty|broken|filthy|trashed|ruined|mess|dump|slum|dangerous|unsafe|stolen|without|let|allow|tolerate|hire|trust|normal|real|decent|regular|proper|illegal|banned|forbidden|crime|mistake|madness|insane|disgusting|kept away|steril|segregat|locked up|deported|removed|expelled|allowed|contributed|done|achieved|created|built|invented|ruin|destroy|wreck|bankrupt|infest|contaminat|pollut", exclusion)),
+		withProtected(a("steal|lie|cheat|scroung|beg|stink|smell|riot|loot|leech|sponge|freeload|mooch|whine|complain|breed|rape|kill|trusted|civili|integrated|educated|equal|belong|course|wonder|unsurprising|naturally|typical|predictabl|dirty|broken|filthy|trashed|ruined|mess|dump|slum|dangerous|unsafe|stolen|without|let|allow|tolerate|hire|trust|normal|real|decent|regular|proper|illegal|banned|forbidden|crime|mistake|madness|insane|disgusting|kept away|steril|segregat|locked up|deported|removed|expelled|allowed|contributed|done|achieved|created|built|invented|ruin|destroy|wreck|bankrupt|infest|contaminat|pollut", exclusion)),
 	}},
 }
 

@@ -25,6 +25,10 @@ func TestGroupHateConstructions(t *testing.T) {
 		{"exclusion", "This country would be better off without Muslims.", IdentityHate},
 		{"othering", "Trans people should never get the same respect as normal people.", IdentityHate},
 
+		{"stereotype", "Gypsies always steal whatever they can reach.", IdentityHate},
+		{"cannot be trusted", "Muslims can never be trusted with power.", IdentityHate},
+		{"do not belong", "Immigrants will never belong in this country.", IdentityHate},
+		{"neutral habit", "Many refugees always call their families on Sundays.", ""},
 		{"report of violence", "Three refugees were killed in the fire last night.", ""},
 		{"neutral mention", "Many immigrants work in the health service.", ""},
 		{"negated", "Muslims are not terrorists.", ""},

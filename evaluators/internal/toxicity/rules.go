@@ -1,11 +1,17 @@
 // Package toxicity finds toxic language by grammar: insults aimed at a
 // person (second or third person), death wishes, threats, incitement to
-// self-harm, dehumanisation, identity hate, harassment and obscene abuse.
-// It complements the bag-of-words classifier of the toxicity-detector,
-// which learnt Davidson et al.'s tweets (mostly slurs) and misses these
-// patterns in ordinary prose. Matches that are negated ("he is not an
-// idiot"), quoted in a longer text, or talked about ("calling people
-// idiots is wrong") are ignored.
+// self-harm, dehumanisation, identity hate, harassment and obscene abuse,
+// and protected groups named together with a threat, a dehumanising
+// comparison, a derogatory predicate or an exclusion, in statement,
+// opinion and question forms (grouphate.go). It complements the
+// bag-of-words classifier of the toxicity-detector, which learnt Davidson
+// et al.'s tweets (mostly slurs) and misses these patterns in ordinary
+// prose. Matches that are negated ("he is not an idiot"), quoted in a
+// longer text, talked about ("calling people idiots is wrong") or
+// rejected as counter-speech ("... is bigotry", "I reported it") are
+// ignored. NewRepairer undoes obfuscated spellings of the words the rules
+// look for; Reclaimed and Untargeted find in-group use of reclaimed slurs
+// and swearing aimed at nobody, which the detector re-scores masked.
 package toxicity
 
 import (
