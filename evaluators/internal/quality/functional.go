@@ -41,6 +41,11 @@ type FunctionalCase struct {
 	Phenomenon string `json:"phenomenon"`
 	// Input holds further evaluator inputs (question, reference, ...).
 	Input map[string]string `json:"input,omitempty"`
+	// Template and Half, when set, say which hand-written template the
+	// case comes from and which half of a split by template it is in:
+	// "tuning" (read while choosing rules and thresholds) or "heldout".
+	Template string `json:"template,omitempty"`
+	Half     string `json:"half,omitempty"`
 	Note  string            `json:"note,omitempty"`
 	// File is the file the case came from (set by the loader).
 	File string `json:"-"`

@@ -1,73 +1,48 @@
 package main
 
-import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
-// TestFunctionalSuites checks the hand-written functional suites: unique
-// ids, at least 30 cases per phenomenon, both halves present for every
-// phenomenon, and every template wholly in one half (the split is by
-// template, never by case).
-func TestFunctionalSuites(t *testing.T) {
-	for _, path := range []string{toxicityFunctionalPath, injectionFunctionalPath} {
-		t.Run(filepath.Base(filepath.Dir(filepath.Dir(path))), func(t *testing.T) {
-			f, err := os.Open(filepath.Join("..", "..", "..", path))
+// TestFunctionalHalves checks the functional suites that are split into a
+// tuning and a held-out half by template: every case names its template
+// and half, every template lies wholly in one half, and every phenomenon
+// has cases in both halves and one label only.
+func TestFunctionalHalves(t *testing.T) {
+	for _, slug := range []string{"toxicity-detector", "prompt-injection"} {
+		t.Run(slug, func(t *testing.T) {
+			cases, err := loadFunctional(slug)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer f.Close()
-			ids := map[string]bool{}
-			perPhen := map[string]int{}
-			halves := map[string]map[string]bool{}
 			templateHalf := map[string]string{}
+			halves := map[string]map[string]bool{}
 			label := map[string]bool{}
-			sc := bufio.NewScanner(f)
-			for line := 1; sc.Scan(); line++ {
-				var r functionalRow
-				if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-					t.Fatalf("line %d: %v", line, err)
+			seen := map[string]bool{}
+			for _, c := range cases {
+				if c.Template == "" || (c.Half != "tuning" && c.Half != "heldout") {
+					t.Fatalf("%s: case %q has template %q, half %q", c.File, c.Text, c.Template, c.Half)
 				}
-				if r.ID == "" || r.Text == "" || r.Phenomenon == "" || r.Template == "" {
-					t.Fatalf("line %d: id, text, phenomenon and template are required: %+v", line, r)
+				if seen[c.Text] {
+					t.Errorf("%s: case %q appears twice", c.File, c.Text)
 				}
-				if ids[r.ID] {
-					t.Errorf("line %d: duplicate id %s", line, r.ID)
+				seen[c.Text] = true
+				if h, ok := templateHalf[c.Template]; ok && h != c.Half {
+					t.Errorf("template %s is in both halves", c.Template)
 				}
-				ids[r.ID] = true
-				if r.Half != "tuning" && r.Half != "heldout" {
-					t.Errorf("line %d: half %q", line, r.Half)
+				templateHalf[c.Template] = c.Half
+				if l, ok := label[c.Phenomenon]; ok && l != c.Label {
+					t.Errorf("phenomenon %s mixes labels", c.Phenomenon)
 				}
-				if h, ok := templateHalf[r.Template]; ok && h != r.Half {
-					t.Errorf("template %s is in both halves", r.Template)
+				label[c.Phenomenon] = c.Label
+				if halves[c.Phenomenon] == nil {
+					halves[c.Phenomenon] = map[string]bool{}
 				}
-				templateHalf[r.Template] = r.Half
-				if l, ok := label[r.Phenomenon]; ok && l != r.Label {
-					t.Errorf("phenomenon %s mixes labels", r.Phenomenon)
-				}
-				label[r.Phenomenon] = r.Label
-				perPhen[r.Phenomenon]++
-				if halves[r.Phenomenon] == nil {
-					halves[r.Phenomenon] = map[string]bool{}
-				}
-				halves[r.Phenomenon][r.Half] = true
+				halves[c.Phenomenon][c.Half] = true
 			}
-			if err := sc.Err(); err != nil {
-				t.Fatal(err)
-			}
-			for phen, n := range perPhen {
-				if n < 30 {
-					t.Errorf("phenomenon %s has %d cases, want at least 30", phen, n)
-				}
+			var pos, neg int
+			for phen, l := range label {
 				if len(halves[phen]) != 2 {
 					t.Errorf("phenomenon %s is not in both halves", phen)
 				}
-			}
-			var pos, neg int
-			for _, l := range label {
 				if l {
 					pos++
 				} else {
@@ -78,5 +53,42 @@ func TestFunctionalSuites(t *testing.T) {
 				t.Errorf("%d positive and %d negative phenomena, want both", pos, neg)
 			}
 		})
+	}
+}
+
+// TestFunctionalHalvesReports scores a stub evaluator (flags every case
+// whose text contains "e") through functionalHalves: two reports, in-source
+// then functional, whose sizes add up to the suite, with the held-out
+// half's misses left out.
+func TestFunctionalHalvesReports(t *testing.T) {
+	cases, err := loadFunctional("prompt-injection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := functionalHalves("prompt-injection", "f1", "target", func(s string) (bool, error) {
+		for i := 0; i < len(s); i++ {
+			if s[i] == 'e' {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Kind != KindInSource || rs[1].Kind != KindFunctional || rs[0].N+rs[1].N != len(cases) {
+		t.Fatalf("reports = %d, kinds %v/%v, n %d+%d of %d", len(rs), rs[0].Kind, rs[1].Kind, rs[0].N, rs[1].N, len(cases))
+	}
+	for _, g := range rs[1].Breakdown {
+		if len(g.Misses) != 0 {
+			t.Errorf("held-out group %s quotes misses %q", g.Name, g.Misses)
+		}
+	}
+	quoted := 0
+	for _, g := range rs[0].Breakdown {
+		quoted += len(g.Misses)
+	}
+	if quoted == 0 {
+		t.Error("tuning half quotes no misses, want the stub's errors quoted")
 	}
 }

@@ -52,7 +52,7 @@ func injectionSuite(dataDir string) ([]Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs, err := functionalReports(injectionSlug, injectionFunctionalPath, "f1 >= 0.85 (held-out half)", func(text string) (bool, error) {
+	fs, err := functionalHalves(injectionSlug, "f1", "f1 >= 0.85 (held-out half)", func(text string) (bool, error) {
 		var d time.Duration
 		return injectionEvaluate(text, nil, &d)
 	})
@@ -64,10 +64,6 @@ func injectionSuite(dataDir string) ([]Report, error) {
 	out = append(out, fs...)
 	return append(out, attacks, timing), nil
 }
-
-// injectionFunctionalPath is the hand-written functional suite of the
-// prompt-injection evaluator, relative to the repository root.
-const injectionFunctionalPath = "evaluators/internal/injection/testdata/functional.jsonl"
 
 // injectionCrossSource trains the model on one training set and scores the
 // rules + model detector on the other (both directions), and each of those
@@ -103,9 +99,10 @@ func injectionCrossSource(dataDir string) ([]Report, error) {
 				scored = append(scored, injectionScored{score: s, label: r.Label, set: test, took: time.Since(start)})
 			}
 			rep := injectionCVReport(test, "cross-source: model trained on "+train+" only (+ negatives.go), never on this source", scored)
+			rep.Kind = KindCrossSource
 			if test == "injection/notinject.jsonl" {
 				rep.Metrics = map[string]float64{"fpr": rep.Metrics["fpr"], "accuracy": rep.Metrics["accuracy"]}
-				rep.Target = "fpr <= 0.10"
+				rep.Target, rep.Headline = "fpr <= 0.10", "fpr"
 			}
 			out = append(out, rep)
 		}
@@ -201,7 +198,7 @@ func injectionCVReport(dataset, split string, ss []injectionScored) Report {
 	m["roc_auc"] = rocAUC(prob, label)
 	rm, mm := binaryMetrics(rulePred, label), binaryMetrics(modelPred, label)
 	return Report{
-		Slug: injectionSlug, Dataset: dataset, Split: split, N: n, Metrics: m, Threshold: "0.5",
+		Slug: injectionSlug, Dataset: dataset, Kind: KindInSource, Headline: "f1", Split: split, N: n, Metrics: m, Threshold: "0.5",
 		PerCall: elapsed / time.Duration(max(len(ss), 1)), Target: "f1 >= 0.85",
 		Notes: fmt.Sprintf("rules alone: precision %.3f recall %.3f f1 %.3f; model alone: precision %.3f recall %.3f f1 %.3f; the hand-written benign prompts of injection/negatives.go are in every training fold; time is injection.Detector.Score",
 			rm["precision"], rm["recall"], rm["f1"], mm["precision"], mm["recall"], mm["f1"]),
@@ -236,7 +233,7 @@ func injectionNotInject(dataDir string) (Report, error) {
 	}
 	m := binaryMetrics(pred, label)
 	return Report{
-		Slug: injectionSlug, Dataset: name, Split: "all (benign only, never trained on)", N: len(rows),
+		Slug: injectionSlug, Dataset: name, Kind: KindCrossSource, Headline: "fpr", Split: "all (benign only, never trained on)", N: len(rows),
 		Metrics: map[string]float64{"fpr": m["fpr"], "accuracy": m["accuracy"]}, Threshold: "0.5 (default)",
 		PerCall: elapsed / time.Duration(max(len(rows), 1)), Target: "fpr <= 0.10",
 		Notes: "shipped model + rules through evaluators.Evaluate",
@@ -307,7 +304,7 @@ func injectionBuiltinAttacks() (Report, error) {
 	}
 	n := float64(len(attacks))
 	return Report{
-		Slug: injectionSlug, Dataset: "built-in attack list (markers, 9 languages, zero-width, tag, base64)", Split: "all", N: len(attacks),
+		Slug: injectionSlug, Dataset: "built-in attack list (markers, 9 languages, zero-width, tag, base64)", Kind: KindInSource, Split: "all", N: len(attacks),
 		Metrics:   map[string]float64{"rule_hit_rate": float64(ruleHits) / n, "recall": float64(flagged) / n},
 		Threshold: "0.5", PerCall: elapsed / time.Duration(len(attacks)), Target: "rule_hit_rate = 1", Notes: notes,
 	}, nil
@@ -328,7 +325,7 @@ func injectionTiming() (Report, error) {
 		}
 	}
 	return Report{
-		Slug: injectionSlug, Dataset: "1 KiB benign prompt (timing only)", Split: "-", N: calls,
+		Slug: injectionSlug, Dataset: "1 KiB benign prompt (timing only)", Kind: KindTiming, Split: "-", N: calls,
 		Metrics: map[string]float64{}, Threshold: "0.5", PerCall: elapsed / calls, Target: "< 1 ms/call",
 	}, nil
 }

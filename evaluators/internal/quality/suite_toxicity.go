@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -49,6 +47,7 @@ func toxicitySuite(dataDir string) ([]Report, error) {
 		return nil, err
 	}
 	r.Dataset = "toxicity/davidson.jsonl"
+	r.Kind, r.Headline = KindInSource, "f1"
 	r.Split = `held-out 20% (FNV-1a("davidson-v1:"+id) mod 100 < 20), not trained on`
 	r.Target = "roc_auc >= 0.95"
 	r.Notes = "tweets; offensive+hate = positive (83%); AUC from the probability recovered by bisecting config.threshold"
@@ -67,6 +66,7 @@ func toxicitySuite(dataDir string) ([]Report, error) {
 	}
 	delete(fp.Metrics, "roc_auc") // one class only
 	fp.Dataset = "injection/notinject.jsonl"
+	fp.Kind, fp.Headline = KindCrossSource, "fpr"
 	fp.Split = "all (benign prompts, never trained on)"
 	fp.Target = "low fpr on ordinary prompts"
 	fp.Notes = "false-positive rate on non-tweet text (English, Chinese, Russian prompts)"
@@ -78,16 +78,12 @@ func toxicitySuite(dataDir string) ([]Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs, err := functionalReports("toxicity-detector", toxicityFunctionalPath, "macro_f1 >= 0.65 (held-out half)", toxicityUnsafe)
+	fs, err := functionalHalves("toxicity-detector", "macro_f1", "macro_f1 >= 0.65 (held-out half)", toxicityUnsafe)
 	if err != nil {
 		return nil, err
 	}
 	return append([]Report{r, ch, fp, edos}, fs...), nil
 }
-
-// toxicityFunctionalPath is the hand-written functional suite of the
-// toxicity detector, relative to the repository root.
-const toxicityFunctionalPath = "evaluators/internal/toxicity/testdata/functional.jsonl"
 
 // toxicityUnsafe runs the toxicity detector on text at the default
 // threshold.
@@ -120,94 +116,57 @@ func toxicityEDOSReport(dataDir string) (Report, error) {
 		return Report{}, err
 	}
 	r.Dataset = "sexism/edos-train.jsonl + edos-dev.jsonl"
+	r.Kind, r.Headline = KindCrossSource, "macro_f1"
 	r.Split = "all (cross-source: another platform, never trained or tuned on)"
 	r.Target = "(reference; labels differ)"
 	r.Notes = "label mismatch: positive = sexist (24%), so non-sexist abuse counts as a false positive and sexism without abusive words (stereotypes, paternalism) as a miss; read roc_auc and the trend, not the level"
 	return r, nil
 }
 
-// functionalRow is one case of a hand-written functional suite
-// (testdata/functional.jsonl of the toxicity and injection packages).
-type functionalRow struct {
-	ID         string `json:"id"`
-	Text       string `json:"text"`
-	Label      bool   `json:"label"`
-	Phenomenon string `json:"phenomenon"`
-	Template   string `json:"template"`
-	Half       string `json:"half"` // "tuning" or "heldout", by template
-}
-
-// functionalReports scores a functional suite with flagged (the
-// evaluator's verdict at its default threshold), one row per half: the
-// tuning half (templates read while choosing rules and thresholds) and
-// the held-out half (templates never read). Per-phenomenon figures are
-// recall (toxic / injection phenomena) or fpr (benign ones).
-func functionalReports(slug, path, target string, flagged func(string) (bool, error)) ([]Report, error) {
-	f, err := os.Open(path)
+// functionalHalves scores the evaluator's functional suite
+// (testdata/functional/<slug>) with flagged (its verdict at the default
+// threshold), one report per half of the split by template: the tuning
+// half (templates read while choosing rules and thresholds; in-source)
+// and the held-out half (templates never read; functional). The held-out
+// report quotes no missed cases, so that reading QUALITY.md does not tune
+// on them.
+func functionalHalves(slug, headline, target string, flagged func(string) (bool, error)) ([]Report, error) {
+	cases, err := loadFunctional(slug)
 	if err != nil {
-		return nil, fmt.Errorf("functional suite: %w", err)
-	}
-	defer f.Close()
-	var rows []functionalRow
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		var r functionalRow
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
-		}
-		rows = append(rows, r)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	var out []Report
 	for _, half := range []string{"tuning", "heldout"} {
-		var pred, label []bool
-		type count struct{ hit, n int }
-		byPhen := map[string]*count{}
-		positive := map[string]bool{}
-		var elapsed time.Duration
+		var part []FunctionalCase
 		templates := map[string]bool{}
-		for _, r := range rows {
-			if r.Half != half {
-				continue
+		for _, c := range cases {
+			if c.Half == half {
+				part = append(part, c)
+				templates[c.Template] = true
 			}
-			start := time.Now()
-			p, err := flagged(r.Text)
-			elapsed += time.Since(start)
-			if err != nil {
-				return nil, err
-			}
-			pred, label = append(pred, p), append(label, r.Label)
-			templates[r.Template] = true
-			c := byPhen[r.Phenomenon]
-			if c == nil {
-				c = &count{}
-				byPhen[r.Phenomenon] = c
-			}
-			c.n++
-			if p {
-				c.hit++
-			}
-			positive[r.Phenomenon] = r.Label
 		}
-		m := binaryMetrics(pred, label)
-		for phen, c := range byPhen {
-			key := "fpr:" + phen
-			if positive[phen] {
-				key = "recall:" + phen
+		if len(part) == 0 {
+			return nil, fmt.Errorf("functional suite %s: no %s cases", slug, half)
+		}
+		r, err := scoreFunctional(slug, part, func(c FunctionalCase) (bool, error) { return flagged(c.Text) })
+		if err != nil {
+			return nil, err
+		}
+		r.Headline, r.Target = headline, target
+		r.Threshold = "0.5 (default)"
+		r.Notes = "hand-written from the phenomena of issue 18 (generator: evaluators/internal/*/testdata/gen_functional.go), split into halves by template, never by case; per-phenomenon recall and fpr below"
+		if half == "tuning" {
+			r.Kind = KindInSource
+			r.Split = fmt.Sprintf("tuning half: %d cases of %d templates, read while choosing rules and thresholds", len(part), len(templates))
+		} else {
+			r.Kind = KindFunctional
+			r.Split = fmt.Sprintf("held-out half: %d cases of %d templates never read while tuning", len(part), len(templates))
+			for i := range r.Breakdown {
+				r.Breakdown[i].Misses = nil
 			}
-			m[key] = float64(c.hit) / float64(c.n)
+			r.Notes += "; misses of this half are not quoted, to keep it unread"
 		}
-		split := "tuning half (templates read while choosing rules and thresholds)"
-		if half == "heldout" {
-			split = "held-out half (templates never read while tuning)"
-		}
-		out = append(out, Report{
-			Slug: slug, Dataset: path, Split: fmt.Sprintf("%s: %d templates", split, len(templates)), N: len(pred), Metrics: m,
-			Threshold: "0.5 (default)", PerCall: elapsed / time.Duration(max(len(pred), 1)), Target: target,
-			Notes: "hand-written functional suite, split into halves by template (never by case); recall:<phenomenon> on the positive phenomena, fpr:<phenomenon> on the negative ones",
-		})
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -236,6 +195,7 @@ func toxicityChallengeReport() (Report, error) {
 		return Report{}, err
 	}
 	r.Dataset = toxicityChallengePath
+	r.Kind, r.Headline = KindInSource, "f1"
 	r.Split = `test half (FNV-1a("toxchallenge-v1:"+id) mod 100 < 50), not tuned on`
 	r.Target = "f1 >= 0.90"
 	r.Notes = "hand-written: 2nd/3rd-person insults, death wishes, threats, self-harm incitement, dehumanisation, identity hate, harassment, obscene abuse vs polite text, criticism of ideas, factual violence, quotes/negations, LLM answers; same author as the rules, so optimistic"

@@ -1,7 +1,7 @@
 //go:build ignore
 
-// gen_functional writes functional.jsonl, the toxicity functional test
-// suite: hand-written sentence templates, one phenomenon each, filled with
+// gen_functional writes the toxicity functional test suite to
+// ../../quality/testdata/functional/toxicity-detector/<phenomenon>.jsonl: hand-written sentence templates, one phenomenon each, filled with
 // target groups, words or obfuscations. Run from this directory:
 //
 //	go run gen_functional.go
@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -269,19 +270,35 @@ func main() {
 		"The museum opened an exhibition on the history of {G} in Europe.",
 	})
 
-	f, err := os.Create("functional.jsonl")
-	if err != nil {
+	// One file per phenomenon, in the quality command's functional
+	// suite folder.
+	dir := filepath.Join("..", "..", "quality", "testdata", "functional", "toxicity-detector")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	enc := json.NewEncoder(f)
-	enc.SetEscapeHTML(false)
+	byPhenomenon := map[string][]row{}
+	var order []string
 	for _, r := range rows {
-		if err := enc.Encode(r); err != nil {
+		if byPhenomenon[r.Phenomenon] == nil {
+			order = append(order, r.Phenomenon)
+		}
+		byPhenomenon[r.Phenomenon] = append(byPhenomenon[r.Phenomenon], r)
+	}
+	for _, phen := range order {
+		f, err := os.Create(filepath.Join(dir, phen+".jsonl"))
+		if err != nil {
 			log.Fatal(err)
 		}
-	}
-	if err := f.Close(); err != nil {
-		log.Fatal(err)
+		enc := json.NewEncoder(f)
+		enc.SetEscapeHTML(false)
+		for _, r := range byPhenomenon[phen] {
+			if err := enc.Encode(r); err != nil {
+				log.Fatal(err)
+			}
+		}
+		if err := f.Close(); err != nil {
+			log.Fatal(err)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "wrote %d rows\n", len(rows))
 }
