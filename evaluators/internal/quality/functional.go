@@ -46,7 +46,7 @@ type FunctionalCase struct {
 	// "tuning" (read while choosing rules and thresholds) or "heldout".
 	Template string `json:"template,omitempty"`
 	Half     string `json:"half,omitempty"`
-	Note  string            `json:"note,omitempty"`
+	Note     string `json:"note,omitempty"`
 	// File is the file the case came from (set by the loader).
 	File string `json:"-"`
 }

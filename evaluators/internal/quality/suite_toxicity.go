@@ -47,9 +47,9 @@ func toxicitySuite(dataDir string) ([]Report, error) {
 		return nil, err
 	}
 	r.Dataset = "toxicity/davidson.jsonl"
-	r.Kind, r.Headline = KindInSource, "f1"
+	r.Kind, r.Headline = KindInSource, "macro_f1"
 	r.Split = `held-out 20% (FNV-1a("davidson-v1:"+id) mod 100 < 20), not trained on`
-	r.Target = "roc_auc >= 0.95"
+	r.Target = "macro_f1 >= 0.65 on unseen text (functional held-out half); roc_auc >= 0.95 here"
 	r.Notes = "tweets; offensive+hate = positive (83%); AUC from the probability recovered by bisecting config.threshold"
 	benign, err := readJSONL[davidsonRow](dataDir, "injection/notinject.jsonl")
 	if err != nil {
@@ -195,7 +195,7 @@ func toxicityChallengeReport() (Report, error) {
 		return Report{}, err
 	}
 	r.Dataset = toxicityChallengePath
-	r.Kind, r.Headline = KindInSource, "f1"
+	r.Kind, r.Headline = KindInSource, "macro_f1"
 	r.Split = `test half (FNV-1a("toxchallenge-v1:"+id) mod 100 < 50), not tuned on`
 	r.Target = "f1 >= 0.90"
 	r.Notes = "hand-written: 2nd/3rd-person insults, death wishes, threats, self-harm incitement, dehumanisation, identity hate, harassment, obscene abuse vs polite text, criticism of ideas, factual violence, quotes/negations, LLM answers; same author as the rules, so optimistic"
