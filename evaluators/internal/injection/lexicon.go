@@ -40,6 +40,7 @@ const (
 // languages, not taken from any evaluation set.
 var lexiconEntries = map[int][]string{
 	clsVerb: {
+		"abaikan", "lupakan", "bo qua", "ignoruj", "ignorujte", "zapomen", "zapomente", "ignora", "uita", "ignorati", "ignorer", "glem", "ohita", "unohda", "αγνοησε", "αγνοηστε", "ξεχνα", "ξεχαστε", "ігноруй", "игнорируй", "игнорируйте", "забудь", "забудьте", "hagyd figyelmen kivul", "felejtsd el", "تجاهل", "انس", "अनदेखा", "भूल", "무시하고", "무시해", "무시하세요", "무시해라", "잊어", "잊어버려",
 		"ignore", "ignoring", "disregard", "forget", "overlook", "neglect", "discard", "bypass", "override",
 		"ignoriere", "ignorier", "ignoriert", "ignorieren", "vergiss", "vergesst", "vergessen sie", "missachte", "missachten", "verwirf", "uebergehe",
 		"ignora", "ignore", "ignorar", "ignoren", "olvida", "olvide", "olvidar", "olviden", "descarta", "descarte", "omite", "omita", "haz caso omiso",
@@ -53,6 +54,7 @@ var lexiconEntries = map[int][]string{
 		"deja de lado", "laisse de cote", "lascia perdere", "deixe de lado",
 	},
 	clsTarget: {
+		"instruksi", "perintah", "aturan", "petunjuk", "huong dan", "chi dan", "chi thi", "lenh", "quy tac", "pokyny", "instrukce", "pravidla", "instructiunile", "instructiuni", "regulile", "instruktioner", "instruksjoner", "instrukser", "ohjeet", "ohjeita", "saannot", "οδηγιες", "εντολες", "κανονες", "інструкції", "вказівки", "правила", "инструкции", "указания", "utasitast", "utasitasokat", "szabalyokat", "التعليمات", "تعليمات", "الاوامر", "القواعد", "निर्देशों", "निर्देश", "नियमों", "지시를", "지시", "지침을", "명령을", "규칙을",
 		"instructions", "instruction", "directions", "directives", "guidelines", "rules", "prompt", "prompts", "orders", "commands", "constraints", "restrictions", "programming", "policies", "system prompt",
 		"anweisungen", "anweisung", "instruktionen", "regeln", "vorgaben", "befehle", "richtlinien", "aufgaben",
 		"instrucciones", "reglas", "ordenes", "indicaciones", "directrices", "normas",
@@ -65,6 +67,7 @@ var lexiconEntries = map[int][]string{
 		"talimatlari", "talimatları", "talimatlar", "talimat", "kurallari", "kuralları", "kurallar", "yonergeleri", "yönergeleri",
 	},
 	clsPrior: {
+		"sebelumnya", "truoc đo", "truoc", "predchozi", "anterioare", "forrige", "aiemmat", "aikaisemmat", "edelliset", "προηγουμενες", "попередні", "предыдущие", "korabbi", "elozo", "السابقة", "पिछले", "이전의", "이전", "앞의",
 		"previous", "prior", "earlier", "above", "preceding", "original", "initial", "old", "former", "before", "system", "developer",
 		"vorherigen", "vorherige", "bisherigen", "bisherige", "obigen", "fruheren", "vorigen", "vorher", "zuvor", "davor", "alten",
 		"anteriores", "anterior", "previas", "antes", "originales", "antiguas",
@@ -80,6 +83,7 @@ var lexiconEntries = map[int][]string{
 		"your", "deine", "deinen", "deiner", "ihre", "tus", "sus", "tes", "vos", "tue", "le tue", "suas", "seus", "tuas", "je", "jouw", "uw", "twoje", "swoje", "dina", "senin",
 	},
 	clsAll: {
+		"semua", "segala", "tat ca", "vsechny", "toate", "ολες", "ολα", "усі", "всі", "все", "osszes", "minden", "جميع", "كل", "सभी", "모든",
 		"all", "everything", "alles", "alle", "todo", "todas", "todos", "tout", "toutes", "tous", "tutto", "tutte", "tutti", "tudo", "todas", "wszystko", "wszystkim", "wszystkie", "allt", "alla", "her sey", "hepsini", "tum",
 	},
 	clsSaid: {

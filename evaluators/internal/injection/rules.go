@@ -206,6 +206,14 @@ var phraseRules = []phraseRule{
 		anchors("限制", "约束", "約束", "规则", "規則", "审查", "審查", "开发者模式", "開發者模式"),
 		`(?:你`+zgap+`(?:没有|沒有|不受|不再受)(?:任何)?[^。！？\n]{0,4}?(?:限制|约束|約束|规则|規則|审查|審查)|(?:开发者|開發者)模式已?(?:启用|啟用|开启|開啟))`),
 
+	// Japanese: the instruction noun comes before the verb.
+	rule("override/ja", scoreOverride,
+		anchors("無視", "忘れ"),
+		`(?:以前|これまで|上記|先ほど|すべて|全て|今まで)`+zgap+`(?:指示|命令|ルール|指令|設定|制限)`+zgap+`(?:無視|忘れ)`),
+	rule("reveal/ja", scoreReveal,
+		anchors("プロンプト", "指示"),
+		`(?:システムプロンプト|初期プロンプト|最初の指示|元の指示)`+zgap+`(?:表示|教え|見せ|出力|書き出)`),
+
 	// Russian.
 	rule("override/ru", scoreOverride,
 		anchors("гнорир", "абуд", "абудь", "обращай", "тбрось", "ренебреги"),
