@@ -98,20 +98,13 @@ func shapeOf(w []byte) shape {
 type shapeFilter [1 << 18 / 64]uint64
 
 func (s shape) key() uint64 {
-	return mix(uint64(s.letters)<<16|uint64(s.first)<<8|uint64(s.n)) >> (64 - 18)
+	// One multiply (Fibonacci hashing) spreads the fields well enough for
+	// a filter, and is cheaper than mix on the hot path.
+	return (uint64(s.letters)<<16 | uint64(s.first)<<8 | uint64(s.n&0xff)) * 0x9e3779b97f4a7c15 >> (64 - 18)
 }
 
 func (f *shapeFilter) add(s shape)      { k := s.key(); f[k>>6] |= 1 << (k & 63) }
 func (f *shapeFilter) has(s shape) bool { k := s.key(); return f[k>>6]&(1<<(k&63)) != 0 }
-
-// joinedShape is the shape of the word with shape s followed by next.
-func joinedShape(s shape, next []byte) shape {
-	s.n += len(next)
-	for _, c := range next {
-		s.letters |= 1 << (c - 'a')
-	}
-	return s
-}
 
 // RepairWord returns the vocabulary word that the lower-case ASCII word w
 // (with FNV-1a 64 hash h) is a misspelling of, and whether there is one.
@@ -177,73 +170,110 @@ func (r *Repairer) Has(w []byte) bool { return r.vocab.has(hashBytes(w)) }
 // minRepairLen letters and the first alone is not one ("wo men" →
 // "women"). It allocates only when dst lacks capacity.
 func (r *Repairer) AppendRepaired(dst, folded []byte) []byte {
-	for i := 0; i < len(folded); {
-		c := folded[i]
-		if c < 'a' || c > 'z' {
-			dst = append(dst, c)
-			i++
-			continue
+	emitted := 0 // folded[:emitted] is in dst
+	next := nextToken(folded, 0)
+	for next.start < len(folded) {
+		cur := next
+		next = nextToken(folded, cur.end)
+		if !cur.plain {
+			continue // digits or non-ASCII letters: kept as they are
 		}
-		j := i
-		for j < len(folded) && folded[j] >= 'a' && folded[j] <= 'z' {
-			j++
-		}
-		if j < len(folded) && isWordByte(folded[j]) {
-			// A token with digits or non-ASCII letters: copy as is.
-			for j < len(folded) && isWordByte(folded[j]) {
-				j++
-			}
-			dst = append(dst, folded[i:j]...)
-			i = j
-			continue
-		}
-		w := folded[i:j]
+		w := folded[cur.start:cur.end]
 		// Cheap gates first: most tokens can neither be joined with the
 		// next one into a vocabulary word nor be a misspelling of one.
-		k := j + 1
-		for k < len(folded) && folded[k] >= 'a' && folded[k] <= 'z' {
-			k++
-		}
-		ws := shapeOf(w)
-		joinable := j+1 < len(folded) && folded[j] == ' ' && k > j+1 && (k == len(folded) || !isWordByte(folded[k])) &&
-			k-i-1 >= minRepairLen && r.joins.has(joinedShape(ws, folded[j+1:k]))
-		repairable := len(w) >= minRepairLen-1 && len(w) <= maxRepairLen+1 && r.maybe.has(ws)
+		joinable := next.plain && next.start == cur.end+1 && folded[cur.end] == ' ' &&
+			next.end-cur.start-1 >= minRepairLen && r.joins.has(joinShapes(cur.shape, next.shape))
+		repairable := len(w) >= minRepairLen-1 && len(w) <= maxRepairLen+1 && r.maybe.has(cur.shape)
 		if !joinable && !repairable {
-			dst = append(dst, w...)
-			i = j
 			continue
 		}
 		h := hashBytes(w)
 		if r.vocab.has(h) {
-			dst = append(dst, w...)
-			i = j
 			continue
 		}
 		// Join with the next token: "wo men", "immig rants".
 		if joinable {
-			jh := hashJoin(h, folded[j+1:k])
-			if r.vocab.has(jh) && !r.real.has(hashJoin(hashJoin(h, space), folded[j+1:k])) {
-				dst = append(append(dst, w...), folded[j+1:k]...)
-				i = k
+			second := folded[next.start:next.end]
+			if r.vocab.has(hashJoin(h, second)) && !r.real.has(hashJoin(hashJoin(h, space), second)) {
+				dst = append(append(append(dst, folded[emitted:cur.start]...), w...), second...)
+				emitted = next.end
+				next = nextToken(folded, next.end)
 				continue
 			}
 		}
 		if repairable && !r.real.has(h) {
-			if fixed, ok := r.variants[h]; ok {
-				dst = append(dst, fixed...)
-				i = j
-				continue
+			fixed, ok := r.variants[h]
+			if !ok {
+				var b []byte
+				if b, ok = r.insertion(w); ok {
+					fixed = string(b)
+				}
 			}
-			if fixed, ok := r.insertion(w); ok {
-				dst = append(dst, fixed...)
-				i = j
-				continue
+			if ok {
+				dst = append(append(dst, folded[emitted:cur.start]...), fixed...)
+				emitted = cur.end
 			}
 		}
-		dst = append(dst, w...)
-		i = j
 	}
-	return dst
+	return append(dst, folded[emitted:]...)
+}
+
+// token is a run of word bytes of folded text.
+type token struct {
+	start, end int
+	plain      bool  // only the letters a-z
+	shape      shape // when plain
+}
+
+// nextToken returns the first token of folded at or after i (start ==
+// len(folded) when there is none).
+func nextToken(folded []byte, i int) token {
+	for i < len(folded) && byteClass[folded[i]] == 0 {
+		i++
+	}
+	t := token{start: i, plain: i < len(folded)}
+	if t.plain {
+		t.shape.first = folded[i]
+	}
+	for ; i < len(folded); i++ {
+		switch byteClass[folded[i]] {
+		case 0:
+			t.end = i
+			t.shape.n = t.end - t.start
+			return t
+		case classLetter:
+			t.shape.letters |= 1 << (folded[i] - 'a')
+		default:
+			t.plain = false
+		}
+	}
+	t.end = i
+	t.shape.n = t.end - t.start
+	return t
+}
+
+// Byte classes of folded text: 0 outside words, classLetter for a-z,
+// classOther for the other word bytes (see isWordByte).
+const (
+	classLetter = 1
+	classOther  = 2
+)
+
+var byteClass = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 'a' && c <= 'z':
+			t[c] = classLetter
+		case isWordByte(byte(c)):
+			t[c] = classOther
+		}
+	}
+	return t
+}()
+
+// joinShapes is the shape of two words written together.
+func joinShapes(a, b shape) shape {
+	return shape{first: a.first, n: a.n + b.n, letters: a.letters | b.letters}
 }
 
 // insertion returns the vocabulary word that w is with one letter added

@@ -69,11 +69,11 @@ func DetectFolded(b []byte) (Category, bool) {
 
 // Flags are cheap facts about a text, found in the rules' anchor pass.
 type Flags struct {
-	// MayReclaim: a reclaimable slur may be in the text (a substring
-	// match; Reclaimed decides).
+	// MayReclaim: a reclaimable slur is in the text as a word (Reclaimed
+	// decides whether it is used in-group).
 	MayReclaim bool
-	// MaySwear: a swear word may be in the text (a substring match;
-	// Untargeted decides).
+	// MaySwear: a swear word is in the text as a word (Untargeted decides
+	// whether it is aimed at anyone).
 	MaySwear bool
 }
 
@@ -86,7 +86,16 @@ func AnalyzeFolded(b []byte) (Category, bool, Flags) {
 	folded := unsafe.String(&b[0], len(b))
 	var sbuf [64]sentence
 	sentences, all := splitSentences(folded, sbuf[:0])
-	flags := Flags{MayReclaim: all.has(reclaimableSet), MaySwear: all.has(profaneSet)}
+	var flags Flags
+	for k := range sentences {
+		sn := &sentences[k]
+		if !flags.MayReclaim && sn.sets.has(reclaimableSet) && textclass.HasWord(folded[sn.start:sn.end], reclaimableWords) {
+			flags.MayReclaim = true
+		}
+		if !flags.MaySwear && sn.sets.has(profaneSet) && textclass.HasWord(folded[sn.start:sn.end], profaneWords) {
+			flags.MaySwear = true
+		}
+	}
 	for i := range rules {
 		r := &rules[i]
 		for j := range r.alts {
