@@ -151,7 +151,7 @@ var realVariantsText string
 // lexicon is the compiled lexicon: entries by the hash of their first
 // word.
 type lexicon struct {
-	byFirst map[uint64][]lexEntry
+	byFirst firstTable
 	repair  *textclass.Repairer
 }
 
@@ -161,7 +161,7 @@ type lexEntry struct {
 }
 
 var theLexicon = sync.OnceValue(func() *lexicon {
-	l := &lexicon{byFirst: map[uint64][]lexEntry{}}
+	byFirst := map[uint64][]lexEntry{}
 	for class, entries := range lexiconEntries {
 		for _, e := range entries {
 			words := lexWords(e)
@@ -170,9 +170,10 @@ var theLexicon = sync.OnceValue(func() *lexicon {
 				e.rest = append(e.rest, hashWord(w))
 			}
 			h := hashWord(words[0])
-			l.byFirst[h] = append(l.byFirst[h], e)
+			byFirst[h] = append(byFirst[h], e)
 		}
 	}
+	l := &lexicon{byFirst: newFirstTable(byFirst)}
 	l.repair = textclass.NewRepairer(repairWords, strings.Split(strings.TrimSpace(realVariantsText), "\n"))
 	return l
 })
@@ -188,6 +189,44 @@ func hashWord(w string) uint64 {
 		h = (h ^ uint64(w[i])) * 1099511628211
 	}
 	return h
+}
+
+// firstTable maps the hash of an entry's first word to the entries that
+// start with it: open addressing over a power-of-two table, so a token
+// costs one multiply and usually one probe (a Go map costs several times
+// that, once per token of every text).
+type firstTable struct {
+	keys    []uint64
+	entries [][]lexEntry
+	mask    uint64
+}
+
+func newFirstTable(m map[uint64][]lexEntry) firstTable {
+	size := 16
+	for size < 4*len(m) {
+		size <<= 1
+	}
+	t := firstTable{keys: make([]uint64, size), entries: make([][]lexEntry, size), mask: uint64(size - 1)}
+	for h, es := range m {
+		i := t.slot(h)
+		for t.entries[i] != nil {
+			i = (i + 1) & t.mask
+		}
+		t.keys[i], t.entries[i] = h, es
+	}
+	return t
+}
+
+func (t *firstTable) slot(h uint64) uint64 { return h * 0x9e3779b97f4a7c15 >> 32 & t.mask }
+
+// get returns the entries whose first word hashes to h (nil: none).
+func (t *firstTable) get(h uint64) []lexEntry {
+	for i := t.slot(h); t.entries[i] != nil; i = (i + 1) & t.mask {
+		if t.keys[i] == h {
+			return t.entries[i]
+		}
+	}
+	return nil
 }
 
 // lexMatch is one lexicon entry found at a token index.
@@ -240,7 +279,7 @@ func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexM
 			j += size
 		}
 		if ascii && j-i >= 4 {
-			if _, known := l.byFirst[h]; !known {
+			if l.byFirst.get(h) == nil {
 				if fixed, ok := l.repair.RepairWord(norm[i:j], h); ok {
 					h = hashWord(fixed)
 				}
@@ -250,7 +289,7 @@ func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexM
 		i = j
 	}
 	for k, h := range hashes {
-		for _, e := range l.byFirst[h] {
+		for _, e := range l.byFirst.get(h) {
 			if k+1+len(e.rest) > len(hashes) {
 				continue
 			}
