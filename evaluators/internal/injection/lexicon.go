@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 )
@@ -238,12 +239,15 @@ type lexMatch struct {
 // maxLexTokens bounds the tokens examined per text (the first ones).
 const maxLexTokens = 4096
 
-// scanLexicon returns the lexicon matches of normalised text.
+// scan returns the lexicon matches of text, which is normalised
+// (textclass.Normalize) or ASCII: tokens are runs of letters, ASCII
+// letters taken in lower case, so an ASCII text needs no normalising.
 func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexMatch, uint16) {
 	var seen uint16
-	// Tokenise into runs of letters, hashing as we go; a lower-case ASCII
-	// word that is no lexicon word is replaced by the word it misspells,
-	// if any.
+	var lower [32]byte
+	// Tokenise into runs of letters, hashing them in lower case as we go;
+	// an ASCII word that is no lexicon word is replaced by the word it
+	// misspells, if any.
 	for i := 0; i < len(norm) && len(hashes) < maxLexTokens; {
 		c := norm[i]
 		if c < utf8.RuneSelf {
@@ -264,7 +268,7 @@ func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexM
 				if !isASCIILetter(c) {
 					break
 				}
-				h = (h ^ uint64(c)) * 1099511628211
+				h = (h ^ uint64(c|0x20)) * 1099511628211 // lower case
 				j++
 				continue
 			}
@@ -278,11 +282,13 @@ func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexM
 			}
 			j += size
 		}
-		if ascii && j-i >= 4 {
-			if l.byFirst.get(h) == nil {
-				if fixed, ok := l.repair.RepairWord(norm[i:j], h); ok {
-					h = hashWord(fixed)
-				}
+		if ascii && j-i >= 4 && j-i <= len(lower) && l.byFirst.get(h) == nil {
+			w := lower[:j-i]
+			for k, c := range norm[i:j] {
+				w[k] = c | 0x20
+			}
+			if fixed, ok := l.repair.RepairWord(w, h); ok {
+				h = hashWord(fixed)
 			}
 		}
 		hashes = append(hashes, h)
@@ -330,9 +336,13 @@ func matchLexicon(text string, shared *textclass.Text) Finding {
 	bp := lexBufs.Get().(*lexBuf)
 	defer lexBufs.Put(bp)
 	var norm []byte
-	if shared != nil {
+	switch {
+	case isASCII(text):
+		// Only letters are read, in lower case: the text as it is.
+		norm = unsafe.Slice(unsafe.StringData(text), len(text))
+	case shared != nil:
 		norm = shared.Normalized()
-	} else {
+	default:
 		bp.norm = textclass.AppendNormalized(bp.norm[:0], text)
 		norm = bp.norm
 	}
@@ -402,3 +412,13 @@ type lexBuf struct {
 }
 
 var lexBufs = sync.Pool{New: func() any { return &lexBuf{norm: make([]byte, 0, 4096), hashes: make([]uint64, 0, 512)} }}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
