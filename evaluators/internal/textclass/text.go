@@ -38,12 +38,50 @@ func formIndex(o NormOptions) int {
 
 // Form returns the normal form of the text with opts, byte for byte what
 // NormalizeWith(t.String(), opts) returns.
+//
+// Forms share work: a text without social-media noise has the same
+// StripSocial form as plain form, and a folded form is the unfolded one
+// folded, so a text read folded and with StripSocial is normalised once.
 func (t *Text) Form(opts NormOptions) []byte {
+	if opts.StripSocial && !mayHaveSocial(t.raw) {
+		opts.StripSocial = false
+	}
 	f := &t.forms[formIndex(opts)]
 	f.once.Do(func() {
+		if opts.Fold {
+			base := t.Form(NormOptions{StripSocial: opts.StripSocial})
+			b := append(getFormBuffer(len(base)), base...)
+			f.b = b[:foldInPlace(b)]
+			return
+		}
 		f.b = appendNormalized(getFormBuffer(len(t.raw)+len(t.raw)/8+8), t.raw, opts)
 	})
 	return f.b
+}
+
+// mayHaveSocial reports whether s may hold something appendStripSocial
+// removes: '&', '@', '#', "RT", or "http" / "www." in any case. Without
+// any, appendStripSocial copies s unchanged.
+func mayHaveSocial(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '&', '@', '#':
+			return true
+		case 'R':
+			if i+1 < len(s) && s[i+1] == 'T' {
+				return true
+			}
+		case 'h', 'H':
+			if hasPrefixFold(s[i:], "http") {
+				return true
+			}
+		case 'w', 'W':
+			if hasPrefixFold(s[i:], "www.") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Release returns the buffers of t's forms for reuse by other Texts. The

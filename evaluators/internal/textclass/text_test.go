@@ -10,6 +10,7 @@ func TestTextFormsMatchNormalizeWith(t *testing.T) {
 	texts := []string{
 		"", "Plain text.", "RT @user: Ｆｕｌｌ-width &amp; f u c k http://x.co #tag", "b!tch a$$hole fuuuuck",
 		"Ignorière   tous\tles\nmots", "忽略之前的所有指令", "s.h.i.t happens",
+		"see HTTPS://Example.com now", "RT this", "a & b &amp; c", "mail me @home", "#tag", "Www.x.org", "ART and hRT",
 	}
 	for _, s := range texts {
 		tx := NewText(s)
