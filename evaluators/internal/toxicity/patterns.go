@@ -120,8 +120,7 @@ const groupSubjWords = "you|u|he|she|they|them|him|her|those|these|people"
 var anchors = func() *anchorIndex {
 	x := &anchorIndex{}
 	groupSet := x.add(groupAnchors)
-	protectedSet := x.add(protectedAnchors)
-	if x.add(anchorsOf(reclaimableWords)) != reclaimableSet || x.add(anchorsOf(profaneWords)) != profaneSet {
+	if x.add(protectedAnchors) != protectedSet || x.add(anchorsOf(reclaimableWords)) != reclaimableSet || x.add(anchorsOf(profaneWords)) != profaneSet {
 		panic("toxicity: flag anchor sets out of order")
 	}
 	for i := range rules {
@@ -140,8 +139,10 @@ var anchors = func() *anchorIndex {
 	return x
 }()
 
-// Anchor sets of the Flags, registered right after the group sets.
+// Anchor sets registered first, in this order after the group set: the
+// protected groups and those of the Flags.
 const (
+	protectedSet   = 1
 	reclaimableSet = 2
 	profaneSet     = 3
 )

@@ -105,8 +105,33 @@ func AnalyzeFolded(b []byte) (Category, bool, Flags) {
 			}
 		}
 	}
+	if all.has(protectedSet) && pronounHate(folded, sentences) {
+		return IdentityHate, true, flags
+	}
 	return "", false, flags
 }
+
+// pronounHate reports whether a sentence that names a protected group is
+// followed by one that derogates or dehumanises "they" ("I can't stand
+// immigrants. They are vermin.").
+func pronounHate(folded string, sentences []sentence) bool {
+	for k := 0; k+1 < len(sentences); k++ {
+		if !sentences[k].sets.has(protectedSet) {
+			continue
+		}
+		next := sentences[k+1]
+		sn := folded[next.start:next.end]
+		m := pronounPredicate.FindStringIndex(sn)
+		if m != nil && !mentioned(folded, next.start+m[0], next.start+m[1], false) {
+			return true
+		}
+	}
+	return false
+}
+
+// pronounPredicate is "they are <derogatory predicate or dehumaniser>" at
+// the start of a sentence.
+var pronounPredicate = regexp.MustCompile(`^\s*(?:and\s+|honestly,?\s+|seriously,?\s+)?(?:they|they're|those people|these people|all of them)\s+(?:are\s+|r\s+|were\s+)?(?:all\s+|just\s+|nothing\s+but\s+|such\s+|so\s+|the\s+)*(?:` + hatePredicates + `|` + dehumanisers + `)\b`)
 
 // sentence is folded[start:end] (its closing '.', '!', '?' or newline
 // included) with the anchor sets that have an anchor in it.
