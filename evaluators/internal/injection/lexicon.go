@@ -115,10 +115,12 @@ var lexiconEntries = map[int][]string{
 		"hacked", "pwned", "api key", "credentials",
 	},
 	clsFrame: {
+		"du bist jetzt", "ab jetzt bist du", "stell dir vor", "tu so als", "spiel die rolle", "tu es maintenant", "imagine que tu es", "fais comme si", "joue le role", "ahora eres", "imagina que eres", "finge que", "haz de cuenta", "ora sei", "immagina di essere", "fingi di essere", "agora voce e", "imagine que voce e", "finja que", "je bent nu", "doe alsof", "jestes teraz", "udawaj",
 		"pretend", "imagine", "roleplay", "role-play", "role play", "act as", "you are now", "in character", "stay in character", "let's play a game", "lets play a game",
 		"answer as", "respond as", "from now on you are", "you are two", "you will be", "film script", "screenplay", "movie script", "novel", "story", "villain", "character",
 	},
 	clsUnbound: {
+		"ohne regeln", "keine regeln", "ohne einschrankungen", "keine einschrankungen", "ohne grenzen", "ohne filter", "ohne moral", "sin reglas", "sin restricciones", "sin limites", "sin filtros", "sin moral", "sans regles", "sans restrictions", "sans limites", "sans filtre", "sans morale", "senza regole", "senza restrizioni", "senza limiti", "senza filtri", "sem regras", "sem restricoes", "sem limites", "sem filtros", "zonder regels", "zonder beperkingen", "bez zasad", "bez ograniczen",
 		"no morals", "no moral", "no rules", "no guidelines", "no filter", "no filters", "no restrictions", "no limits", "no ethics", "no boundaries", "no censorship",
 		"never refuses", "never refused", "never refuse", "nothing is forbidden", "nothing is off limits", "ignores every rule", "ignores all rules", "never given any guidelines",
 		"without any rules", "without rules", "without restrictions", "without any restrictions", "without filters", "without limits", "without any guidelines",
