@@ -17,6 +17,7 @@ type Text struct {
 type form struct {
 	once sync.Once
 	b    []byte
+	buf  *[]byte // the pooled buffer b lives in (nil: not pooled)
 }
 
 // NewText returns s with no normal form computed yet.
@@ -50,11 +51,15 @@ func (t *Text) Form(opts NormOptions) []byte {
 	f.once.Do(func() {
 		if opts.Fold {
 			base := t.Form(NormOptions{StripSocial: opts.StripSocial})
-			b := append(getFormBuffer(len(base)), base...)
+			f.buf = getFormBuffer(len(base))
+			b := append((*f.buf)[:0], base...)
 			f.b = b[:foldInPlace(b)]
+			*f.buf = f.b
 			return
 		}
-		f.b = appendNormalized(getFormBuffer(len(t.raw)+len(t.raw)/8+8), t.raw, opts)
+		f.buf = getFormBuffer(len(t.raw) + len(t.raw)/8 + 8)
+		f.b = appendNormalized((*f.buf)[:0], t.raw, opts)
+		*f.buf = f.b
 	})
 	return f.b
 }
@@ -89,11 +94,12 @@ func mayHaveSocial(s string) bool {
 // be used afterwards. Texts of a TextCache are never released.
 func (t *Text) Release() {
 	for i := range t.forms {
-		if b := t.forms[i].b; b != nil && cap(b) <= maxPooledForm {
-			b = b[:0]
-			formBuffers.Put(&b)
+		f := &t.forms[i]
+		if f.buf != nil && cap(*f.buf) <= maxPooledForm {
+			*f.buf = (*f.buf)[:0]
+			formBuffers.Put(f.buf)
 		}
-		t.forms[i].b = nil
+		f.b, f.buf = nil, nil
 	}
 }
 
@@ -103,12 +109,18 @@ const maxPooledForm = 64 << 10
 // formBuffers pools the buffers of released forms.
 var formBuffers sync.Pool
 
-// getFormBuffer returns an empty buffer, reused if one is free.
-func getFormBuffer(capacity int) []byte {
-	if bp, ok := formBuffers.Get().(*[]byte); ok && cap(*bp) >= capacity {
-		return (*bp)[:0]
+// getFormBuffer returns an empty buffer of at least capacity bytes,
+// reused if one is free.
+func getFormBuffer(capacity int) *[]byte {
+	if bp, ok := formBuffers.Get().(*[]byte); ok {
+		if cap(*bp) >= capacity {
+			return bp
+		}
+		*bp = make([]byte, 0, capacity)
+		return bp
 	}
-	return make([]byte, 0, capacity)
+	b := make([]byte, 0, capacity)
+	return &b
 }
 
 // Normalized is Form with no option: Normalize(t.String()).
