@@ -34,6 +34,17 @@ var spanOperators = []Operator{OpEquals, OpNotEquals, OpGreaterThan, OpGreaterTh
 // metricOperators are the span operators plus not_contains.
 var metricOperators = append(append([]Operator{}, spanOperators...), OpNotContains)
 
+// SpanOperators returns the operators of span filters, in documentation
+// order.
+func SpanOperators() []Operator { return append([]Operator(nil), spanOperators...) }
+
+// MetricOperators returns the operators of metric filters: the span
+// operators plus not_contains.
+func MetricOperators() []Operator { return append([]Operator(nil), metricOperators...) }
+
+// OperatorNames joins the names of ops for messages ("equals, ...").
+func OperatorNames(ops []Operator) string { return operatorList(ops) }
+
 // IsNumeric reports whether op compares numbers.
 func (op Operator) IsNumeric() bool {
 	switch op {
@@ -204,6 +215,13 @@ func resolveMetricField(field string) (FieldRef, bool) {
 	return FieldRef{}, false
 }
 
+// IsMetricField reports whether field is a metric filter field: a column,
+// labels.<name> or attributes.<name>.
+func IsMetricField(field string) bool {
+	_, ok := resolveMetricField(field)
+	return ok
+}
+
 // ResolveMetricField resolves a metric filter field of a validated query.
 // Unknown fields resolve to a label of that name (validation rejects them
 // first).
@@ -246,6 +264,16 @@ func knownOperator(ops []Operator, op Operator) bool {
 		}
 	}
 	return false
+}
+
+// ValidateFilter checks one filter against the operators ops
+// (SpanOperators or MetricOperators): the checks Normalize makes, with
+// name (its position, e.g. "filters[1]") as the *QueryError's field.
+func ValidateFilter(name string, f Filter, ops []Operator) error {
+	if err := validateFilter(name, f, ops); err != nil {
+		return err
+	}
+	return nil
 }
 
 // validateFilter checks one filter of a validated query; name is its

@@ -5,49 +5,50 @@ import (
 	"strings"
 )
 
-// Span is one stored span. The JSON names follow the Span resource of the
-// /v2 API; the derived LLM columns and the evaluations are stored for
-// filtering and sorting but are not part of the API's span object.
+// Span is one stored span: the span's own fields, the derived LLM columns
+// (for filtering and sorting) and the evaluations recorded on it. The /v2
+// API's JSON form of it belongs to the HTTP layer.
 //
 // Maps read back from a Store are never nil (an empty map stands for none).
 type Span struct {
-	Environment        string            `json:"environment"`
-	Timestamp          int64             `json:"timestamp"` // start time, Unix ms
-	TraceID            string            `json:"trace_id"`
-	SpanID             string            `json:"span_id"`
-	ParentSpanID       string            `json:"parent_span_id"`
-	TraceState         string            `json:"trace_state"`
-	SpanName           string            `json:"span_name"`
-	SpanKind           string            `json:"span_kind"` // SPAN_KIND_*
-	ServiceName        string            `json:"service_name"`
-	ResourceAttributes map[string]string `json:"resource_attributes"`
-	ScopeName          string            `json:"scope_name"`
-	ScopeVersion       string            `json:"scope_version"`
-	SpanAttributes     map[string]string `json:"span_attributes"`
-	Duration           int64             `json:"duration"`    // ms
-	StatusCode         string            `json:"status_code"` // STATUS_CODE_*
-	StatusMessage      string            `json:"status_message"`
-	Prompts            map[string]string `json:"prompts"`
-	Completions        map[string]string `json:"completions"`
-	Input              string            `json:"input"`
-	Output             string            `json:"output"`
+	Environment        string
+	Timestamp          int64 // start time, Unix ms
+	TraceID            string
+	SpanID             string
+	ParentSpanID       string
+	TraceState         string
+	SpanName           string
+	SpanKind           string // SPAN_KIND_*
+	ServiceName        string
+	ResourceAttributes map[string]string
+	ScopeName          string
+	ScopeVersion       string
+	SpanAttributes     map[string]string
+	Duration           int64  // ms
+	StatusCode         string // STATUS_CODE_*
+	StatusMessage      string
+	Prompts            map[string]string
+	Completions        map[string]string
+	Input              string
+	Output             string
 
 	// Derived columns, filled by the exporter from internal/genai.
-	WorkflowName  string `json:"-"`
-	EntityName    string `json:"-"`
-	AgentName     string `json:"-"`
-	RequestModel  string `json:"-"`
-	ResponseModel string `json:"-"`
-	Vendor        string `json:"-"`
-	TotalTokens   int64  `json:"-"`
+	WorkflowName  string
+	EntityName    string
+	AgentName     string
+	RequestModel  string
+	ResponseModel string
+	Vendor        string
+	TotalTokens   int64
 
 	// Evaluations are the evaluator results recorded on the span.
-	Evaluations []Evaluation `json:"-"`
+	Evaluations []Evaluation
 }
 
 // Evaluation is one evaluator result recorded on a span. Output holds the
 // evaluator's raw result fields; after a round trip through a Store its
-// numbers are float64 (JSON semantics).
+// numbers are float64 (JSON semantics). The JSON names are the storage
+// format of EncodeEvaluations.
 type Evaluation struct {
 	Name       string         `json:"name"`
 	ScoreValue float64        `json:"score_value"`
@@ -76,22 +77,20 @@ const (
 // MetricPoint is one metric data point: an evaluator output field or an
 // ingested OTLP data point. Exactly one of BoolValue, NumericValue and
 // EnumValue is normally set. Maps read back from a Store are never nil.
-// The JSON names are those of the API's point object; the other fields
-// are for storage and filtering (the exporter copies trace and span ids
-// into Labels too).
+// The exporter copies trace and span ids into Labels too.
 type MetricPoint struct {
-	Environment    string            `json:"-"`
-	OrganizationID string            `json:"-"`
-	MetricName     string            `json:"-"`
-	Source         string            `json:"-"`          // SourceEvaluator or SourceOTLP
-	EventTime      int64             `json:"event_time"` // Unix ms
-	BoolValue      *bool             `json:"bool_value,omitempty"`
-	NumericValue   *float64          `json:"numeric_value,omitempty"`
-	EnumValue      *string           `json:"enum_value,omitempty"`
-	TraceID        string            `json:"-"`
-	SpanID         string            `json:"-"`
-	Labels         map[string]string `json:"labels"`
-	Attributes     map[string]string `json:"-"`
+	Environment    string
+	OrganizationID string
+	MetricName     string
+	Source         string // SourceEvaluator or SourceOTLP
+	EventTime      int64  // Unix ms
+	BoolValue      *bool
+	NumericValue   *float64
+	EnumValue      *string
+	TraceID        string
+	SpanID         string
+	Labels         map[string]string
+	Attributes     map[string]string
 }
 
 // MetricGroup holds the points of one metric name within a page.

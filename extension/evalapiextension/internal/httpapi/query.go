@@ -10,15 +10,60 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
-// spanView is a span as GET /v2/warehouse/spans returns it: the spec's
-// Span object plus the evaluator results recorded on the span.
-type spanView struct {
-	warehouse.Span
-	Evaluations []warehouse.Evaluation `json:"evaluations"`
+// spanJSON is a span as GET /v2/warehouse/spans returns it: the spec's
+// Span object plus the evaluator results recorded on the span. The field
+// order is the order of the JSON object.
+type spanJSON struct {
+	Environment        string            `json:"environment"`
+	Timestamp          int64             `json:"timestamp"` // start time, Unix ms
+	TraceID            string            `json:"trace_id"`
+	SpanID             string            `json:"span_id"`
+	ParentSpanID       string            `json:"parent_span_id"`
+	TraceState         string            `json:"trace_state"`
+	SpanName           string            `json:"span_name"`
+	SpanKind           string            `json:"span_kind"`
+	ServiceName        string            `json:"service_name"`
+	ResourceAttributes map[string]string `json:"resource_attributes"`
+	ScopeName          string            `json:"scope_name"`
+	ScopeVersion       string            `json:"scope_version"`
+	SpanAttributes     map[string]string `json:"span_attributes"`
+	Duration           int64             `json:"duration"` // ms
+	StatusCode         string            `json:"status_code"`
+	StatusMessage      string            `json:"status_message"`
+	Prompts            map[string]string `json:"prompts"`
+	Completions        map[string]string `json:"completions"`
+	Input              string            `json:"input"`
+	Output             string            `json:"output"`
+	Evaluations        []evaluationJSON  `json:"evaluations"`
+}
+
+// evaluationJSON is one evaluator result of a span.
+type evaluationJSON struct {
+	Name       string         `json:"name"`
+	ScoreValue float64        `json:"score_value"`
+	ScoreLabel string         `json:"score_label,omitempty"`
+	Output     map[string]any `json:"output,omitempty"`
+	MonitorID  string         `json:"monitor_id,omitempty"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// newSpanJSON returns the API form of a stored span.
+func newSpanJSON(s warehouse.Span) spanJSON {
+	evals := make([]evaluationJSON, len(s.Evaluations))
+	for i, e := range s.Evaluations {
+		evals[i] = evaluationJSON{Name: e.Name, ScoreValue: e.ScoreValue, ScoreLabel: e.ScoreLabel, Output: e.Output,
+			MonitorID: e.MonitorID, Error: e.Error}
+	}
+	return spanJSON{Environment: s.Environment, Timestamp: s.Timestamp, TraceID: s.TraceID, SpanID: s.SpanID,
+		ParentSpanID: s.ParentSpanID, TraceState: s.TraceState, SpanName: s.SpanName, SpanKind: s.SpanKind,
+		ServiceName: s.ServiceName, ResourceAttributes: s.ResourceAttributes, ScopeName: s.ScopeName,
+		ScopeVersion: s.ScopeVersion, SpanAttributes: s.SpanAttributes, Duration: s.Duration, StatusCode: s.StatusCode,
+		StatusMessage: s.StatusMessage, Prompts: s.Prompts, Completions: s.Completions, Input: s.Input, Output: s.Output,
+		Evaluations: evals}
 }
 
 type spanPageView struct {
-	Data         []spanView `json:"data"`
+	Data         []spanJSON `json:"data"`
 	PageSize     int        `json:"page_size"`
 	TotalResults int64      `json:"total_results"`
 	NextCursor   string     `json:"next_cursor"`
@@ -26,7 +71,7 @@ type spanPageView struct {
 
 func (a *API) querySpans(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	q, err := warehouse.ParseSpanQuery(r.URL.Query())
+	q, err := ParseSpanQuery(r.URL.Query())
 	if err != nil {
 		a.writeStoreError(w, err)
 		return
@@ -37,13 +82,9 @@ func (a *API) querySpans(w http.ResponseWriter, r *http.Request) {
 		a.writeStoreError(w, err)
 		return
 	}
-	view := spanPageView{Data: make([]spanView, len(page.Spans)), PageSize: len(page.Spans), TotalResults: page.TotalResults, NextCursor: page.NextCursor}
+	view := spanPageView{Data: make([]spanJSON, len(page.Spans)), PageSize: len(page.Spans), TotalResults: page.TotalResults, NextCursor: page.NextCursor}
 	for i, s := range page.Spans {
-		evals := s.Evaluations
-		if evals == nil {
-			evals = []warehouse.Evaluation{}
-		}
-		view.Data[i] = spanView{Span: s, Evaluations: evals}
+		view.Data[i] = newSpanJSON(s)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"spans": view})
 }
@@ -75,12 +116,12 @@ func (a *API) queryMetricsPOST(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q, err := warehouse.ParseMetricQuery(body)
+	q, err := ParseMetricQuery(body)
 	a.queryMetrics(w, r, q, err)
 }
 
 func (a *API) queryMetricsGET(w http.ResponseWriter, r *http.Request) {
-	q, err := warehouse.MetricQueryFromValues(r.URL.Query())
+	q, err := MetricQueryFromValues(r.URL.Query())
 	a.queryMetrics(w, r, q, err)
 }
 
