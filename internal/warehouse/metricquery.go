@@ -9,6 +9,22 @@ const (
 	MetricSortNumericValue = "numeric_value"
 )
 
+// SortOrder returns the column q sorts by (MetricSort* name the columns)
+// and the direction, "ASC" or "DESC"; ties sort by sequence number the
+// same way.
+func (q MetricQuery) SortOrder() (column, dir string) {
+	switch q.SortBy {
+	case MetricSortMetricName, MetricSortNumericValue:
+		column = q.SortBy
+	default:
+		column = MetricSortEventTime
+	}
+	if q.Desc {
+		return column, "DESC"
+	}
+	return column, "ASC"
+}
+
 // Metric query limits.
 const (
 	DefaultMetricLimit = 50

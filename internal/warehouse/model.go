@@ -136,29 +136,3 @@ func EncodeEvaluations(evals []Evaluation) string {
 	b, _ := json.Marshal(safe) // every element encodes now
 	return string(b)
 }
-
-// FillMetricPage groups pts (one page, in query order) by metric name into
-// page and sets TotalPoints and, when more points follow, NextCursor: the
-// snapshot and the next offset packed by EncodeMetricCursor. Backends call
-// it after reading a page of limit points starting at offset.
-func FillMetricPage(page *MetricPage, pts []MetricPoint, more bool, snapshot, offset int64, limit int) error {
-	page.TotalPoints = int64(len(pts))
-	index := map[string]int{}
-	for _, p := range pts {
-		i, ok := index[p.MetricName]
-		if !ok {
-			i = len(page.Groups)
-			index[p.MetricName] = i
-			page.Groups = append(page.Groups, MetricGroup{MetricName: p.MetricName, OrganizationID: p.OrganizationID})
-		}
-		page.Groups[i].Points = append(page.Groups[i].Points, p)
-	}
-	if more {
-		next, err := EncodeMetricCursor(snapshot, offset+int64(limit))
-		if err != nil {
-			return &QueryError{Field: "cursor", Msg: "paging deeper than the cursor can reach; narrow the query: " + err.Error()}
-		}
-		page.NextCursor = FormatMetricCursor(next)
-	}
-	return nil
-}

@@ -65,6 +65,17 @@ func (k SortKey) Column() (column string, numeric bool) {
 	return "timestamp", true
 }
 
+// SortOrder returns the column q sorts by, the direction ("ASC" or
+// "DESC") and the comparison (">" or "<") that continues after a position
+// in that order; ties of the column sort by sequence number the same way.
+func (q SpanQuery) SortOrder() (column, dir, cmp string) {
+	column, _ = q.SortBy.Column()
+	if q.Desc {
+		return column, "DESC", "<"
+	}
+	return column, "ASC", ">"
+}
+
 // Span query limits.
 const (
 	DefaultSpanLimit = 100

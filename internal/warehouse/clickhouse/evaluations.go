@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 var _ warehouse.EvaluationAppender = (*Store)(nil)
@@ -141,11 +142,11 @@ func (s *Store) currentRows(ctx context.Context, env string, entries []warehouse
 	}
 	out := map[spanRef]storedRow{}
 	if len(timed) > 0 {
-		var w where
-		w.add("environment = ?", env)
-		w.add("timestamp IN ("+placeholders(len(timed))+")", timestamps(timed)...)
-		w.inList("trace_id", traceIDs(timed))
-		w.inList("span_id", spanIDs(timed))
+		var w sqlfilter.Where
+		w.Add("environment = ?", env)
+		w.Add("timestamp IN ("+placeholders(len(timed))+")", timestamps(timed)...)
+		w.In("trace_id", traceIDs(timed))
+		w.In("span_id", spanIDs(timed))
 		if err := s.readCurrent(ctx, w, out); err != nil {
 			return nil, err
 		}
@@ -156,12 +157,12 @@ func (s *Store) currentRows(ctx context.Context, env string, entries []warehouse
 			return nil, err
 		}
 		if found {
-			var w where
-			w.add("environment = ?", env)
-			w.add("timestamp >= ?", lo)
-			w.add("timestamp <= ?", hi)
-			w.inList("trace_id", traceIDs(untimed))
-			w.inList("span_id", spanIDs(untimed))
+			var w sqlfilter.Where
+			w.Add("environment = ?", env)
+			w.Add("timestamp >= ?", lo)
+			w.Add("timestamp <= ?", hi)
+			w.In("trace_id", traceIDs(untimed))
+			w.In("span_id", spanIDs(untimed))
 			if err := s.readCurrent(ctx, w, out); err != nil {
 				return nil, err
 			}
@@ -171,8 +172,8 @@ func (s *Store) currentRows(ctx context.Context, env string, entries []warehouse
 }
 
 // readCurrent adds the current rows of the spans that w selects to out.
-func (s *Store) readCurrent(ctx context.Context, w where, out map[spanRef]storedRow) error {
-	rows, err := s.conn.Query(ctx, "SELECT seq, "+spanColumns+" FROM "+s.schema.table("spans")+" FINAL WHERE "+w.sql(), w.args...)
+func (s *Store) readCurrent(ctx context.Context, w sqlfilter.Where, out map[spanRef]storedRow) error {
+	rows, err := s.conn.Query(ctx, "SELECT seq, "+spanColumns+" FROM "+s.schema.table("spans")+" FINAL WHERE "+w.SQL(), w.Args...)
 	if err != nil {
 		return fmt.Errorf("read spans: %w", mapErr(err))
 	}

@@ -1,48 +1,9 @@
 package clickhouse
 
 import (
-	"strings"
-
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
-
-// where accumulates SQL conditions and their parameters. Caller text
-// (attribute keys, values) only ever goes into args, bound by the driver
-// as quoted literals; the SQL text holds fixed column names from
-// warehouse.FieldRef and placeholders.
-type where struct {
-	conds []string
-	args  []any
-}
-
-func (w *where) add(cond string, args ...any) {
-	w.conds = append(w.conds, cond)
-	w.args = append(w.args, args...)
-}
-
-// sql joins the conditions with AND ("1" when there are none).
-func (w *where) sql() string {
-	if len(w.conds) == 0 {
-		return "1"
-	}
-	return strings.Join(w.conds, " AND ")
-}
-
-// inList adds "column IN (?, ...)" for values (never with an empty list).
-func (w *where) inList(column string, values []string) {
-	args := make([]any, len(values))
-	for i, v := range values {
-		args[i] = v
-	}
-	w.add(column+" IN ("+placeholders(len(values))+")", args...)
-}
-
-// expr is an SQL expression with its own parameters.
-type expr struct {
-	sql  string
-	args []any
-}
 
 // placeholders returns "?, ?, ?" for n parameters.
 func placeholders(n int) string { return sqlfilter.Placeholders(n) }
@@ -79,11 +40,4 @@ func arrayColumns(kind warehouse.FieldKind) (keys, values string) {
 		return "attr_keys", "attr_values"
 	}
 	return "attr_keys", "attr_values"
-}
-
-// filterCond renders one validated filter as a ClickHouse condition with
-// the semantics of the SQLite backend (see package sqlfilter).
-func filterCond(f warehouse.Filter, ref warehouse.FieldRef) expr {
-	c := dialect.Cond(f, ref)
-	return expr{c.SQL, c.Args}
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 const pointColumns = `environment, organization_id, metric_name, source, event_time, seq, ver,
@@ -74,128 +74,80 @@ func identity(parts ...[]string) uint64 {
 	return h.Sum64()
 }
 
-// metricSortColumns maps metric sort keys to columns (the ORDER BY
-// whitelist).
-var metricSortColumns = map[string]string{
-	warehouse.MetricSortEventTime:    "event_time",
-	warehouse.MetricSortMetricName:   "metric_name",
-	warehouse.MetricSortNumericValue: "numeric_value",
-}
-
-// QueryMetrics returns one page of points grouped by metric name. Paging
-// is by offset within the snapshot of the first page: the cursor's
-// snapshot is the millisecond part of the highest sequence number then
-// stored, and pages read only points stamped up to that millisecond.
-func (s *Store) QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (warehouse.MetricPage, error) {
-	page := warehouse.MetricPage{Groups: []warehouse.MetricGroup{}}
-	if s.closed.Load() {
-		return page, fmt.Errorf("query metrics: store closed: %w", warehouse.ErrUnavailable)
+// ReadMetricPoints answers one page of a metric query
+// (warehouse.Backend). The snapshot is the millisecond part of the
+// highest sequence number among the points in the query's range, and
+// pages read only points stamped up to that millisecond.
+func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (warehouse.MetricRows, error) {
+	var out warehouse.MetricRows
+	if err := s.ready(ctx, "read metric points"); err != nil {
+		return out, err
 	}
-	q, err := q.Normalize()
-	if err != nil {
-		return page, err
-	}
-	snapshot, offset, hasCursor, err := warehouse.DecodeMetricCursor(q.Cursor)
-	if err != nil {
-		return page, err
-	}
-	if err := s.ready(ctx, "query metrics"); err != nil {
-		return page, err
-	}
-	if len(q.Environments) == 0 {
-		return page, nil
-	}
+	q := r.Query
 	table := s.schema.table("metric_points")
-	if !hasCursor {
+	var w sqlfilter.Where
+	w.In("environment", q.Environments)
+	w.Add("event_time >= ?", q.FromMs)
+	if q.ToMs != 0 {
+		w.Add("event_time <= ?", q.ToMs)
+	}
+	snapshot := r.Snapshot
+	if r.First {
 		// Only points in the query's range can match: reading seq there
 		// is a primary-key range (the whole environment cost ~25 ms per
 		// 1 000 000 points).
-		var w where
-		w.inList("environment", q.Environments)
-		w.add("event_time >= ?", q.FromMs)
-		if q.ToMs != 0 {
-			w.add("event_time <= ?", q.ToMs)
-		}
 		var maxSeq int64
-		if err := s.conn.QueryRow(ctx, "SELECT max(seq) FROM "+table+" WHERE "+w.sql(), w.args...).Scan(&maxSeq); err != nil {
-			return page, fmt.Errorf("query metrics: snapshot: %w", mapErr(err))
+		if err := s.conn.QueryRow(ctx, "SELECT max(seq) FROM "+table+" WHERE "+w.SQL(), w.Args...).Scan(&maxSeq); err != nil {
+			return out, fmt.Errorf("snapshot: %w", mapErr(err))
 		}
 		snapshot = maxSeq >> seqMsShift
 		// Whatever this store writes from now on is stamped after the
 		// snapshot's millisecond.
 		s.clock.observe((snapshot + 1) << seqMsShift)
+		out.Snapshot = snapshot
 	}
-	var w where
-	w.inList("environment", q.Environments)
-	w.add("seq < ?", (snapshot+1)<<seqMsShift)
-	w.add("event_time >= ?", q.FromMs)
-	if q.ToMs != 0 {
-		w.add("event_time <= ?", q.ToMs)
-	}
+	w.Add("seq < ?", (snapshot+1)<<seqMsShift)
 	if q.MetricName != "" {
-		w.add("metric_name = ?", q.MetricName)
+		w.Add("metric_name = ?", q.MetricName)
 	}
 	if q.MetricSource != "" {
-		w.add("source = ?", q.MetricSource)
+		w.Add("source = ?", q.MetricSource)
 	}
 	// The filters read labels and attributes (wide columns): they stay
 	// out of the FINAL read (see splitSelect).
-	var filter where
-	if len(q.Filters) > 0 {
-		var fw where
-		for _, f := range q.Filters {
-			c := filterCond(f, warehouse.ResolveMetricField(f.Field))
-			fw.add("("+c.sql+")", c.args...)
-		}
-		joined := fw.sql()
-		if q.Or {
-			joined = strings.Join(fw.conds, " OR ")
-		}
-		filter.add("("+joined+")", fw.args...)
+	var filter sqlfilter.Where
+	if c, ok := dialect.MetricFilters(q.Filters, q.Or); ok {
+		filter.AddExpr(c)
 	}
-	col, ok := metricSortColumns[q.SortBy]
-	if !ok {
-		return page, fmt.Errorf("query metrics: sort column %q not allowed", q.SortBy)
-	}
+	col, dir := q.SortOrder()
 	order := "sort_value ASC NULLS FIRST, key_seq ASC"
-	if q.Desc {
+	if dir == "DESC" {
 		order = "sort_value DESC NULLS LAST, key_seq DESC"
 	}
 	// Two steps, as for spans: the page's keys from the narrow columns
 	// (FINAL, so duplicates never show), then the whole points of those
 	// keys; the labels and attributes are read only for the page.
-	keys, err := s.readKeys(ctx, keyRead{table: "metric_points", timeCol: "event_time", cond: w.sql(), args: w.args,
-		filter: filter.conds, filterArgs: filter.args, groupBy: copyInvariantGroupBy(q, col),
-		sortExpr: col, order: order, limit: []any{offset, q.Limit + 1}, from: q.FromMs, to: q.ToMs})
+	keys, err := s.readKeys(ctx, keyRead{table: "metric_points", timeCol: "event_time", cond: w.SQL(), args: w.Args,
+		filter: filter.Conds, filterArgs: filter.Args, groupBy: copyInvariantGroupBy(q, col),
+		sortExpr: col, order: order, limit: []any{r.Offset, r.Limit}, from: q.FromMs, to: q.ToMs})
 	if err != nil {
-		return page, fmt.Errorf("query metrics: %w", err)
+		return out, err
 	}
-	seqs, minT, maxT, counter := keys.seqs, keys.minT, keys.maxT, keys.counter
-	pts, err := s.pointsBySeq(ctx, q.Environments, minT, maxT, seqs)
-	if err != nil {
-		return page, fmt.Errorf("query metrics: %w", err)
+	if out.Points, err = readBySeq(ctx, s, "metric_points", pointColumns, "event_time", q.Environments, keys, scanPoint); err != nil {
+		return out, err
 	}
-	more := len(pts) > q.Limit
-	if more {
-		pts = pts[:q.Limit]
-	}
-	if !hasCursor && !more {
-		page.TotalResults = int64(len(pts))
-	} else {
+	if r.NeedsCount(len(out.Points)) {
 		// The page query sorted every match before LIMIT offset, n.
-		n, ok := counter.count()
-		if !ok || n < uint64(offset)+uint64(len(pts)) {
-			if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE "+w.sql()+" AND "+filter.sql(),
-				append(slices.Clone(w.args), filter.args...)...).Scan(&n); err != nil {
-				return page, fmt.Errorf("query metrics: count: %w", mapErr(err))
+		n, ok := keys.counter.count()
+		if !ok || n < uint64(r.Offset)+uint64(len(out.Points)) {
+			if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE "+w.SQL()+" AND "+filter.SQL(),
+				append(slices.Clone(w.Args), filter.Args...)...).Scan(&n); err != nil {
+				return out, fmt.Errorf("count: %w", mapErr(err))
 			}
 		}
-		page.TotalResults = int64(n)
+		out.Total = int64(n)
 	}
-	if err := warehouse.FillMetricPage(&page, pts, more, snapshot, offset, q.Limit); err != nil {
-		return page, err
-	}
-	return page, nil
+	return out, nil
 }
 
 // pointKey is the sort key of metric_points: copies of a point share it.
@@ -227,50 +179,9 @@ func copyInvariantGroupBy(q warehouse.MetricQuery, sortCol string) string {
 var pointKeyColumns = map[string]bool{"environment": true, "event_time": true, "metric_name": true, "source": true,
 	"trace_id": true, "span_id": true, "identity": true}
 
-// pointsBySeq reads the points with the given sequence numbers (all with
-// event times in [minT, maxT]) and returns them in the order of seqs.
-func (s *Store) pointsBySeq(ctx context.Context, envs []string, minT, maxT int64, seqs []int64) ([]warehouse.MetricPoint, error) {
-	out := make([]warehouse.MetricPoint, len(seqs))
-	if len(seqs) == 0 {
-		return out, nil
-	}
-	pos := make(map[int64]int, len(seqs))
-	args := make([]any, len(seqs))
-	for i, seq := range seqs {
-		pos[seq] = i
-		args[i] = seq
-	}
-	var w where
-	w.inList("environment", envs)
-	w.add("event_time >= ?", minT)
-	w.add("event_time <= ?", maxT)
-	w.add("seq IN ("+placeholders(len(seqs))+")", args...)
-	rows, err := s.conn.Query(ctx, "SELECT "+pointColumns+" FROM "+s.schema.table("metric_points")+" WHERE "+w.sql(), w.args...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	found, seen := 0, make([]bool, len(seqs))
-	for rows.Next() {
-		p, seq, err := scanPoint(rows)
-		if err != nil {
-			return nil, err
-		}
-		if i, ok := pos[seq]; ok && !seen[i] {
-			out[i], seen[i] = p, true
-			found++
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
-	}
-	if found != len(seqs) {
-		return nil, fmt.Errorf("read %d of %d points of the page (rows removed meanwhile?): %w", found, len(seqs), warehouse.ErrUnavailable)
-	}
-	return out, nil
-}
-
-func scanPoint(rows driver.Rows) (warehouse.MetricPoint, int64, error) {
+// scanPoint reads a row of pointColumns: the point, its seq and its
+// version.
+func scanPoint(rows driver.Rows) (warehouse.MetricPoint, int64, uint64, error) {
 	var (
 		p              warehouse.MetricPoint
 		seq            int64
@@ -280,7 +191,7 @@ func scanPoint(rows driver.Rows) (warehouse.MetricPoint, int64, error) {
 	)
 	if err := rows.Scan(&p.Environment, &p.OrganizationID, &p.MetricName, &p.Source, &p.EventTime, &seq, &ver,
 		&b, &p.NumericValue, &p.EnumValue, &p.TraceID, &p.SpanID, &lk, &lv, &ak, &av, &ident); err != nil {
-		return p, 0, mapErr(err)
+		return p, 0, 0, mapErr(err)
 	}
 	if b != nil {
 		v := *b != 0
@@ -288,5 +199,5 @@ func scanPoint(rows driver.Rows) (warehouse.MetricPoint, int64, error) {
 	}
 	p.Labels = arraysMap(lk, lv)
 	p.Attributes = arraysMap(ak, av)
-	return p, seq, nil
+	return p, seq, ver, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // Organizations live in a ReplacingMergeTree keyed by id, one JSON body per
@@ -44,12 +45,12 @@ type orgRow struct {
 // latestOrganizations returns the latest row of every organization (of
 // id when id is not empty), in creation order.
 func (s *Store) latestOrganizations(ctx context.Context, id string) ([]orgRow, error) {
-	var w where
+	var w sqlfilter.Where
 	if id != "" {
-		w.add("id = ?", id)
+		w.Add("id = ?", id)
 	}
 	rows, err := s.conn.Query(ctx, "SELECT id, row_ver, created_seq, version, body FROM "+s.schema.table("organizations")+
-		" WHERE "+w.sql()+" ORDER BY id, row_ver DESC LIMIT 1 BY id", w.args...)
+		" WHERE "+w.SQL()+" ORDER BY id, row_ver DESC LIMIT 1 BY id", w.Args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -195,9 +196,9 @@ func (s *Store) CreateAPIKey(ctx context.Context, k warehouse.APIKey) error {
 
 // keys returns the keys matching w, one row each (max(revoked_at): a
 // revocation is final), in creation order.
-func (s *Store) keys(ctx context.Context, w where) ([]warehouse.APIKey, error) {
+func (s *Store) keys(ctx context.Context, w sqlfilter.Where) ([]warehouse.APIKey, error) {
 	rows, err := s.conn.Query(ctx, "SELECT id, any(digest), any(org_id), any(env_slug), any(environment), any(project_id), min(created_at), max(revoked_at), min(row_ver) AS first FROM "+
-		s.schema.table("api_keys")+" WHERE "+w.sql()+" GROUP BY id ORDER BY first", w.args...)
+		s.schema.table("api_keys")+" WHERE "+w.SQL()+" GROUP BY id ORDER BY first", w.Args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -228,9 +229,9 @@ func (s *Store) RevokeAPIKey(ctx context.Context, orgID, keyID string, at time.T
 	if err := s.ready(ctx, "revoke api key"); err != nil {
 		return err
 	}
-	var w where
-	w.add("id = ?", keyID)
-	w.add("org_id = ?", orgID)
+	var w sqlfilter.Where
+	w.Add("id = ?", keyID)
+	w.Add("org_id = ?", orgID)
 	ks, err := s.keys(ctx, w)
 	if err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
@@ -254,9 +255,9 @@ func (s *Store) APIKeys(ctx context.Context, orgID string) ([]warehouse.APIKey, 
 	if err := s.ready(ctx, "list api keys"); err != nil {
 		return nil, err
 	}
-	var w where
+	var w sqlfilter.Where
 	if orgID != "" {
-		w.add("org_id = ?", orgID)
+		w.Add("org_id = ?", orgID)
 	}
 	ks, err := s.keys(ctx, w)
 	if err != nil {
@@ -270,8 +271,8 @@ func (s *Store) APIKeyByDigest(ctx context.Context, digest string) (warehouse.AP
 	if err := s.ready(ctx, "look up api key"); err != nil {
 		return warehouse.APIKey{}, err
 	}
-	var w where
-	w.add("digest = ?", digest)
+	var w sqlfilter.Where
+	w.Add("digest = ?", digest)
 	ks, err := s.keys(ctx, w)
 	if err != nil {
 		return warehouse.APIKey{}, fmt.Errorf("look up api key: %w", err)

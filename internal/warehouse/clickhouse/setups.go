@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // Monitor setups live in a ReplacingMergeTree keyed by (environment, id):
@@ -33,17 +34,17 @@ const setupColumns = "environment, id, row_ver, deleted, created_seq, external_i
 // latestSetups returns the latest row of every setup of env (every
 // environment when env is nil), tombstones included, in creation order.
 func (s *Store) latestSetups(ctx context.Context, env *string, id string) ([]setupRow, error) {
-	var w where
+	var w sqlfilter.Where
 	if env != nil {
-		w.add("environment = ?", *env)
+		w.Add("environment = ?", *env)
 	}
 	if id != "" {
-		w.add("id = ?", id)
+		w.Add("id = ?", id)
 	}
 	query := "SELECT environment, id, deleted, created_seq, version, body FROM (SELECT " + setupColumns +
-		" FROM " + s.schema.table("monitor_setups") + " WHERE " + w.sql() +
+		" FROM " + s.schema.table("monitor_setups") + " WHERE " + w.SQL() +
 		" ORDER BY environment, id, row_ver DESC LIMIT 1 BY environment, id) ORDER BY created_seq, id"
-	rows, err := s.conn.Query(ctx, query, w.args...)
+	rows, err := s.conn.Query(ctx, query, w.Args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 const spanColumns = `environment, timestamp, seq, ver, duration, total_tokens, trace_id, span_id,
@@ -130,16 +131,16 @@ func (s *Store) traceRange(ctx context.Context, envs, traceIDs []string, from, t
 	if len(traceIDs) == 0 {
 		return 0, 0, false, nil
 	}
-	var w where
-	w.inList("environment", envs)
-	w.inList("trace_id", traceIDs)
-	w.add("max_ts >= ?", from)
+	var w sqlfilter.Where
+	w.In("environment", envs)
+	w.In("trace_id", traceIDs)
+	w.Add("max_ts >= ?", from)
 	if to != 0 {
-		w.add("min_ts <= ?", to)
+		w.Add("min_ts <= ?", to)
 	}
 	var n uint64
-	if err := s.conn.QueryRow(ctx, "SELECT min(min_ts), max(max_ts), count() FROM "+s.schema.table("span_traces")+" WHERE "+w.sql(),
-		w.args...).Scan(&lo, &hi, &n); err != nil {
+	if err := s.conn.QueryRow(ctx, "SELECT min(min_ts), max(max_ts), count() FROM "+s.schema.table("span_traces")+" WHERE "+w.SQL(),
+		w.Args...).Scan(&lo, &hi, &n); err != nil {
 		return 0, 0, false, fmt.Errorf("trace index: %w", mapErr(err))
 	}
 	if n == 0 {
@@ -233,158 +234,120 @@ func version(seq int64) uint64 { return uint64(math.MaxInt64 - seq) }
 var sortColumns = map[string]bool{"timestamp": true, "duration": true, "span_name": true, "trace_id": true,
 	"total_tokens": true, "workflow_name": true, "entity_name": true, "response_model": true}
 
-// QuerySpans returns one page of spans: keyset pagination on (sort column,
-// seq) within the snapshot seq <= max(seq) taken by the first page; see
-// warehouse.SpanCursor and README.md.
-func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehouse.SpanPage, error) {
-	var page warehouse.SpanPage
-	if s.closed.Load() {
-		return page, fmt.Errorf("query spans: store closed: %w", warehouse.ErrUnavailable)
+// ReadSpans answers one page of a span query (warehouse.Backend). The
+// snapshot is the highest sequence number among the spans in the query's
+// environments and time range (only those can match; reading seq within a
+// primary-key range is cheap); a trace_id equals/in filter first narrows
+// the range through the trace index.
+func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.SpanRows, error) {
+	var out warehouse.SpanRows
+	if err := s.ready(ctx, "read spans"); err != nil {
+		return out, err
 	}
-	q, err := q.Normalize()
-	if err != nil {
-		return page, err
-	}
-	cur, hasCursor, err := warehouse.DecodeSpanCursor(q)
-	if err != nil {
-		return page, err
-	}
-	if err := s.ready(ctx, "query spans"); err != nil {
-		return page, err
-	}
-	page.Spans = []warehouse.Span{}
-	if len(q.Environments) == 0 {
-		return page, nil
-	}
+	q := r.Query
 	table := s.schema.table("spans")
 	from, to := q.FromMs, q.ToMs
 	if ids, ok := traceFilterIDs(q.Filters); ok {
 		// Only the time range of the wanted traces can match.
 		lo, hi, found, err := s.traceRange(ctx, q.Environments, ids, from, to)
 		if err != nil {
-			return page, fmt.Errorf("query spans: %w", err)
+			return out, err
 		}
 		if !found {
-			page.TotalResults = cur.Total
-			return page, nil
+			return out, nil
 		}
 		from, to = lo, hi
 	}
-	var w where
-	w.inList("environment", q.Environments)
-	w.add("timestamp >= ?", from)
+	var w sqlfilter.Where
+	w.In("environment", q.Environments)
+	w.Add("timestamp >= ?", from)
 	if to != 0 {
-		w.add("timestamp <= ?", to)
+		w.Add("timestamp <= ?", to)
 	}
-	if !hasCursor {
-		// The snapshot is the highest sequence number among the spans in
-		// the query's range (only those can match; reading seq within a
-		// primary-key range is cheap).
-		if err := s.conn.QueryRow(ctx, "SELECT max(seq) FROM "+table+" WHERE "+w.sql(), w.args...).Scan(&cur.Snapshot); err != nil {
-			return page, fmt.Errorf("query spans: snapshot: %w", mapErr(err))
+	snapshot := r.Snapshot
+	if r.First {
+		if err := s.conn.QueryRow(ctx, "SELECT max(seq) FROM "+table+" WHERE "+w.SQL(), w.Args...).Scan(&snapshot); err != nil {
+			return out, fmt.Errorf("snapshot: %w", mapErr(err))
 		}
 		// Whatever this store writes from now on sorts after the snapshot.
-		s.clock.observe(cur.Snapshot)
+		s.clock.observe(snapshot)
+		out.Snapshot = snapshot
 	}
-	w.add("seq <= ?", cur.Snapshot)
-	var fw where
-	for _, f := range q.Filters {
-		c := filterCond(f, warehouse.ResolveSpanField(f.Field))
-		fw.add(c.sql, c.args...)
+	w.Add("seq <= ?", snapshot)
+	var fw sqlfilter.Where
+	for _, c := range dialect.SpanFilters(q.Filters) {
+		fw.AddExpr(c)
 	}
-	matchSQL, matchArgs := w.sql()+" AND "+fw.sql(), append(slices.Clone(w.args), fw.args...)
+	matchSQL, matchArgs := w.SQL()+" AND "+fw.SQL(), append(slices.Clone(w.Args), fw.Args...)
 
-	col, numeric := q.SortBy.Column()
+	col, dir, cmp := q.SortOrder()
 	if !sortColumns[col] {
-		return page, fmt.Errorf("query spans: sort column %q not allowed", col)
+		return out, fmt.Errorf("sort column %q not allowed", col)
 	}
-	dir, cmp := "ASC", ">"
-	if q.Desc {
-		dir, cmp = "DESC", "<"
-	}
-	if hasCursor {
-		var last any = cur.Str
-		if numeric {
-			last = cur.Num
-		}
-		w.add("("+col+" "+cmp+" ? OR ("+col+" = ? AND seq "+cmp+" ?))", last, last, cur.Seq)
+	if !r.First {
+		last := r.AfterValue()
+		w.Add("("+col+" "+cmp+" ? OR ("+col+" = ? AND seq "+cmp+" ?))", last, last, r.After.Seq)
 	}
 	// Two steps: the page's keys from the narrow columns (FINAL, so
 	// duplicates never show), then the whole rows of those keys. Reading
 	// every (wide) column only for the page's rows keeps the cost of a
 	// page low when many spans match.
-	keys, err := s.readKeys(ctx, keyRead{table: "spans", timeCol: "timestamp", cond: w.sql(), args: w.args,
-		filter: fw.conds, filterArgs: fw.args,
-		order: "sort_value " + dir + ", key_seq " + dir, sortExpr: col, limit: []any{q.Limit + 1}, from: from, to: to})
+	keys, err := s.readKeys(ctx, keyRead{table: "spans", timeCol: "timestamp", cond: w.SQL(), args: w.Args,
+		filter: fw.Conds, filterArgs: fw.Args,
+		order: "sort_value " + dir + ", key_seq " + dir, sortExpr: col, limit: []any{r.Limit}, from: from, to: to})
 	if err != nil {
-		return page, fmt.Errorf("query spans: %w", err)
+		return out, err
 	}
-	seqs, minTs, maxTs, counter := keys.seqs, keys.minT, keys.maxT, keys.counter
-	if page.Spans, err = s.spansBySeq(ctx, q.Environments, minTs, maxTs, seqs); err != nil {
-		return page, fmt.Errorf("query spans: %w", err)
+	if out.Spans, err = readBySeq(ctx, s, "spans", "seq, "+spanColumns, "timestamp", q.Environments, keys, scanSpanVersion); err != nil {
+		return out, err
 	}
-	more := len(page.Spans) > q.Limit
-	if more {
-		page.Spans = page.Spans[:q.Limit]
-	}
-	switch {
-	case hasCursor:
-		page.TotalResults = cur.Total
-	case !more:
-		page.TotalResults = int64(len(page.Spans))
-	default:
+	out.Seqs = keys.seqs
+	if r.NeedsCount(len(out.Spans)) {
 		// The key query sorted every match (no cursor condition on the
 		// first page), so its rows_before_limit is the total.
-		n, ok := counter.count()
-		if !ok || n < uint64(len(seqs)) {
+		n, ok := keys.counter.count()
+		if !ok || n < uint64(len(keys.seqs)) {
 			if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" FINAL WHERE "+matchSQL, matchArgs...).Scan(&n); err != nil {
-				return page, fmt.Errorf("query spans: count: %w", mapErr(err))
+				return out, fmt.Errorf("count: %w", mapErr(err))
 			}
 		}
-		page.TotalResults = int64(n)
+		out.Total = int64(n)
 	}
-	if more {
-		last := page.Spans[q.Limit-1]
-		next := warehouse.SpanCursor{Snapshot: cur.Snapshot, Total: page.TotalResults, Seq: seqs[q.Limit-1]}
-		if numeric {
-			next.Num = warehouse.SortNumber(last, col)
-		} else {
-			next.Str = warehouse.SortText(last, col)
-		}
-		page.NextCursor = warehouse.EncodeSpanCursor(q, next)
-	}
-	return page, nil
+	return out, nil
 }
 
-// spansBySeq reads the spans with the given sequence numbers (all with
-// timestamps in [minTs, maxTs]) and returns them in the order of seqs.
-func (s *Store) spansBySeq(ctx context.Context, envs []string, minTs, maxTs int64, seqs []int64) ([]warehouse.Span, error) {
-	out := make([]warehouse.Span, len(seqs))
-	if len(seqs) == 0 {
+// readBySeq reads the rows of the page keys (their sequence numbers,
+// all with times in [keys.minT, keys.maxT]) from table, columns cols (the
+// time column timeCol), and returns them in the order of keys.seqs. A seq
+// can have several rows: retried copies (equal content) and the rows
+// AppendEvaluations adds (higher versions): the highest version wins, the
+// row FINAL would pick. scan reads one row: the value, its seq and its
+// version.
+func readBySeq[T any](ctx context.Context, s *Store, table, cols, timeCol string, envs []string, keys pageKeys,
+	scan func(driver.Rows) (T, int64, uint64, error)) ([]T, error) {
+	out := make([]T, len(keys.seqs))
+	if len(keys.seqs) == 0 {
 		return out, nil
 	}
-	pos := make(map[int64]int, len(seqs))
-	args := make([]any, len(seqs))
-	for i, seq := range seqs {
+	pos := make(map[int64]int, len(keys.seqs))
+	args := make([]any, len(keys.seqs))
+	for i, seq := range keys.seqs {
 		pos[seq] = i
 		args[i] = seq
 	}
-	var w where
-	w.inList("environment", envs)
-	w.add("timestamp >= ?", minTs)
-	w.add("timestamp <= ?", maxTs)
-	w.add("seq IN ("+placeholders(len(seqs))+")", args...)
-	rows, err := s.conn.Query(ctx, "SELECT seq, "+spanColumns+" FROM "+s.schema.table("spans")+" WHERE "+w.sql(), w.args...)
+	var w sqlfilter.Where
+	w.In("environment", envs)
+	w.Add(timeCol+" >= ?", keys.minT)
+	w.Add(timeCol+" <= ?", keys.maxT)
+	w.Add("seq IN ("+placeholders(len(keys.seqs))+")", args...)
+	rows, err := s.conn.Query(ctx, "SELECT "+cols+" FROM "+s.schema.table(table)+" WHERE "+w.SQL(), w.Args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
-	// A seq can have several rows: retried copies (equal content) and the
-	// rows AppendEvaluations adds (higher versions): keep the highest
-	// version, the row FINAL would pick.
-	found, seen, vers := 0, make([]bool, len(seqs)), make([]uint64, len(seqs))
+	found, seen, vers := 0, make([]bool, len(keys.seqs)), make([]uint64, len(keys.seqs))
 	for rows.Next() {
-		sp, seq, ver, err := scanSpanVersion(rows)
+		v, seq, ver, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -395,13 +358,13 @@ func (s *Store) spansBySeq(ctx context.Context, envs []string, minTs, maxTs int6
 		if !seen[i] {
 			found++
 		}
-		out[i], seen[i], vers[i] = sp, true, ver
+		out[i], seen[i], vers[i] = v, true, ver
 	}
 	if err := rows.Err(); err != nil {
 		return nil, mapErr(err)
 	}
-	if found != len(seqs) {
-		return nil, fmt.Errorf("read %d of %d spans of the page (rows removed meanwhile?): %w", found, len(seqs), warehouse.ErrUnavailable)
+	if found != len(keys.seqs) {
+		return nil, fmt.Errorf("read %d of %d rows of the page from %s (rows removed meanwhile?): %w", found, len(keys.seqs), table, warehouse.ErrUnavailable)
 	}
 	return out, nil
 }

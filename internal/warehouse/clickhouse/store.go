@@ -87,8 +87,12 @@ func (o Options) validate() error {
 	return nil
 }
 
-// Store is the ClickHouse warehouse. It is safe for concurrent use.
+// Store is the ClickHouse warehouse. It is safe for concurrent use. Its
+// queries run through the warehouse's one query path (QuerySpans,
+// QueryMetrics), which asks the store's ReadSpans and ReadMetricPoints
+// (warehouse.Backend) for the rows.
 type Store struct {
+	warehouse.QueryPath
 	conn   driver.Conn
 	opts   Options
 	schema schema
@@ -104,7 +108,10 @@ type Store struct {
 	appendMu sync.Mutex
 }
 
-var _ warehouse.Store = (*Store)(nil)
+var (
+	_ warehouse.Store   = (*Store)(nil)
+	_ warehouse.Backend = (*Store)(nil)
+)
 
 // Open connects to ClickHouse, creates the database and brings the schema
 // up to date. It fails (with an error wrapping warehouse.ErrUnavailable)
@@ -155,7 +162,9 @@ func OpenLazy(opts Options) (*Store, error) {
 		_, _ = rand.Read(b[:])
 		node = b[0]
 	}
-	return &Store{conn: conn, opts: opts, schema: newSchema(opts.Database, opts.Cluster), clock: newSeqClock(node)}, nil
+	s := &Store{conn: conn, opts: opts, schema: newSchema(opts.Database, opts.Cluster), clock: newSeqClock(node)}
+	s.QueryPath = warehouse.NewQueryPath(s)
+	return s, nil
 }
 
 // ensureSchema runs the migrations once per store.

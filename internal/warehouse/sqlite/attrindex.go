@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/evalcol/evalcol/internal/warehouse"
 	"hash/fnv"
 	"math"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // maxIndexedValue is the longest attribute value the equality index holds;
@@ -174,7 +176,7 @@ func indexableFilter(q warehouse.SpanQuery, env string) []int64 {
 // attrIndexLookup returns a subquery of candidate span seqs from the
 // attribute index when q has an indexable filter that is selective enough
 // (at most s.maxIndexCandidates spans in its time range), else nil.
-func (s *Store) attrIndexLookup(ctx context.Context, q warehouse.SpanQuery) (*expr, error) {
+func (s *Store) attrIndexLookup(ctx context.Context, q warehouse.SpanQuery) (*sqlfilter.Expr, error) {
 	var hashes []int64
 	for _, env := range q.Environments {
 		h := indexableFilter(q, env)
@@ -198,14 +200,14 @@ func (s *Store) attrIndexLookup(ctx context.Context, q warehouse.SpanQuery) (*ex
 	for _, h := range hashes {
 		args = append(args, h)
 	}
-	lookup := &expr{
-		sql: `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?)
+	lookup := &sqlfilter.Expr{
+		SQL: `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?)
 			SELECT base + o.value FROM hours CROSS JOIN span_attr_index ON hour = h CROSS JOIN json_each(offsets) AS o
 			WHERE hash IN (` + placeholders(len(hashes)) + `)`,
-		args: args,
+		Args: args,
 	}
 	var n int
-	if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM ("+lookup.sql+" LIMIT ?)",
+	if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM ("+lookup.SQL+" LIMIT ?)",
 		append(append([]any{}, args...), s.maxIndexCandidates+1)...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("attribute index probe: %w", mapErr(err))
 	}

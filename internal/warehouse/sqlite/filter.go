@@ -8,40 +8,12 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
-// where accumulates SQL conditions and their parameters. Caller text
-// (attribute keys, values) only ever goes into args; the SQL text holds
-// fixed column names from warehouse.FieldRef and placeholders.
-type where struct {
-	conds []string
-	args  []any
-}
-
-func (w *where) add(cond string, args ...any) {
-	w.conds = append(w.conds, cond)
-	w.args = append(w.args, args...)
-}
-
-// sql joins the conditions with AND ("1" when there are none).
-func (w *where) sql() string {
-	if len(w.conds) == 0 {
-		return "1"
-	}
-	return strings.Join(w.conds, " AND ")
-}
-
-// expr is an SQL expression with its own parameters.
-type expr struct {
-	sql  string
-	args []any
-}
-
 // dialect is SQLite's SQL for sqlfilter: attributes are JSON documents
 // (a missing one reads as NULL), numbers of text through evalcol_num.
 var dialect = sqlfilter.Dialect{
 	NotNull: func(column string) string { return column + " IS NOT NULL" },
 	Attribute: func(kind warehouse.FieldKind, key string) (value, exists sqlfilter.Expr) {
-		v, e := attrExprs(docColumn(kind), key)
-		return sqlfilter.Expr{SQL: v.sql, Args: v.args}, sqlfilter.Expr{SQL: e.sql, Args: e.args}
+		return attrExprs(docColumn(kind), key)
 	},
 	ToNumber: func(sql string) string { return numFunc + "(" + sql + ")" },
 	Negate:   func(cond string) string { return "coalesce(NOT (" + cond + "), 1)" },
@@ -69,31 +41,15 @@ func docColumn(kind warehouse.FieldKind) string {
 // attrExprs returns the value and the existence test of a JSON attribute.
 // Keys that a JSON path cannot quote (holding '"' or '\') go through
 // json_each instead.
-func attrExprs(doc, key string) (value, exists expr) {
+func attrExprs(doc, key string) (value, exists sqlfilter.Expr) {
 	if strings.ContainsAny(key, "\"\\") {
-		return expr{"(SELECT value FROM json_each(" + doc + ") WHERE key = ?)", []any{key}},
-			expr{"EXISTS (SELECT 1 FROM json_each(" + doc + ") WHERE key = ?)", []any{key}}
+		return sqlfilter.Expr{SQL: "(SELECT value FROM json_each(" + doc + ") WHERE key = ?)", Args: []any{key}},
+			sqlfilter.Expr{SQL: "EXISTS (SELECT 1 FROM json_each(" + doc + ") WHERE key = ?)", Args: []any{key}}
 	}
 	path := `$."` + key + `"`
-	return expr{"json_extract(" + doc + ", ?)", []any{path}},
-		expr{"json_type(" + doc + ", ?) IS NOT NULL", []any{path}}
-}
-
-// filterCond renders one validated filter as an SQL condition (see
-// package sqlfilter for the semantics).
-func filterCond(f warehouse.Filter, ref warehouse.FieldRef) expr {
-	c := dialect.Cond(f, ref)
-	return expr{c.SQL, c.Args}
+	return sqlfilter.Expr{SQL: "json_extract(" + doc + ", ?)", Args: []any{path}},
+		sqlfilter.Expr{SQL: "json_type(" + doc + ", ?) IS NOT NULL", Args: []any{path}}
 }
 
 // placeholders returns "?, ?, ?" for n parameters.
 func placeholders(n int) string { return sqlfilter.Placeholders(n) }
-
-// inList adds "column IN (...)" for values.
-func (w *where) inList(column string, values []string) {
-	args := make([]any, len(values))
-	for i, v := range values {
-		args[i] = v
-	}
-	w.add(column+" IN ("+placeholders(len(values))+")", args...)
-}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // insertPointSQL starts the insert of metric points; rowInserter adds
@@ -77,104 +79,63 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	return nil
 }
 
-// metricSortColumns maps metric sort keys to columns.
-var metricSortColumns = map[string]string{
-	warehouse.MetricSortEventTime:    "event_time",
-	warehouse.MetricSortMetricName:   "metric_name",
-	warehouse.MetricSortNumericValue: "numeric_value",
-}
-
-// QueryMetrics returns one page of points grouped by metric name. Paging
-// is by offset within the snapshot of the first page (see
-// warehouse.EncodeMetricCursor), so it is stable while points arrive.
-func (s *Store) QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (warehouse.MetricPage, error) {
-	page := warehouse.MetricPage{Groups: []warehouse.MetricGroup{}}
-	if err := s.checkOpen("query metrics"); err != nil {
-		return page, err
+// ReadMetricPoints answers one page of a metric query
+// (warehouse.Backend): the snapshot is the highest point sequence number
+// stored, pages are read by offset within it.
+func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (warehouse.MetricRows, error) {
+	var out warehouse.MetricRows
+	if err := s.checkOpen("read metric points"); err != nil {
+		return out, err
 	}
-	q, err := q.Normalize()
-	if err != nil {
-		return page, err
-	}
-	snapshot, offset, hasCursor, err := warehouse.DecodeMetricCursor(q.Cursor)
-	if err != nil {
-		return page, err
-	}
-	if len(q.Environments) == 0 {
-		return page, nil
-	}
-	if !hasCursor {
+	q := r.Query
+	snapshot := r.Snapshot
+	if r.First {
 		if err := s.reader.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM metric_points`).Scan(&snapshot); err != nil {
-			return page, fmt.Errorf("query metrics: snapshot: %w", mapErr(err))
+			return out, fmt.Errorf("snapshot: %w", mapErr(err))
 		}
+		out.Snapshot = snapshot
 	}
-	var w where
-	w.inList("environment", q.Environments)
-	w.add("seq <= ?", snapshot)
-	w.add("event_time >= ?", q.FromMs)
+	var w sqlfilter.Where
+	w.In("environment", q.Environments)
+	w.Add("seq <= ?", snapshot)
+	w.Add("event_time >= ?", q.FromMs)
 	if q.ToMs != 0 {
-		w.add("event_time <= ?", q.ToMs)
+		w.Add("event_time <= ?", q.ToMs)
 	}
 	if q.MetricName != "" {
-		w.add("metric_name = ?", q.MetricName)
+		w.Add("metric_name = ?", q.MetricName)
 	}
 	if q.MetricSource != "" {
-		w.add("source = ?", q.MetricSource)
+		w.Add("source = ?", q.MetricSource)
 	}
-	if len(q.Filters) > 0 {
-		var fw where
-		for _, f := range q.Filters {
-			c := filterCond(f, warehouse.ResolveMetricField(f.Field))
-			fw.add("("+c.sql+")", c.args...)
-		}
-		joined := fw.sql()
-		if q.Or {
-			joined = ""
-			for i, c := range fw.conds {
-				if i > 0 {
-					joined += " OR "
-				}
-				joined += c
-			}
-		}
-		w.add("("+joined+")", fw.args...)
+	if c, ok := dialect.MetricFilters(q.Filters, q.Or); ok {
+		w.AddExpr(c)
 	}
-	dir := "ASC"
-	if q.Desc {
-		dir = "DESC"
-	}
-	query := "SELECT " + selectPointColumns + " FROM metric_points WHERE " + w.sql() +
-		" ORDER BY " + metricSortColumns[q.SortBy] + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"
-	rows, err := s.reader.QueryContext(ctx, query, append(append([]any{}, w.args...), q.Limit+1, offset)...)
+	col, dir := q.SortOrder()
+	query := "SELECT " + selectPointColumns + " FROM metric_points WHERE " + w.SQL() +
+		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"
+	rows, err := s.reader.QueryContext(ctx, query, append(slices.Clone(w.Args), r.Limit, r.Offset)...)
 	if err != nil {
-		return page, fmt.Errorf("query metrics: %w", mapErr(err))
+		return out, mapErr(err)
 	}
-	var pts []warehouse.MetricPoint
 	for rows.Next() {
 		p, err := scanPoint(rows)
 		if err != nil {
 			rows.Close()
-			return page, fmt.Errorf("query metrics: %w", err)
+			return out, err
 		}
-		pts = append(pts, p)
+		out.Points = append(out.Points, p)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return page, fmt.Errorf("query metrics: %w", mapErr(err))
+		return out, mapErr(err)
 	}
-	more := len(pts) > q.Limit
-	if more {
-		pts = pts[:q.Limit]
+	if r.NeedsCount(len(out.Points)) {
+		if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM metric_points WHERE "+w.SQL(), w.Args...).Scan(&out.Total); err != nil {
+			return out, fmt.Errorf("count: %w", mapErr(err))
+		}
 	}
-	if !hasCursor && !more {
-		page.TotalResults = int64(len(pts))
-	} else if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM metric_points WHERE "+w.sql(), w.args...).Scan(&page.TotalResults); err != nil {
-		return page, fmt.Errorf("query metrics: count: %w", mapErr(err))
-	}
-	if err := warehouse.FillMetricPage(&page, pts, more, snapshot, offset, q.Limit); err != nil {
-		return page, err
-	}
-	return page, nil
+	return out, nil
 }
 
 func scanPoint(rows *sql.Rows) (warehouse.MetricPoint, error) {

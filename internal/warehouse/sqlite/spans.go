@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // insertSpanSQL starts the insert of spans; rowInserter adds the VALUES
@@ -89,114 +90,80 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	return nil
 }
 
-// QuerySpans returns one page of spans; see warehouse.SpanCursor for the
-// paging scheme.
-func (s *Store) QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehouse.SpanPage, error) {
-	var page warehouse.SpanPage
-	if err := s.checkOpen("query spans"); err != nil {
-		return page, err
+// ReadSpans answers one page of a span query (warehouse.Backend): the
+// snapshot is the highest sequence number stored; with an indexable
+// equality filter the candidates come from the attribute index.
+func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.SpanRows, error) {
+	var out warehouse.SpanRows
+	if err := s.checkOpen("read spans"); err != nil {
+		return out, err
 	}
-	q, err := q.Normalize()
-	if err != nil {
-		return page, err
-	}
-	cur, hasCursor, err := warehouse.DecodeSpanCursor(q)
-	if err != nil {
-		return page, err
-	}
-	page.Spans = []warehouse.Span{}
-	if len(q.Environments) == 0 {
-		return page, nil
-	}
-	if !hasCursor {
-		if err := s.reader.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM spans`).Scan(&cur.Snapshot); err != nil {
-			return page, fmt.Errorf("query spans: snapshot: %w", mapErr(err))
+	q := r.Query
+	snapshot := r.Snapshot
+	if r.First {
+		if err := s.reader.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM spans`).Scan(&snapshot); err != nil {
+			return out, fmt.Errorf("snapshot: %w", mapErr(err))
 		}
+		out.Snapshot = snapshot
 	}
-	var w where
+	var w sqlfilter.Where
 	lookup, err := s.attrIndexLookup(ctx, q)
 	if err != nil {
-		return page, fmt.Errorf("query spans: %w", err)
+		return out, err
 	}
 	// With an index lookup, "+" keeps the planner off the time index:
 	// the candidates come by rowid.
 	plus := ""
 	if lookup != nil {
-		w.add("seq IN ("+lookup.sql+")", lookup.args...)
+		w.Add("seq IN ("+lookup.SQL+")", lookup.Args...)
 		plus = "+"
 	}
-	w.inList(plus+"environment", q.Environments)
-	w.add("seq <= ?", cur.Snapshot)
-	w.add(plus+"timestamp >= ?", q.FromMs)
+	w.In(plus+"environment", q.Environments)
+	w.Add("seq <= ?", snapshot)
+	w.Add(plus+"timestamp >= ?", q.FromMs)
 	if q.ToMs != 0 {
-		w.add(plus+"timestamp <= ?", q.ToMs)
+		w.Add(plus+"timestamp <= ?", q.ToMs)
 	}
-	for _, f := range q.Filters {
-		c := filterCond(f, warehouse.ResolveSpanField(f.Field))
-		w.add(c.sql, c.args...)
+	for _, c := range dialect.SpanFilters(q.Filters) {
+		w.AddExpr(c)
 	}
-	matchSQL, matchArgs := w.sql(), append([]any{}, w.args...)
+	matchSQL, matchArgs := w.SQL(), slices.Clone(w.Args)
 
-	col, numeric := q.SortBy.Column()
-	dir, cmp := "ASC", ">"
-	if q.Desc {
-		dir, cmp = "DESC", "<"
-	}
-	if hasCursor {
-		var last any = cur.Str
-		if numeric {
-			last = cur.Num
-		}
+	col, dir, cmp := q.SortOrder()
+	if !r.First {
+		last := r.AfterValue()
 		// The plain bound lets an index on the sort column start at the
 		// cursor; the row value cuts the ties.
-		w.add(plus+col+" "+cmp+"= ?", last)
-		w.add("("+col+", seq) "+cmp+" (?, ?)", last, cur.Seq)
+		w.Add(plus+col+" "+cmp+"= ?", last)
+		w.Add("("+col+", seq) "+cmp+" (?, ?)", last, r.After.Seq)
 	}
-	query := "SELECT " + selectSpanColumns + " FROM spans WHERE " + w.sql() +
+	query := "SELECT " + selectSpanColumns + " FROM spans WHERE " + w.SQL() +
 		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ?"
-	rows, err := s.reader.QueryContext(ctx, query, append(w.args, q.Limit+1)...)
+	rows, err := s.reader.QueryContext(ctx, query, append(w.Args, r.Limit)...)
 	if err != nil {
-		return page, fmt.Errorf("query spans: %w", mapErr(err))
+		return out, mapErr(err)
 	}
-	seqs := make([]int64, 0, q.Limit+1)
+	out.Spans = make([]warehouse.Span, 0, r.Limit)
+	out.Seqs = make([]int64, 0, r.Limit)
 	for rows.Next() {
 		sp, seq, err := scanSpan(rows)
 		if err != nil {
 			rows.Close()
-			return page, fmt.Errorf("query spans: %w", err)
+			return out, err
 		}
-		page.Spans = append(page.Spans, sp)
-		seqs = append(seqs, seq)
+		out.Spans = append(out.Spans, sp)
+		out.Seqs = append(out.Seqs, seq)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return page, fmt.Errorf("query spans: %w", mapErr(err))
+		return out, mapErr(err)
 	}
-	more := len(page.Spans) > q.Limit
-	if more {
-		page.Spans = page.Spans[:q.Limit]
-	}
-	switch {
-	case hasCursor:
-		page.TotalResults = cur.Total
-	case !more:
-		page.TotalResults = int64(len(page.Spans))
-	default:
-		if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE "+matchSQL, matchArgs...).Scan(&page.TotalResults); err != nil {
-			return page, fmt.Errorf("query spans: count: %w", mapErr(err))
+	if r.NeedsCount(len(out.Spans)) {
+		if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE "+matchSQL, matchArgs...).Scan(&out.Total); err != nil {
+			return out, fmt.Errorf("count: %w", mapErr(err))
 		}
 	}
-	if more {
-		last := page.Spans[q.Limit-1]
-		next := warehouse.SpanCursor{Snapshot: cur.Snapshot, Total: page.TotalResults, Seq: seqs[q.Limit-1]}
-		if numeric {
-			next.Num = warehouse.SortNumber(last, col)
-		} else {
-			next.Str = warehouse.SortText(last, col)
-		}
-		page.NextCursor = warehouse.EncodeSpanCursor(q, next)
-	}
-	return page, nil
+	return out, nil
 }
 
 func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {

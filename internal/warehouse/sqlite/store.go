@@ -50,8 +50,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Store is the SQLite warehouse. It is safe for concurrent use.
+// Store is the SQLite warehouse. It is safe for concurrent use. Its
+// queries run through the warehouse's one query path (QuerySpans,
+// QueryMetrics), which asks the store's ReadSpans and ReadMetricPoints
+// (warehouse.Backend) for the rows.
 type Store struct {
+	warehouse.QueryPath
 	writer *sql.DB // one connection: SQLite allows one writer at a time
 	reader *sql.DB // read-only pool; WAL lets readers run beside the writer
 	closed atomic.Bool
@@ -61,7 +65,10 @@ type Store struct {
 	maxIndexCandidates int
 }
 
-var _ warehouse.Store = (*Store)(nil)
+var (
+	_ warehouse.Store   = (*Store)(nil)
+	_ warehouse.Backend = (*Store)(nil)
+)
 
 // numFunc is the SQL function that reads a text value as a number (NULL
 // when it is not one), for numeric filters on text columns and attributes.
@@ -127,6 +134,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
 	s := &Store{writer: writer, reader: reader, maxIndexCandidates: defaultMaxIndexCandidates}
+	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)

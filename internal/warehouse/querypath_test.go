@@ -1,0 +1,159 @@
+package warehouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+// recordingBackend answers from a fixed, sorted list of spans and points
+// (as a backend would, within its snapshot) and records what the query
+// path asked.
+type recordingBackend struct {
+	spans     []Span // in query order; seq = index + 1
+	points    []MetricPoint
+	snapshot  int64
+	spanReads []SpanRead
+	metReads  []MetricRead
+	err       error
+}
+
+func (b *recordingBackend) ReadSpans(_ context.Context, r SpanRead) (SpanRows, error) {
+	b.spanReads = append(b.spanReads, r)
+	var out SpanRows
+	if b.err != nil {
+		return out, b.err
+	}
+	if r.First {
+		out.Snapshot = b.snapshot
+	}
+	for i, sp := range b.spans {
+		seq := int64(i + 1)
+		if !r.First && seq <= r.After.Seq {
+			continue
+		}
+		if len(out.Spans) == r.Limit {
+			break
+		}
+		out.Spans, out.Seqs = append(out.Spans, sp), append(out.Seqs, seq)
+	}
+	if r.NeedsCount(len(out.Spans)) {
+		out.Total = int64(len(b.spans))
+	}
+	return out, nil
+}
+
+func (b *recordingBackend) ReadMetricPoints(_ context.Context, r MetricRead) (MetricRows, error) {
+	b.metReads = append(b.metReads, r)
+	var out MetricRows
+	if r.First {
+		out.Snapshot = b.snapshot
+	}
+	end := min(int(r.Offset)+r.Limit, len(b.points))
+	out.Points = b.points[min(int(r.Offset), end):end]
+	if r.NeedsCount(len(out.Points)) {
+		out.Total = int64(len(b.points))
+	}
+	return out, nil
+}
+
+// TestQueryPathSpans checks what the one query path asks a backend and
+// what it makes of the answer: the first page takes the snapshot and asks
+// for a count only when more spans follow; later pages carry the
+// snapshot, the position and the total in the cursor.
+func TestQueryPathSpans(t *testing.T) {
+	b := &recordingBackend{snapshot: 42}
+	for i := range 5 {
+		b.spans = append(b.spans, Span{SpanID: fmt.Sprint("s", i), Duration: int64(100 - i)})
+	}
+	p := NewQueryPath(b)
+	q := SpanQuery{Environments: []string{"e"}, SortBy: SortDuration, Desc: true, Limit: 2}
+	var got []string
+	for page := 0; ; page++ {
+		res, err := p.QuerySpans(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.TotalResults != 5 {
+			t.Errorf("page %d: total %d, want 5", page, res.TotalResults)
+		}
+		for _, sp := range res.Spans {
+			got = append(got, sp.SpanID)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		q.Cursor = res.NextCursor
+	}
+	if want := []string{"s0", "s1", "s2", "s3", "s4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("spans %v, want %v", got, want)
+	}
+	if len(b.spanReads) != 3 {
+		t.Fatalf("%d reads, want 3", len(b.spanReads))
+	}
+	first, second := b.spanReads[0], b.spanReads[1]
+	if !first.First || !first.Count || first.Limit != 3 || first.Query.Limit != 2 || first.Query.SortBy != SortDuration {
+		t.Errorf("first read %+v: want First, Count, Limit 3 of a normalised query", first)
+	}
+	if second.First || second.Count || second.Snapshot != 42 || second.After != (SpanKey{Num: 99, Seq: 2}) {
+		t.Errorf("second read %+v: want snapshot 42 after (99, seq 2), no count", second)
+	}
+	if v := second.AfterValue(); v != int64(99) {
+		t.Errorf("AfterValue %v (%T), want int64 99", v, v)
+	}
+}
+
+func TestQueryPathNoEnvironmentsAndErrors(t *testing.T) {
+	b := &recordingBackend{}
+	p := NewQueryPath(b)
+	page, err := p.QuerySpans(context.Background(), SpanQuery{})
+	if err != nil || page.Spans == nil || len(page.Spans) != 0 || len(b.spanReads) != 0 {
+		t.Errorf("no environments: %+v, %v, %d reads; want an empty page without asking the backend", page, err, len(b.spanReads))
+	}
+	if _, err := p.QuerySpans(context.Background(), SpanQuery{Environments: []string{"e"}, Limit: 5000}); !IsQueryError(err) {
+		t.Errorf("bad limit: %v, want a *QueryError", err)
+	}
+	if len(b.spanReads) != 0 {
+		t.Errorf("the backend was asked %d times for invalid queries", len(b.spanReads))
+	}
+	b.err = fmt.Errorf("disk: %w", ErrUnavailable)
+	if _, err := p.QuerySpans(context.Background(), SpanQuery{Environments: []string{"e"}}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("backend down: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestQueryPathMetrics: offset pages within the snapshot, counted on every
+// page that is not the whole result.
+func TestQueryPathMetrics(t *testing.T) {
+	b := &recordingBackend{snapshot: 7}
+	for i := range 5 {
+		b.points = append(b.points, MetricPoint{MetricName: fmt.Sprint("m", i%2), EventTime: int64(i)})
+	}
+	p := NewQueryPath(b)
+	q := MetricQuery{Environments: []string{"e"}, Limit: 2}
+	n := 0
+	for {
+		page, err := p.QueryMetrics(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.TotalResults != 5 {
+			t.Errorf("total %d, want 5", page.TotalResults)
+		}
+		n += int(page.TotalPoints)
+		if page.NextCursor == "" {
+			break
+		}
+		if _, err := fmt.Sscan(page.NextCursor, &q.Cursor); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 5 || len(b.metReads) != 3 {
+		t.Fatalf("%d points in %d reads, want 5 in 3", n, len(b.metReads))
+	}
+	if r := b.metReads[2]; r.First || r.Snapshot != 7 || r.Offset != 4 || r.Limit != 3 {
+		t.Errorf("third read %+v: want snapshot 7, offset 4, limit 3", r)
+	}
+}
