@@ -32,7 +32,8 @@ func TestLoadConfig(t *testing.T) {
 			}
 		}},
 		{name: "full", check: func(t *testing.T, c *Config) {
-			if c.API != component.MustNewIDWithName("evalapi", "team") || c.DefaultEnvironment != "staging" || c.TimeoutConfig.Timeout != 10*time.Second {
+			if c.API != component.MustNewIDWithName("evalapi", "team") || c.DefaultEnvironment != "staging" || c.TimeoutConfig.Timeout != 10*time.Second ||
+				c.RedactContent != "hash" {
 				t.Errorf("got %+v", c)
 			}
 			q := c.QueueConfig.Get()
@@ -47,6 +48,7 @@ func TestLoadConfig(t *testing.T) {
 		{name: "negative_timeout", wantErr: "timeout"},
 		{name: "bad_api", wantErr: `'api' in "valid id" id: invalid character(s)`},
 		{name: "unknown_field", wantErr: "endpoint"},
+		{name: "bad_redact", wantErr: `redact_content: "mask" is not one of drop, hash (or empty: keep the text)`},
 	}
 	for _, tt := range tests {
 		id := component.NewIDWithName(metadata.Type, tt.name)

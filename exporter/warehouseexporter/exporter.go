@@ -64,7 +64,8 @@ func (e *warehouseExporter) start(_ context.Context, host component.Host) error 
 }
 
 func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
-	batch := spanconv.Traces(td, spanconv.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs})
+	batch := spanconv.Traces(td, spanconv.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs,
+		Redact: e.cfg.RedactContent})
 	for _, d := range batch.Dropped {
 		e.logger.Warn("dropping span that cannot be stored", zap.String("trace_id", d.TraceID), zap.String("span_id", d.SpanID), zap.String("reason", d.Reason))
 	}

@@ -59,6 +59,41 @@ type WarehouseConfig struct {
 	// Cluster, when set, creates the ClickHouse tables ON CLUSTER, as
 	// Replicated tables behind Distributed ones.
 	Cluster string `mapstructure:"cluster"`
+	// Retention deletes old spans and metric points (default: keep
+	// everything).
+	Retention RetentionConfig `mapstructure:"retention"`
+}
+
+// RetentionConfig is how long the warehouse keeps data; 0 keeps it
+// forever.
+type RetentionConfig struct {
+	// Spans is the age (by span start time) after which spans are deleted.
+	Spans time.Duration `mapstructure:"spans"`
+	// MetricPoints is the age (by event time) after which metric points
+	// are deleted.
+	MetricPoints time.Duration `mapstructure:"metric_points"`
+	// Interval is how often the pruning job runs (default 1m).
+	Interval time.Duration `mapstructure:"interval"`
+}
+
+// minRetention is the shortest retention accepted: shorter ones are
+// almost certainly a unit mistake (30 instead of 30d).
+const minRetention = time.Minute
+
+func (r RetentionConfig) validate() []error {
+	var errs []error
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"spans", r.Spans}, {"metric_points", r.MetricPoints}} {
+		if d.v != 0 && d.v < minRetention {
+			errs = append(errs, fmt.Errorf("warehouse.retention.%s: must be 0 (keep forever) or at least %s, got %s (durations take a unit, e.g. 720h)", d.name, minRetention, d.v))
+		}
+	}
+	if r.Interval < 0 {
+		errs = append(errs, fmt.Errorf("warehouse.retention.interval: must not be negative, got %s", r.Interval))
+	}
+	return errs
 }
 
 // APIKeyConfig is one API key and the tenant it grants access to.
@@ -107,6 +142,7 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("warehouse.backend: unknown backend %q (supported: sqlite, clickhouse)", c.Warehouse.Backend))
 	}
+	errs = append(errs, c.Warehouse.Retention.validate()...)
 	if len(c.APIKeys) == 0 {
 		errs = append(errs, errors.New("api_keys: at least one API key is required"))
 	}

@@ -44,6 +44,9 @@ func TestLoadConfig(t *testing.T) {
 			if c.Warehouse.Path != "/var/lib/evalcol/evalcol.db" || c.SetupPollInterval != 2*time.Second || c.OTLPProxyEndpoint != "http://127.0.0.1:4318" {
 				t.Errorf("warehouse %+v, poll %s", c.Warehouse, c.SetupPollInterval)
 			}
+			if want := (RetentionConfig{Spans: 720 * time.Hour, MetricPoints: 2160 * time.Hour, Interval: 5 * time.Minute}); c.Warehouse.Retention != want {
+				t.Errorf("retention = %+v, want %+v", c.Warehouse.Retention, want)
+			}
 			want := []APIKeyConfig{
 				{Key: "secret-key-1", Environment: "production", OrganizationID: "acme", ProjectID: "web"},
 				{Key: "secret-key-2", Environment: "staging", OrganizationID: "acme", ProjectID: "web"},
@@ -79,6 +82,9 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "bad_role"), wantErr: `api_keys[0].role: "root" is not a role`},
 		{id: component.NewIDWithName(metadata.Type, "zero_setups"), wantErr: "max_setups_per_environment: must be at least 1, got 0"},
 		{id: component.NewIDWithName(metadata.Type, "bad_proxy"), wantErr: `otlp_proxy_endpoint: "127.0.0.1:4318" is not an http(s) URL`},
+		{id: component.NewIDWithName(metadata.Type, "short_retention"), wantErr: "warehouse.retention.spans: must be 0 (keep forever) or at least 1m0s, got 30s"},
+		{id: component.NewIDWithName(metadata.Type, "negative_retention_interval"), wantErr: "warehouse.retention.interval: must not be negative, got -1s"},
+		{id: component.NewIDWithName(metadata.Type, "unknown_retention_field"), wantErr: "span"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {

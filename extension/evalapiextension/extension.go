@@ -189,7 +189,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 				return nil, fmt.Errorf("evalapi: create warehouse directory %s: %w", dir, err)
 			}
 		}
-		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{})
+		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError})
 		if err != nil {
 			return nil, fmt.Errorf("evalapi: open warehouse %s: %w", e.cfg.Warehouse.Path, err)
 		}
@@ -200,6 +200,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 		// reports it, queries answer 503, and the exporter retries.
 		s, err := clickhouse.OpenLazy(clickhouse.Options{
 			Addr: w.Endpoint, Database: w.Database, Username: w.Username, Password: string(w.Password), Cluster: w.Cluster,
+			Retention: e.retention(), OnPruneError: e.logPruneError,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("evalapi: warehouse: %w", err)
@@ -211,6 +212,18 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 	default:
 		return nil, fmt.Errorf("evalapi: unknown warehouse backend %q", e.cfg.Warehouse.Backend)
 	}
+}
+
+// retention is the store's retention from the configuration.
+func (e *evalAPI) retention() warehouse.Retention {
+	r := e.cfg.Warehouse.Retention
+	return warehouse.Retention{Spans: r.Spans, MetricPoints: r.MetricPoints, Interval: r.Interval}
+}
+
+// logPruneError reports a failed run of the warehouse's pruning job (the
+// next run tries again).
+func (e *evalAPI) logPruneError(err error) {
+	e.settings.Logger.Warn("warehouse retention: pruning failed; retrying at the next interval", zap.Error(err))
 }
 
 // Shutdown stops the server, letting requests in flight finish, then closes

@@ -1,6 +1,9 @@
 package spanconv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,5 +237,59 @@ func TestMetrics(t *testing.T) {
 	}
 	if pts[0].Attributes["queue"] != "a" || pts[1].Labels["unit"] != "ms" {
 		t.Errorf("attributes %v / labels %v", pts[0].Attributes, pts[1].Labels)
+	}
+}
+
+// TestRedactContent: drop removes the prompt and completion text
+// everywhere it is stored (prompts, completions, input, output, the
+// content attributes) and hash replaces it by its SHA-256; everything
+// else of the span, and the evaluation points, stay.
+func TestRedactContent(t *testing.T) {
+	td := chatTraces(map[string]string{"service.name": "jokes-svc"})
+	a := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+	a.PutStr("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"Tell me a joke"}]}]`)
+	a.PutStr("traceloop.entity.output", "A pirate walks into a bar")
+	plain := Traces(td, Options{DefaultEnvironment: "default"})
+	for _, mode := range []string{RedactDrop, RedactHash} {
+		t.Run(mode, func(t *testing.T) {
+			b := Traces(td, Options{DefaultEnvironment: "default", Redact: mode})
+			s := b.Spans[0]
+			for k, v := range s.SpanAttributes {
+				for _, text := range []string{"Tell me a joke", "A pirate walks into a bar"} {
+					if v == text || len(v) > len(text) && strings.Contains(v, text) {
+						t.Errorf("attribute %s still holds %q", k, text)
+					}
+				}
+			}
+			for _, k := range []string{"customer", "llm.request.model", "llm.usage.total_tokens", "traceloop.workflow.name"} {
+				if s.SpanAttributes[k] != plain.Spans[0].SpanAttributes[k] {
+					t.Errorf("attribute %s = %q, want it kept (%q)", k, s.SpanAttributes[k], plain.Spans[0].SpanAttributes[k])
+				}
+			}
+			if s.WorkflowName != "jokes" || s.TotalTokens != 42 || len(s.Evaluations) != 3 || len(b.Points) != len(plain.Points) {
+				t.Errorf("derived columns, evaluations or points changed: %+v, %d points", s, len(b.Points))
+			}
+			switch mode {
+			case RedactDrop:
+				if len(s.Prompts) != 0 || len(s.Completions) != 0 || s.Input != "" || s.Output != "" {
+					t.Errorf("drop kept %v %v %q %q", s.Prompts, s.Completions, s.Input, s.Output)
+				}
+				if _, ok := s.SpanAttributes["llm.prompts.0.content"]; ok {
+					t.Error("drop kept llm.prompts.0.content")
+				}
+			case RedactHash:
+				sum := sha256.Sum256([]byte("Tell me a joke"))
+				h := "sha256:" + hex.EncodeToString(sum[:])
+				if s.Input != h || s.SpanAttributes["llm.prompts.0.content"] != h || s.Prompts["llm.prompts.0.content"] != h {
+					t.Errorf("hash: input %q, attribute %q, prompt %q; want %q", s.Input, s.SpanAttributes["llm.prompts.0.content"], s.Prompts["llm.prompts.0.content"], h)
+				}
+				if len(s.Prompts) != len(plain.Spans[0].Prompts) {
+					t.Errorf("hash changed the prompt keys: %v", s.Prompts)
+				}
+			}
+		})
+	}
+	if err := CheckRedact("mask"); err == nil {
+		t.Error("CheckRedact accepted mask")
 	}
 }

@@ -23,6 +23,9 @@ type Options struct {
 	DefaultEnvironment string
 	// Organization maps an environment to its organization id; nil means "".
 	Organization OrganizationFunc
+	// Redact drops or hashes the prompt and completion text of spans
+	// (RedactDrop, RedactHash); RedactNone (empty) keeps it.
+	Redact string
 }
 
 func (o Options) organization(env string) string {
@@ -91,6 +94,7 @@ func Traces(td ptrace.Traces, opts Options) TraceBatch {
 					continue
 				}
 				s := span(sp, env, service, resAttrs, ss.Scope())
+				redact(&s, opts.Redact)
 				b.Spans = append(b.Spans, s)
 				b.Points = append(b.Points, evaluationPoints(&s, sp, org)...)
 			}

@@ -49,6 +49,13 @@ type Options struct {
 	// collectors' (0..255); default random. Give every collector sharing
 	// one database its own id to rule out equal sequence numbers.
 	NodeID *uint8
+	// Retention deletes old spans and points (default: keep everything):
+	// a table TTL on servers that have it, else the background job drops
+	// expired weeks; see README.md, "Retention".
+	Retention warehouse.Retention
+	// OnPruneError, when set, receives the errors of background pruning
+	// runs (the next run tries again).
+	OnPruneError func(error)
 }
 
 func (o Options) withDefaults() Options {
@@ -106,11 +113,19 @@ type Store struct {
 
 	// appendMu serialises AppendEvaluations (read, merge, insert).
 	appendMu sync.Mutex
+
+	// retention and its background job (runRetention), stopped by Close.
+	retention    warehouse.Retention
+	onPruneError func(error)
+	stopPruning  context.CancelFunc
+	pruneDone    sync.WaitGroup
+	ttlSet       atomic.Bool // the tables carry the retention's TTL
 }
 
 var (
 	_ warehouse.Store   = (*Store)(nil)
 	_ warehouse.Backend = (*Store)(nil)
+	_ warehouse.Pruner  = (*Store)(nil)
 )
 
 // Open connects to ClickHouse, creates the database and brings the schema
@@ -162,8 +177,15 @@ func OpenLazy(opts Options) (*Store, error) {
 		_, _ = rand.Read(b[:])
 		node = b[0]
 	}
-	s := &Store{conn: conn, opts: opts, schema: newSchema(opts.Database, opts.Cluster), clock: newSeqClock(node)}
+	s := &Store{conn: conn, opts: opts, schema: newSchema(opts.Database, opts.Cluster), clock: newSeqClock(node),
+		retention: opts.Retention.WithDefaults(), onPruneError: opts.OnPruneError, stopPruning: func() {}}
 	s.QueryPath = warehouse.NewQueryPath(s)
+	if s.retention.Enabled() {
+		ctx, stop := context.WithCancel(context.Background())
+		s.stopPruning = stop
+		s.pruneDone.Add(1)
+		go s.runRetention(ctx, s.retention.Interval)
+	}
 	return s, nil
 }
 
@@ -213,11 +235,14 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the connections; later calls fail with ErrUnavailable.
+// Close stops the pruning job and closes the connections; later calls
+// fail with ErrUnavailable.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stopPruning()
+	s.pruneDone.Wait()
 	return s.conn.Close()
 }
 

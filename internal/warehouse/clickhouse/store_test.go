@@ -273,3 +273,16 @@ func TestSchemaDDL(t *testing.T) {
 		}
 	}
 }
+
+func TestRetentionConformance(t *testing.T) {
+	addr := serverAddr(t)
+	storetest.RunRetention(t, func(t *testing.T, r warehouse.Retention) warehouse.Store {
+		db := fmt.Sprintf("evalcol_test_%d_%d", time.Now().UnixNano(), os.Getpid())
+		st, err := Open(context.Background(), Options{Addr: addr, Database: db, Retention: r})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { dropDatabase(t, addr, db) })
+		return st
+	})
+}

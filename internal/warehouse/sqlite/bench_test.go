@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
@@ -20,6 +21,53 @@ func BenchmarkWriteSpans(b *testing.B) {
 	}
 	defer st.Close()
 	spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
+}
+
+// BenchmarkWriteSpansWhilePruning measures what the retention job costs
+// ingest: the same writes as BenchmarkWriteSpans into a store that holds
+// 200 000 expired spans (3 years old), without a retention (none) and
+// with the background job deleting them meanwhile (pruning, run every
+// 10 ms, so it deletes throughout the measurement). Compare spans/s of
+// the two in one run; pruned-spans/s shows the job was busy.
+func BenchmarkWriteSpansWhilePruning(b *testing.B) {
+	const expired, batch = 200_000, 1000
+	old := int64(1_700_000_000_000) // 2023-11; the written spans are from 2026-09 on
+	for _, bc := range []struct {
+		name      string
+		retention warehouse.Retention
+	}{
+		{"none", warehouse.Retention{}},
+		{"pruning", warehouse.Retention{Spans: 1000 * 24 * time.Hour, Interval: 10 * time.Millisecond, Grace: -1}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			// The fill runs without the job; the measured store opens the
+			// same file with it.
+			path := filepath.Join(b.TempDir(), "bench.db")
+			fill, err := Open(ctx, path, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			g := spangen.New("bench", 2)
+			for i := 0; i < expired; i += batch {
+				if err := fill.WriteSpans(ctx, g.Batch(batch, old+int64(i)*60, old+int64(i+batch)*60)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			fill.Close()
+			st, err := Open(ctx, path, Options{Retention: bc.retention, OnPruneError: func(err error) { b.Error(err) }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
+			var left int64
+			if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM spans WHERE timestamp < ?`, old+expired*60).Scan(&left); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(expired-left)/b.Elapsed().Seconds(), "pruned-spans/s")
+		})
+	}
 }
 
 // BenchmarkQuerySpans runs the three target query shapes of the load test

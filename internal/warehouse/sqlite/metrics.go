@@ -12,11 +12,11 @@ import (
 
 // insertPointSQL starts the insert of metric points; rowInserter adds
 // the VALUES rows.
-const insertPointSQL = `INSERT INTO metric_points (environment, organization_id, metric_name, source, event_time,
+const insertPointSQL = `INSERT INTO metric_points (seq, environment, organization_id, metric_name, source, event_time,
 	bool_value, numeric_value, enum_value, trace_id, span_id, labels, attributes) VALUES `
 
 // pointColumns is the number of columns insertPointSQL names.
-const pointColumns = 12
+const pointColumns = 13
 
 const selectPointColumns = `environment, organization_id, metric_name, source, event_time, bool_value,
 	numeric_value, enum_value, trace_id, span_id, labels, attributes`
@@ -48,6 +48,12 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}
+	// Numbered above the high-water mark, never reusing a number of a
+	// deleted point (retention.go).
+	var seq int64
+	if err := tx.QueryRowContext(ctx, pointsHighWater).Scan(&seq); err != nil {
+		return fmt.Errorf("write metric points: next sequence: %w", mapErr(err))
+	}
 	for i := range pts {
 		p := &pts[i]
 		if !fresh[i] {
@@ -65,7 +71,8 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		if p.EnumValue != nil {
 			e = sql.NullString{String: *p.EnumValue, Valid: true}
 		}
-		if err := rows.add(ctx, p.Environment, p.OrganizationID, p.MetricName, p.Source, p.EventTime,
+		seq++
+		if err := rows.add(ctx, seq, p.Environment, p.OrganizationID, p.MetricName, p.Source, p.EventTime,
 			b, n, e, p.TraceID, p.SpanID, labels[i], attrs[i]); err != nil {
 			return fmt.Errorf("write metric points: points up to %d: %w", i, mapErr(err))
 		}
@@ -80,8 +87,11 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 }
 
 // ReadMetricPoints answers one page of a metric query
-// (warehouse.Backend): the snapshot is the highest point sequence number
-// stored, pages are read by offset within it.
+// (warehouse.Backend): the snapshot is the high-water mark of points (the
+// highest sequence number stored or reserved), pages are read by offset
+// within it. With a retention, points older than the pagination's cutoff
+// are hidden (retention.go), so offsets do not shift when they are
+// deleted.
 func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (warehouse.MetricRows, error) {
 	var out warehouse.MetricRows
 	if err := s.checkOpen("read metric points"); err != nil {
@@ -90,10 +100,18 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	q := r.Query
 	snapshot := r.Snapshot
 	if r.First {
-		if err := s.reader.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM metric_points`).Scan(&snapshot); err != nil {
+		if err := s.reader.QueryRowContext(ctx, pointsHighWater).Scan(&snapshot); err != nil {
 			return out, fmt.Errorf("snapshot: %w", mapErr(err))
 		}
 		out.Snapshot = snapshot
+	}
+	cutoff, err := s.retentionCutoff(ctx, "metric_points", s.retention.MetricPoints, snapshot)
+	if err != nil {
+		return out, err
+	}
+	q.FromMs = max(q.FromMs, cutoff)
+	if q.ToMs != 0 && q.ToMs < q.FromMs {
+		return out, nil // the whole range is out of the retention
 	}
 	var w sqlfilter.Where
 	w.In("environment", q.Environments)
@@ -138,7 +156,9 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	return out, nil
 }
 
-func scanPoint(rows *sql.Rows) (warehouse.MetricPoint, error) {
+// scanPoint reads a row of selectPointColumns, after the columns of
+// leading (when a query selects more before them).
+func scanPoint(rows *sql.Rows, leading ...any) (warehouse.MetricPoint, error) {
 	var (
 		p             warehouse.MetricPoint
 		b             sql.NullBool
@@ -146,8 +166,8 @@ func scanPoint(rows *sql.Rows) (warehouse.MetricPoint, error) {
 		e             sql.NullString
 		labels, attrs string
 	)
-	if err := rows.Scan(&p.Environment, &p.OrganizationID, &p.MetricName, &p.Source, &p.EventTime, &b, &n, &e,
-		&p.TraceID, &p.SpanID, &labels, &attrs); err != nil {
+	if err := rows.Scan(append(leading, &p.Environment, &p.OrganizationID, &p.MetricName, &p.Source, &p.EventTime, &b, &n, &e,
+		&p.TraceID, &p.SpanID, &labels, &attrs)...); err != nil {
 		return p, mapErr(err)
 	}
 	if b.Valid {

@@ -42,7 +42,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM spans`).Scan(&seq); err != nil {
+	if err := tx.QueryRowContext(ctx, spansHighWater).Scan(&seq); err != nil {
 		return fmt.Errorf("write spans: next sequence: %w", mapErr(err))
 	}
 	keys := make([]int64, len(spans))
@@ -91,8 +91,10 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 }
 
 // ReadSpans answers one page of a span query (warehouse.Backend): the
-// snapshot is the highest sequence number stored; with an indexable
-// equality filter the candidates come from the attribute index.
+// snapshot is the high-water mark of spans (the highest sequence number
+// stored or reserved); with an indexable equality filter the candidates
+// come from the attribute index. With a retention, spans older than the
+// pagination's cutoff are hidden (retention.go).
 func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.SpanRows, error) {
 	var out warehouse.SpanRows
 	if err := s.checkOpen("read spans"); err != nil {
@@ -101,10 +103,18 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 	q := r.Query
 	snapshot := r.Snapshot
 	if r.First {
-		if err := s.reader.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM spans`).Scan(&snapshot); err != nil {
+		if err := s.reader.QueryRowContext(ctx, spansHighWater).Scan(&snapshot); err != nil {
 			return out, fmt.Errorf("snapshot: %w", mapErr(err))
 		}
 		out.Snapshot = snapshot
+	}
+	cutoff, err := s.retentionCutoff(ctx, "spans", s.retention.Spans, snapshot)
+	if err != nil {
+		return out, err
+	}
+	q.FromMs = max(q.FromMs, cutoff)
+	if q.ToMs != 0 && q.ToMs < q.FromMs {
+		return out, nil // the whole range is out of the retention
 	}
 	var w sqlfilter.Where
 	lookup, err := s.attrIndexLookup(ctx, q)

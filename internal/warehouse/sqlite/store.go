@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,12 @@ type Options struct {
 	// MmapMiB is the memory-mapped I/O size of the readers (default 1024,
 	// 0 keeps the default; negative disables mmap).
 	MmapMiB int
+	// Retention deletes old spans and points in the background (default:
+	// keep everything); see README.md, "Retention".
+	Retention warehouse.Retention
+	// OnPruneError, when set, receives the errors of background pruning
+	// runs (the next run tries again).
+	OnPruneError func(error)
 }
 
 func (o Options) withDefaults() Options {
@@ -63,11 +70,18 @@ type Store struct {
 	resources resourceCache
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it).
 	maxIndexCandidates int
+
+	// retention and its background job (runRetention), stopped by Close.
+	retention    warehouse.Retention
+	onPruneError func(error)
+	stopPruning  context.CancelFunc
+	pruneDone    sync.WaitGroup
 }
 
 var (
 	_ warehouse.Store   = (*Store)(nil)
 	_ warehouse.Backend = (*Store)(nil)
+	_ warehouse.Pruner  = (*Store)(nil)
 )
 
 // numFunc is the SQL function that reads a text value as a number (NULL
@@ -133,11 +147,18 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
-	s := &Store{writer: writer, reader: reader, maxIndexCandidates: defaultMaxIndexCandidates}
+	s := &Store{writer: writer, reader: reader, maxIndexCandidates: defaultMaxIndexCandidates,
+		retention: opts.Retention.WithDefaults(), onPruneError: opts.OnPruneError, stopPruning: func() {}}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
+	}
+	if s.retention.Enabled() {
+		pctx, stop := context.WithCancel(context.Background())
+		s.stopPruning = stop
+		s.pruneDone.Add(1)
+		go s.runRetention(pctx, s.retention.Interval)
 	}
 	return s, nil
 }
@@ -167,11 +188,14 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the store; later calls fail with ErrUnavailable.
+// Close stops the pruning job and closes the store; later calls fail
+// with ErrUnavailable.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stopPruning()
+	s.pruneDone.Wait()
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 

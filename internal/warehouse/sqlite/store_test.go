@@ -193,3 +193,13 @@ func TestMigrationKeepsSetups(t *testing.T) {
 		}
 	}
 }
+
+func TestRetentionConformance(t *testing.T) {
+	storetest.RunRetention(t, func(t *testing.T, r warehouse.Retention) warehouse.Store {
+		st, err := Open(context.Background(), filepath.Join(t.TempDir(), "warehouse.db"), Options{Retention: r})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		return st
+	})
+}

@@ -1,0 +1,329 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// Retention on SQLite (README.md, "Retention"): a background job deletes
+// spans and metric points older than the retention in small batches, each
+// its own short write transaction, pausing between batches so that writes
+// never wait long. Every run first records a mark in retention_marks
+// (cutoff, reserved sequence number, time): queries hide the rows older
+// than the cutoff of the newest mark within their pagination's snapshot,
+// and rows are deleted only below the cutoff of a mark older than the
+// grace period, so a pagination shorter than the grace sees the same rows
+// on every page.
+
+// retentionTable describes one pruned table.
+type retentionTable struct {
+	name     string // spans or metric_points
+	timeCol  string // the column ages are measured on
+	keyTable string // its dedup keys (span_keys, point_keys)
+}
+
+var (
+	spansRetention  = retentionTable{name: "spans", timeCol: "timestamp", keyTable: "span_keys"}
+	pointsRetention = retentionTable{name: "metric_points", timeCol: "event_time", keyTable: "point_keys"}
+)
+
+// Pruning pace: rows per delete transaction, and the pause after each
+// batch as a multiple of the batch's duration (at least minPrunePause),
+// which bounds the job's share of the single writer to about 1/(1+19),
+// 5 %: ingest keeps the writer nearly all the time, and the job still
+// deletes a few thousand rows a second (more than a collector ingests on
+// average).
+const (
+	pruneBatch       = 500
+	prunePauseFactor = 19
+	minPrunePause    = 10 * time.Millisecond
+)
+
+// highWaterSQL returns the statement reading a table's high-water mark:
+// the highest sequence number it holds or any retention mark reserved.
+// New rows are numbered above it.
+func highWaterSQL(table string) string {
+	return `SELECT max(coalesce((SELECT max(seq) FROM ` + table + `), 0),
+		coalesce((SELECT max(seq) FROM retention_marks WHERE tbl = '` + table + `'), 0))`
+}
+
+// Statements of the two tables' high-water marks.
+var (
+	spansHighWater  = highWaterSQL("spans")
+	pointsHighWater = highWaterSQL("metric_points")
+)
+
+// retentionCutoff returns the cutoff (Unix ms) below which a pagination
+// with snapshot snap hides rows of table, 0 when none: the cutoff of the
+// newest mark at or below the snapshot. Without a retention for the table
+// nothing is hidden.
+func (s *Store) retentionCutoff(ctx context.Context, table string, keep time.Duration, snap int64) (int64, error) {
+	if keep <= 0 {
+		return 0, nil
+	}
+	var cutoff int64
+	err := s.reader.QueryRowContext(ctx, `SELECT cutoff FROM retention_marks WHERE tbl = ? AND seq <= ?
+		ORDER BY seq DESC LIMIT 1`, table, snap).Scan(&cutoff)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("retention cutoff: %w", mapErr(err))
+	}
+	return cutoff, nil
+}
+
+// Prune runs one pruning pass over both tables (warehouse.Pruner).
+func (s *Store) Prune(ctx context.Context) (warehouse.Pruned, error) {
+	var out warehouse.Pruned
+	if err := s.checkOpen("prune"); err != nil {
+		return out, err
+	}
+	r := s.retention
+	if r.Spans > 0 {
+		n, bound, err := s.pruneTable(ctx, spansRetention, r.Spans, r.Grace)
+		out.Spans = n
+		if err == nil && bound != 0 {
+			err = s.pruneAttrIndex(ctx, bound)
+		}
+		if err != nil {
+			return out, fmt.Errorf("prune spans: %w", err)
+		}
+	}
+	if r.MetricPoints > 0 {
+		n, _, err := s.pruneTable(ctx, pointsRetention, r.MetricPoints, r.Grace)
+		out.MetricPoints = n
+		if err != nil {
+			return out, fmt.Errorf("prune metric points: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// pruneTable records this run's mark of t and deletes, batch by batch,
+// the rows older than the deletion bound (the cutoff of the newest mark at
+// least grace old) that were stored before this run. It returns how many
+// rows it deleted and the bound (0: nothing was old enough yet).
+func (s *Store) pruneTable(ctx context.Context, t retentionTable, keep, grace time.Duration) (deleted, bound int64, err error) {
+	now := time.Now()
+	mark, bound, err := s.recordMark(ctx, t, now.Add(-keep).UnixMilli(), now.UnixMilli(), now.Add(-grace).UnixMilli())
+	if err != nil || bound == 0 {
+		return 0, bound, err
+	}
+	envs, err := s.environments(ctx, t.name)
+	if err != nil {
+		return 0, bound, err
+	}
+	for _, env := range envs {
+		for {
+			start := time.Now()
+			n, err := s.deleteBatch(ctx, t, env, bound, mark)
+			deleted += int64(n)
+			if err != nil {
+				return deleted, bound, err
+			}
+			if n < pruneBatch {
+				break
+			}
+			if err := pausePruning(ctx, start); err != nil {
+				return deleted, bound, err
+			}
+		}
+	}
+	return deleted, bound, nil
+}
+
+// pausePruning waits after a batch that started at start: a multiple of
+// its duration, so that writers get the single write connection most of
+// the time.
+func pausePruning(ctx context.Context, start time.Time) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(max(minPrunePause, prunePauseFactor*time.Since(start))):
+		return nil
+	}
+}
+
+// recordMark inserts this run's mark of t (one above the high-water mark,
+// cutoff, now) and drops the marks no pagination within the grace period
+// can use, in one transaction. It returns the mark's sequence number and
+// the deletion bound: the cutoff of the newest mark made at or before
+// graceAt (0: none yet).
+func (s *Store) recordMark(ctx context.Context, t retentionTable, cutoff, now, graceAt int64) (mark, bound int64, err error) {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("begin: %w", mapErr(err))
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	if err := tx.QueryRowContext(ctx, highWaterSQL(t.name)).Scan(&mark); err != nil {
+		return 0, 0, fmt.Errorf("high-water mark: %w", mapErr(err))
+	}
+	mark++
+	if _, err := tx.ExecContext(ctx, `INSERT INTO retention_marks (tbl, seq, cutoff, at) VALUES (?, ?, ?, ?)`,
+		t.name, mark, cutoff, now); err != nil {
+		return 0, 0, fmt.Errorf("record mark: %w", mapErr(err))
+	}
+	var boundSeq int64
+	err = tx.QueryRowContext(ctx, `SELECT seq, cutoff FROM retention_marks WHERE tbl = ? AND at <= ?
+		ORDER BY seq DESC LIMIT 1`, t.name, graceAt).Scan(&boundSeq, &bound)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		bound = 0
+	case err != nil:
+		return 0, 0, fmt.Errorf("deletion bound: %w", mapErr(err))
+	default:
+		// Older marks serve only paginations older than the grace period.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM retention_marks WHERE tbl = ? AND seq < ?`, t.name, boundSeq); err != nil {
+			return 0, 0, fmt.Errorf("drop old marks: %w", mapErr(err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, 0, fmt.Errorf("commit mark: %w", mapErr(err))
+	}
+	return mark, bound, nil
+}
+
+// environments lists the environments of table, one index seek each (a
+// loose scan of the (environment, time) index).
+func (s *Store) environments(ctx context.Context, table string) ([]string, error) {
+	rows, err := s.reader.QueryContext(ctx, `WITH RECURSIVE envs(env) AS (
+			SELECT min(environment) FROM `+table+`
+			UNION ALL
+			SELECT (SELECT min(environment) FROM `+table+` WHERE environment > env) FROM envs WHERE env IS NOT NULL)
+		SELECT env FROM envs WHERE env IS NOT NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("environments: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var env string
+		if err := rows.Scan(&env); err != nil {
+			return nil, fmt.Errorf("environments: %w", mapErr(err))
+		}
+		out = append(out, env)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("environments: %w", mapErr(err))
+	}
+	return out, nil
+}
+
+// deleteBatch deletes up to pruneBatch rows of env in t older than bound
+// and numbered below mark, with their dedup keys, in one transaction; it
+// returns how many it deleted.
+func (s *Store) deleteBatch(ctx context.Context, t retentionTable, env string, bound, mark int64) (int, error) {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("begin: %w", mapErr(err))
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	seqs, keys, err := expiredRows(ctx, tx, t, env, bound, mark)
+	if err != nil || len(seqs) == 0 {
+		return 0, err
+	}
+	args := make([]any, len(seqs))
+	for i, v := range seqs {
+		args[i] = v
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE seq IN ("+placeholders(len(args))+")", args...); err != nil {
+		return 0, fmt.Errorf("delete: %w", mapErr(err))
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	keyArgs := make([]any, len(keys))
+	for i, k := range keys {
+		keyArgs[i] = k
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.keyTable+" WHERE key IN ("+placeholders(len(keyArgs))+")", keyArgs...); err != nil {
+		return 0, fmt.Errorf("delete keys: %w", mapErr(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("commit: %w", mapErr(err))
+	}
+	return len(seqs), nil
+}
+
+// expiredRows reads the oldest rows of env in t older than bound and
+// numbered below mark (by the (environment, time) index): their sequence
+// numbers and dedup keys.
+func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (seqs, keys []int64, err error) {
+	cols := "seq, trace_id, span_id"
+	if t.name == pointsRetention.name {
+		cols = "seq, " + selectPointColumns
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT "+cols+" FROM "+t.name+" WHERE environment = ? AND "+t.timeCol+" < ? AND seq < ?"+
+		" ORDER BY "+t.timeCol+" LIMIT ?", env, bound, mark, pruneBatch)
+	if err != nil {
+		return nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var labelsEnc, attrsEnc lastEncoding
+	for rows.Next() {
+		var seq, key int64
+		if t.name == pointsRetention.name {
+			p, err := scanPoint(rows, &seq)
+			if err != nil {
+				return nil, nil, fmt.Errorf("expired rows: %w", err)
+			}
+			key = pointKey(&p, labelsEnc.encode(p.Labels), attrsEnc.encode(p.Attributes))
+		} else {
+			var traceID, spanID string
+			if err := rows.Scan(&seq, &traceID, &spanID); err != nil {
+				return nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
+			}
+			key = dedupKey(env, traceID, spanID)
+		}
+		seqs, keys = append(seqs, seq), append(keys, key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
+	}
+	return seqs, keys, nil
+}
+
+// pruneAttrIndex deletes, in batches, the attribute index rows of the
+// hours wholly before bound (the deletion bound just applied to spans):
+// every span of those hours is deleted, or hidden from every pagination
+// and deleted by the next run.
+func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
+	hour := hourOf(bound)
+	for {
+		start := time.Now()
+		res, err := s.writer.ExecContext(ctx, `DELETE FROM span_attr_index WHERE (hour, hash, base) IN
+			(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`, hour, pruneBatch)
+		if err != nil {
+			return fmt.Errorf("attribute index: %w", mapErr(err))
+		}
+		if n, _ := res.RowsAffected(); n < pruneBatch {
+			return nil
+		}
+		if err := pausePruning(ctx, start); err != nil {
+			return err
+		}
+	}
+}
+
+// runRetention runs Prune every interval until ctx ends.
+func (s *Store) runRetention(ctx context.Context, interval time.Duration) {
+	defer s.pruneDone.Done()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := s.Prune(ctx); err != nil && ctx.Err() == nil && s.onPruneError != nil {
+			s.onPruneError(err)
+		}
+	}
+}
