@@ -2,7 +2,7 @@ package warehouse
 
 import (
 	"context"
-	"fmt"
+	"sync"
 	"time"
 )
 
@@ -18,9 +18,9 @@ type Retention struct {
 	// DefaultPruneInterval).
 	Interval time.Duration
 	// Grace is how long rows stay stored after they are out of the
-	// retention (default DefaultPruneGrace), so that a pagination that
-	// started before they expired ends as it began; see the backend's
-	// README for what each backend guarantees.
+	// retention, so that a pagination that started before they expired
+	// ends as it began (see README.md, "Retention"): 0 means
+	// DefaultPruneGrace, a negative value none.
 	Grace time.Duration
 }
 
@@ -46,19 +46,6 @@ func (r Retention) WithDefaults() Retention {
 	return r
 }
 
-// Validate checks the durations.
-func (r Retention) Validate() error {
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"spans", r.Spans}, {"metric_points", r.MetricPoints}, {"interval", r.Interval}} {
-		if d.v < 0 {
-			return fmt.Errorf("%s: must not be negative, got %s", d.name, d.v)
-		}
-	}
-	return nil
-}
-
 // Pruned counts what one pruning pass deleted.
 type Pruned struct {
 	Spans, MetricPoints int64
@@ -70,4 +57,50 @@ type Pruned struct {
 // check for it with a type assertion.
 type Pruner interface {
 	Prune(ctx context.Context) (Pruned, error)
+}
+
+// PruneJob runs a store's Prune every Retention.Interval in the
+// background until Stop.
+type PruneJob struct {
+	stop context.CancelFunc
+	done sync.WaitGroup
+}
+
+// StartPruneJob starts running p.Prune every r.Interval; onErr (may be
+// nil) receives the errors of failed runs (the next run tries again). It
+// returns nil, running nothing, when r deletes nothing.
+func StartPruneJob(p Pruner, r Retention, onErr func(error)) *PruneJob {
+	r = r.WithDefaults()
+	if !r.Enabled() {
+		return nil
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	j := &PruneJob{stop: stop}
+	j.done.Add(1)
+	go func() {
+		defer j.done.Done()
+		t := time.NewTicker(r.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if _, err := p.Prune(ctx); err != nil && ctx.Err() == nil && onErr != nil {
+				onErr(err)
+			}
+		}
+	}()
+	return j
+}
+
+// Stop ends the job and waits for a run in progress to return (it is
+// cancelled). A nil job does nothing.
+func (j *PruneJob) Stop() {
+	if j == nil {
+		return
+	}
+	j.stop()
+	j.done.Wait()
 }

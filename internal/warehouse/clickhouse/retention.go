@@ -178,20 +178,3 @@ func (s *Store) dropExpiredWeeks(ctx context.Context, t prunedTable, bound int64
 	}
 	return dropped, nil
 }
-
-// runRetention runs Prune every interval until ctx ends.
-func (s *Store) runRetention(ctx context.Context, interval time.Duration) {
-	defer s.pruneDone.Done()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if _, err := s.Prune(ctx); err != nil && ctx.Err() == nil && s.onPruneError != nil {
-			s.onPruneError(err)
-		}
-	}
-}

@@ -114,12 +114,10 @@ type Store struct {
 	// appendMu serialises AppendEvaluations (read, merge, insert).
 	appendMu sync.Mutex
 
-	// retention and its background job (runRetention), stopped by Close.
-	retention    warehouse.Retention
-	onPruneError func(error)
-	stopPruning  context.CancelFunc
-	pruneDone    sync.WaitGroup
-	ttlSet       atomic.Bool // the tables carry the retention's TTL
+	// retention and its background job, stopped by Close.
+	retention warehouse.Retention
+	pruning   *warehouse.PruneJob
+	ttlSet    atomic.Bool // the tables carry the retention's TTL
 }
 
 var (
@@ -178,14 +176,9 @@ func OpenLazy(opts Options) (*Store, error) {
 		node = b[0]
 	}
 	s := &Store{conn: conn, opts: opts, schema: newSchema(opts.Database, opts.Cluster), clock: newSeqClock(node),
-		retention: opts.Retention.WithDefaults(), onPruneError: opts.OnPruneError, stopPruning: func() {}}
+		retention: opts.Retention.WithDefaults()}
 	s.QueryPath = warehouse.NewQueryPath(s)
-	if s.retention.Enabled() {
-		ctx, stop := context.WithCancel(context.Background())
-		s.stopPruning = stop
-		s.pruneDone.Add(1)
-		go s.runRetention(ctx, s.retention.Interval)
-	}
+	s.pruning = warehouse.StartPruneJob(s, s.retention, opts.OnPruneError)
 	return s, nil
 }
 
@@ -241,8 +234,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	s.stopPruning()
-	s.pruneDone.Wait()
+	s.pruning.Stop()
 	return s.conn.Close()
 }
 

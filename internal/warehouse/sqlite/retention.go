@@ -310,20 +310,3 @@ func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
 		}
 	}
 }
-
-// runRetention runs Prune every interval until ctx ends.
-func (s *Store) runRetention(ctx context.Context, interval time.Duration) {
-	defer s.pruneDone.Done()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if _, err := s.Prune(ctx); err != nil && ctx.Err() == nil && s.onPruneError != nil {
-			s.onPruneError(err)
-		}
-	}
-}

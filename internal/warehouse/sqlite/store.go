@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -71,11 +70,9 @@ type Store struct {
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it).
 	maxIndexCandidates int
 
-	// retention and its background job (runRetention), stopped by Close.
-	retention    warehouse.Retention
-	onPruneError func(error)
-	stopPruning  context.CancelFunc
-	pruneDone    sync.WaitGroup
+	// retention and its background job, stopped by Close.
+	retention warehouse.Retention
+	pruning   *warehouse.PruneJob
 }
 
 var (
@@ -148,18 +145,13 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
 	s := &Store{writer: writer, reader: reader, maxIndexCandidates: defaultMaxIndexCandidates,
-		retention: opts.Retention.WithDefaults(), onPruneError: opts.OnPruneError, stopPruning: func() {}}
+		retention: opts.Retention.WithDefaults()}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
 	}
-	if s.retention.Enabled() {
-		pctx, stop := context.WithCancel(context.Background())
-		s.stopPruning = stop
-		s.pruneDone.Add(1)
-		go s.runRetention(pctx, s.retention.Interval)
-	}
+	s.pruning = warehouse.StartPruneJob(s, s.retention, opts.OnPruneError)
 	return s, nil
 }
 
@@ -194,8 +186,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	s.stopPruning()
-	s.pruneDone.Wait()
+	s.pruning.Stop()
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 
