@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
@@ -29,6 +30,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if len(pts) == 0 {
 		return nil
 	}
+	s.lastWrite.Store(time.Now().UnixNano())
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("write metric points: begin: %w", mapErr(err))

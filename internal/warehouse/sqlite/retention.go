@@ -43,6 +43,7 @@ const (
 	pruneBatch       = 500
 	prunePauseFactor = 19
 	minPrunePause    = 10 * time.Millisecond
+	minIdlePause     = time.Millisecond
 )
 
 // highWaterSQL returns the statement reading a table's high-water mark:
@@ -122,8 +123,7 @@ func (s *Store) pruneTable(ctx context.Context, t retentionTable, keep, grace ti
 	}
 	for _, env := range envs {
 		for {
-			start := time.Now()
-			n, err := s.deleteBatch(ctx, t, env, bound, mark)
+			n, held, err := s.deleteBatch(ctx, t, env, bound, mark)
 			deleted += int64(n)
 			if err != nil {
 				return deleted, bound, err
@@ -131,7 +131,7 @@ func (s *Store) pruneTable(ctx context.Context, t retentionTable, keep, grace ti
 			if n < pruneBatch {
 				break
 			}
-			if err := pausePruning(ctx, start); err != nil {
+			if err := s.pausePruning(ctx, held); err != nil {
 				return deleted, bound, err
 			}
 		}
@@ -139,14 +139,23 @@ func (s *Store) pruneTable(ctx context.Context, t retentionTable, keep, grace ti
 	return deleted, bound, nil
 }
 
-// pausePruning waits after a batch that started at start: a multiple of
-// its duration, so that writers get the single write connection most of
-// the time.
-func pausePruning(ctx context.Context, start time.Time) error {
+// writerIdle is how long after the last write the writer counts as idle.
+const writerIdle = time.Second
+
+// pausePruning waits after a batch that held the writer for held: while
+// spans or points are being written, prunePauseFactor times that (at
+// least minPrunePause), so that writes get the single write connection
+// nearly all the time; when nothing was written for writerIdle, only
+// minIdlePause, so an idle store deletes at full speed.
+func (s *Store) pausePruning(ctx context.Context, held time.Duration) error {
+	pause := max(minPrunePause, prunePauseFactor*held)
+	if time.Since(time.Unix(0, s.lastWrite.Load())) > writerIdle {
+		pause = minIdlePause
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-time.After(max(minPrunePause, prunePauseFactor*time.Since(start))):
+	case <-time.After(pause):
 		return nil
 	}
 }
@@ -218,13 +227,27 @@ func (s *Store) environments(ctx context.Context, table string) ([]string, error
 
 // deleteBatch deletes up to pruneBatch rows of env in t older than bound
 // and numbered below mark, with their dedup keys, in one transaction; it
-// returns how many it deleted.
-func (s *Store) deleteBatch(ctx context.Context, t retentionTable, env string, bound, mark int64) (int, error) {
+// returns how many it deleted and how long it held the writer.
+func (s *Store) deleteBatch(ctx context.Context, t retentionTable, env string, bound, mark int64) (n int, held time.Duration, err error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("begin: %w", mapErr(err))
+		return 0, 0, fmt.Errorf("begin: %w", mapErr(err))
 	}
+	start := time.Now()
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	n, err = deleteRows(ctx, tx, t, env, bound, mark)
+	if err != nil || n == 0 {
+		return 0, time.Since(start), err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, time.Since(start), fmt.Errorf("commit: %w", mapErr(err))
+	}
+	return n, time.Since(start), nil
+}
+
+// deleteRows deletes, within tx, up to pruneBatch rows of env in t older
+// than bound and numbered below mark, with their dedup keys.
+func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (int, error) {
 	seqs, keys, err := expiredRows(ctx, tx, t, env, bound, mark)
 	if err != nil || len(seqs) == 0 {
 		return 0, err
@@ -244,9 +267,6 @@ func (s *Store) deleteBatch(ctx context.Context, t retentionTable, env string, b
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.keyTable+" WHERE key IN ("+placeholders(len(keyArgs))+")", keyArgs...); err != nil {
 		return 0, fmt.Errorf("delete keys: %w", mapErr(err))
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("commit: %w", mapErr(err))
 	}
 	return len(seqs), nil
 }
@@ -305,7 +325,7 @@ func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
 		if n, _ := res.RowsAffected(); n < pruneBatch {
 			return nil
 		}
-		if err := pausePruning(ctx, start); err != nil {
+		if err := s.pausePruning(ctx, time.Since(start)); err != nil {
 			return err
 		}
 	}

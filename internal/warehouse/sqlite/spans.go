@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -36,6 +37,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if len(spans) == 0 {
 		return nil
 	}
+	s.lastWrite.Store(time.Now().UnixNano())
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("write spans: begin: %w", mapErr(err))

@@ -73,6 +73,9 @@ type Store struct {
 	// retention and its background job, stopped by Close.
 	retention warehouse.Retention
 	pruning   *warehouse.PruneJob
+	// lastWrite is when a write last began (Unix ns): the pruning job
+	// yields while writes go on.
+	lastWrite atomic.Int64
 }
 
 var (
