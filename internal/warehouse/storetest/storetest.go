@@ -1,6 +1,7 @@
 // Package storetest is the conformance suite every warehouse backend
 // passes: Run it from the backend's tests with a function that opens an
-// empty store.
+// empty store, and RunRetention with one that opens a store enforcing a
+// retention.
 package storetest
 
 import (
