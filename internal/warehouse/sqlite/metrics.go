@@ -95,25 +95,11 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 // are hidden (retention.go), so offsets do not shift when they are
 // deleted.
 func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (warehouse.MetricRows, error) {
-	var out warehouse.MetricRows
-	if err := s.checkOpen("read metric points"); err != nil {
-		return out, err
-	}
 	q := r.Query
-	snapshot := r.Snapshot
-	if r.First {
-		if err := s.reader.QueryRowContext(ctx, pointsHighWater).Scan(&snapshot); err != nil {
-			return out, fmt.Errorf("snapshot: %w", mapErr(err))
-		}
-		out.Snapshot = snapshot
-	}
-	cutoff, err := s.retentionCutoff(ctx, "metric_points", s.retention.MetricPoints, snapshot)
-	if err != nil {
-		return out, err
-	}
-	q.FromMs = max(q.FromMs, cutoff)
-	if q.ToMs != 0 && q.ToMs < q.FromMs {
-		return out, nil // the whole range is out of the retention
+	snapshot, ok, err := s.pageWindow(ctx, "read metric points", pointsRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
+	out := warehouse.MetricRows{Snapshot: snapshot}
+	if err != nil || !ok {
+		return out, err // !ok: the whole range is out of the retention
 	}
 	var w sqlfilter.Where
 	w.In("environment", q.Environments)

@@ -56,9 +56,35 @@ func highWaterSQL(table string) string {
 
 // Statements of the two tables' high-water marks.
 var (
-	spansHighWater  = highWaterSQL("spans")
-	pointsHighWater = highWaterSQL("metric_points")
+	spansHighWater  = highWaterSQL(spansRetention.name)
+	pointsHighWater = highWaterSQL(pointsRetention.name)
 )
+
+// pageWindow prepares a page of table t (op names the read for errors):
+// it returns the pagination's snapshot (taken now, the high-water mark,
+// on a first page) and raises *from to the pagination's retention cutoff;
+// ok is false when the whole range [*from, to] (to 0: open) is out of the
+// retention.
+func (s *Store) pageWindow(ctx context.Context, op string, t retentionTable, first bool, snapshot int64, from *int64, to int64) (snap int64, ok bool, err error) {
+	if err := s.checkOpen(op); err != nil {
+		return 0, false, err
+	}
+	if first {
+		if err := s.reader.QueryRowContext(ctx, highWaterSQL(t.name)).Scan(&snapshot); err != nil {
+			return 0, false, fmt.Errorf("snapshot: %w", mapErr(err))
+		}
+	}
+	keep := s.retention.Spans
+	if t.name == pointsRetention.name {
+		keep = s.retention.MetricPoints
+	}
+	cutoff, err := s.retentionCutoff(ctx, t.name, keep, snapshot)
+	if err != nil {
+		return snapshot, false, err
+	}
+	*from = max(*from, cutoff)
+	return snapshot, to == 0 || to >= *from, nil
+}
 
 // retentionCutoff returns the cutoff (Unix ms) below which a pagination
 // with snapshot snap hides rows of table, 0 when none: the cutoff of the

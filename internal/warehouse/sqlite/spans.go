@@ -98,25 +98,11 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 // come from the attribute index. With a retention, spans older than the
 // pagination's cutoff are hidden (retention.go).
 func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.SpanRows, error) {
-	var out warehouse.SpanRows
-	if err := s.checkOpen("read spans"); err != nil {
-		return out, err
-	}
 	q := r.Query
-	snapshot := r.Snapshot
-	if r.First {
-		if err := s.reader.QueryRowContext(ctx, spansHighWater).Scan(&snapshot); err != nil {
-			return out, fmt.Errorf("snapshot: %w", mapErr(err))
-		}
-		out.Snapshot = snapshot
-	}
-	cutoff, err := s.retentionCutoff(ctx, "spans", s.retention.Spans, snapshot)
-	if err != nil {
-		return out, err
-	}
-	q.FromMs = max(q.FromMs, cutoff)
-	if q.ToMs != 0 && q.ToMs < q.FromMs {
-		return out, nil // the whole range is out of the retention
+	snapshot, ok, err := s.pageWindow(ctx, "read spans", spansRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
+	out := warehouse.SpanRows{Snapshot: snapshot}
+	if err != nil || !ok {
+		return out, err // !ok: the whole range is out of the retention
 	}
 	var w sqlfilter.Where
 	lookup, err := s.attrIndexLookup(ctx, q)
