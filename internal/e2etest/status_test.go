@@ -1,6 +1,7 @@
 package e2etest
 
 import (
+	"net/url"
 	"testing"
 	"time"
 
@@ -47,10 +48,22 @@ func TestMonitoringStatus(t *testing.T) {
 	for i := range 3 {
 		sendChatSpan(t, c, testcollector.HTTP, key, "chat-"+string(rune('a'+i)), nil)
 	}
+	// The three spans are stored with their evaluations before the status
+	// is read; the exporter reports them right after the commit, so the
+	// status catches up within the poll.
 	testcollector.Eventually(t, 15*time.Second, func() bool {
+		_, page := querySpans(t, c, key, url.Values{"workflow": {"pirate_joke_generator"}})
+		if page.Spans.TotalResults != 3 {
+			return false
+		}
+		for _, sp := range page.Spans.Data {
+			if len(sp.Evaluations) != 2 {
+				return false
+			}
+		}
 		s = getStatus(t, c, key)
-		return s.EvaluatedUpTo != nil
-	}, "evaluated_up_to set once evaluated spans are stored")
+		return s.EvaluatedUpTo != nil && s.LagInSpans == 0
+	}, "the three spans stored with their evaluations and the status caught up")
 	if s.Status != "OK" || s.LagInSeconds != 0 || s.LagInSpans != 0 || s.LatestSpanReceived == nil ||
 		s.LatestSpanReceived.Before(before.Truncate(time.Second)) || s.EvaluatedUpTo.After(*s.LatestSpanReceived) {
 		t.Errorf("status after evaluated spans = %+v", s)
