@@ -17,17 +17,12 @@ import (
 )
 
 func TestFactory(t *testing.T) {
+	// Type and config struct: generated_component_test.go.
 	f := NewFactory()
-	if f.Type().String() != "evaluator" {
-		t.Errorf("type = %q", f.Type())
-	}
 	if f.TracesStability() != component.StabilityLevelAlpha {
 		t.Errorf("traces stability = %v", f.TracesStability())
 	}
 	cfg := f.CreateDefaultConfig()
-	if err := componenttest.CheckConfigStruct(cfg); err != nil {
-		t.Errorf("CheckConfigStruct: %v", err)
-	}
 	if err := cfg.(*Config).Validate(); err != nil {
 		t.Errorf("default config invalid: %v", err)
 	}
