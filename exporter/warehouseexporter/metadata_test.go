@@ -1,0 +1,69 @@
+package warehouseexporter
+
+import (
+	"context"
+	"flag"
+	"testing"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+
+	"github.com/evalcol/evalcol/exporter/warehouseexporter/internal/metadata"
+	"github.com/evalcol/evalcol/internal/evalapitest"
+	"github.com/evalcol/evalcol/internal/telemetrytest"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite documentation.md from metadata.yaml")
+
+func TestDocumentation(t *testing.T) {
+	md, err := telemetrytest.Load(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := telemetrytest.CheckDocumentation(".", md, *updateDocs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTelemetryMatchesMetadata exports spans and metrics into a real
+// warehouse and compares what the exporter recorded with metadata.yaml.
+func TestTelemetryMatchesMetadata(t *testing.T) {
+	md, err := telemetrytest.Load(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	set := exportertest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	api := evalapitest.Start(t, evalapitest.Options{})
+	f := NewFactory()
+
+	traces, err := f.CreateTraces(context.Background(), set, f.CreateDefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, err := f.CreateMetrics(context.Background(), set, f.CreateDefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []func() error{
+		func() error { return traces.Start(context.Background(), api) },
+		func() error { return metrics.Start(context.Background(), api) },
+		func() error { return traces.ConsumeTraces(context.Background(), generateLifecycleTestTraces()) },
+		func() error { return metrics.ConsumeMetrics(context.Background(), generateLifecycleTestMetrics()) },
+		func() error { return traces.Shutdown(context.Background()) },
+		func() error { return metrics.Shutdown(context.Background()) },
+	} {
+		if err := run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recorded, err := telemetrytest.Collect(context.Background(), tel.Reader, metadata.ScopeName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := telemetrytest.Compare(md, recorded); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,77 @@
+package tenantprocessor
+
+import (
+	"context"
+	"flag"
+	"testing"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/evalcol/evalcol/internal/telemetrytest"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/processor/tenantprocessor/internal/metadata"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite documentation.md from metadata.yaml")
+
+func TestDocumentation(t *testing.T) {
+	md, err := telemetrytest.Load(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := telemetrytest.CheckDocumentation(".", md, *updateDocs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTelemetryMatchesMetadata runs both signals' processors with data
+// that takes every path that records a metric (a resource whose declared
+// environment disagrees with its key's, a span with all-zero ids) and
+// compares what they recorded with metadata.yaml.
+func TestTelemetryMatchesMetadata(t *testing.T) {
+	md, err := telemetrytest.Load(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	set := processortest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	ctx := tenant.NewClientContext(context.Background(), tenant.Tenant{Environment: "staging"})
+
+	tp, err := NewFactory().CreateTraces(context.Background(), set, &Config{}, consumertest.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := traces(map[string]string{"deployment.environment.name": "declared-env"})
+	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).SetTraceID([16]byte{1})
+	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).SetSpanID([8]byte{1})
+	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().AppendEmpty().SetName("all-zero ids")
+	mp, err := NewFactory().CreateMetrics(context.Background(), set, &Config{}, consumertest.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md2 := generateLifecycleTestMetrics()
+	md2.ResourceMetrics().At(0).Resource().Attributes().PutStr("deployment.environment", "declared-env")
+	for _, run := range []func() error{
+		func() error { return tp.Start(context.Background(), componenttest.NewNopHost()) },
+		func() error { return mp.Start(context.Background(), componenttest.NewNopHost()) },
+		func() error { return tp.ConsumeTraces(ctx, td) },
+		func() error { return mp.ConsumeMetrics(ctx, md2) },
+		func() error { return tp.Shutdown(context.Background()) },
+		func() error { return mp.Shutdown(context.Background()) },
+	} {
+		if err := run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recorded, err := telemetrytest.Collect(context.Background(), tel.Reader, metadata.ScopeName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := telemetrytest.Compare(md, recorded); err != nil {
+		t.Fatal(err)
+	}
+}
