@@ -120,6 +120,10 @@ func New(set Settings) (*Processor, error) {
 	}, nil
 }
 
+// Close stops reporting the processor's asynchronous metrics; call it when
+// the processor is shut down.
+func (p *Processor) Close() error { return p.tel.close() }
+
 // SetProvider installs the provider of dynamic monitors. It must be called
 // before the first ProcessTraces (the processor's Start). A provider that
 // is also an Observer is told about every batch's evaluated spans.
@@ -249,6 +253,7 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, matched []int, mon
 	in := inputSource{attrs: attrs, groundTruth: p.groundTruth, maxText: p.maxText, content: contentOnce{attrs: attrs}}
 	for _, i := range matched {
 		m := monitors[i]
+		evaluations := len(jobs)
 		for b := range m.Evaluators {
 			binding := &m.Evaluators[b]
 			input, truncated, missing := in.build(ctx, tctx, m, binding.Def)
@@ -267,6 +272,7 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, matched []int, mon
 			}
 			jobs = append(jobs, j)
 		}
+		p.tel.monitorSpan(m.ID, i >= nStatic, len(jobs) > evaluations)
 	}
 	return jobs
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -22,6 +24,18 @@ const (
 	MetricLatency     = "otelcol_processor_evaluator_evaluation_duration"
 	MetricSkipped     = "otelcol_processor_evaluator_skipped"
 	MetricTimeouts    = "otelcol_processor_evaluator_timeouts"
+
+	MetricSpansEvaluated = "otelcol_processor_evaluator_spans_evaluated"
+	MetricSpansSkipped   = "otelcol_processor_evaluator_spans_skipped"
+)
+
+// MaxSetupSeries bounds the setups that get their own series of the
+// per-monitor metrics: the first MaxSetupSeries setup ids an engine sees
+// since it started; later ones count under monitor OtherMonitor. Static
+// monitors always get their own (the configuration bounds them).
+const (
+	MaxSetupSeries = 100
+	OtherMonitor   = "_other"
 )
 
 var outcomes = []string{"ok", ErrorTimeout, ErrorPanic, ErrorInvalidInput, ErrorInternal}
@@ -34,6 +48,12 @@ type telemetry struct {
 	latency     metric.Float64Histogram
 	skipped     metric.Int64Counter
 	timeouts    metric.Int64Counter
+	// spansEvaluated and spansSkipped are by monitor: asynchronous, so
+	// that counting a span costs an atomic add, observed from monitors.
+	spansEvaluated metric.Int64ObservableCounter
+	spansSkipped   metric.Int64ObservableCounter
+	monitors       monitorSeries
+	registration   metric.Registration
 
 	slugAdd    map[string][]metric.AddOption
 	slugRecord map[string][]metric.RecordOption
@@ -76,6 +96,23 @@ func newTelemetry(mp metric.MeterProvider, scope string) (*telemetry, error) {
 		metric.WithDescription("Evaluations abandoned at the timeout, by evaluator slug."),
 		metric.WithUnit("{evaluation}")); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", MetricTimeouts, err)
+	}
+	if t.spansEvaluated, err = meter.Int64ObservableCounter(MetricSpansEvaluated,
+		metric.WithDescription("Spans a monitor evaluated (at least one evaluation result recorded on the span), by monitor."),
+		metric.WithUnit("{span}")); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", MetricSpansEvaluated, err)
+	}
+	if t.spansSkipped, err = meter.Int64ObservableCounter(MetricSpansSkipped,
+		metric.WithDescription("Spans a monitor matched but did not evaluate because the span lacked a required input of each of its evaluators, by monitor."),
+		metric.WithUnit("{span}")); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", MetricSpansSkipped, err)
+	}
+	t.monitors.other = newMonitorCounts(OtherMonitor, sourceSetup)
+	if t.registration, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		t.monitors.observe(o, t.spansEvaluated, t.spansSkipped)
+		return nil
+	}, t.spansEvaluated, t.spansSkipped); err != nil {
+		return nil, fmt.Errorf("registering the per-monitor metrics: %w", err)
 	}
 	for _, slug := range evaluators.Slugs() {
 		o := metric.WithAttributeSet(attribute.NewSet(attribute.String("slug", slug)))
@@ -121,4 +158,114 @@ func (t *telemetry) evaluated(ctx context.Context, slug, outcome string, d time.
 	if outcome == ErrorTimeout {
 		t.timeouts.Add(ctx, 1, t.addOptions(slug)...)
 	}
+}
+
+// monitorSpan records that monitor id (a setup's when dynamic) matched a
+// span and evaluated it, or skipped it for want of inputs.
+func (t *telemetry) monitorSpan(id string, dynamic, evaluated bool) {
+	c := t.monitors.get(id, dynamic)
+	if evaluated {
+		c.evaluated.Add(1)
+	} else {
+		c.skipped.Add(1)
+	}
+}
+
+// close stops reporting the per-monitor metrics.
+func (t *telemetry) close() error {
+	return t.registration.Unregister()
+}
+
+// Values of the monitor.source attribute.
+const (
+	sourceConfig = "config"
+	sourceSetup  = "setup"
+)
+
+// monitorCounts are the spans one series counted.
+type monitorCounts struct {
+	attrs     metric.ObserveOption
+	evaluated atomic.Int64
+	skipped   atomic.Int64
+}
+
+func newMonitorCounts(id, source string) *monitorCounts {
+	return &monitorCounts{attrs: metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("monitor", id), attribute.String("monitor.source", source)))}
+}
+
+// monitorSeries holds the counts of the per-monitor metrics: one series
+// per static monitor, one per setup for the first MaxSetupSeries setup ids
+// seen, and OtherMonitor for the setups after those, so that thousands of
+// auto monitor setups cannot grow the series without bound. Lookups read
+// an immutable map (no lock, no allocation); a new monitor copies it.
+type monitorSeries struct {
+	known  atomic.Pointer[map[seriesKey]*monitorCounts]
+	full   atomic.Bool
+	mu     sync.Mutex
+	setups int
+	other  *monitorCounts
+}
+
+type seriesKey struct {
+	id      string
+	dynamic bool
+}
+
+func (s *monitorSeries) get(id string, dynamic bool) *monitorCounts {
+	key := seriesKey{id, dynamic}
+	if m := s.known.Load(); m != nil {
+		if c, ok := (*m)[key]; ok {
+			return c
+		}
+	}
+	if dynamic && s.full.Load() {
+		return s.other
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.known.Load()
+	if old != nil {
+		if c, ok := (*old)[key]; ok {
+			return c
+		}
+	}
+	source := sourceConfig
+	if dynamic {
+		if s.setups >= MaxSetupSeries {
+			s.full.Store(true)
+			return s.other
+		}
+		s.setups++
+		source = sourceSetup
+	}
+	c := newMonitorCounts(id, source)
+	m := make(map[seriesKey]*monitorCounts, 1)
+	if old != nil {
+		m = make(map[seriesKey]*monitorCounts, len(*old)+1)
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[key] = c
+	s.known.Store(&m)
+	return c
+}
+
+// observe reports every series that counted a span.
+func (s *monitorSeries) observe(o metric.Observer, evaluated, skipped metric.Int64Observable) {
+	report := func(c *monitorCounts) {
+		if n := c.evaluated.Load(); n > 0 {
+			o.ObserveInt64(evaluated, n, c.attrs)
+		}
+		if n := c.skipped.Load(); n > 0 {
+			o.ObserveInt64(skipped, n, c.attrs)
+		}
+	}
+	if m := s.known.Load(); m != nil {
+		for _, c := range *m {
+			report(c)
+		}
+	}
+	report(s.other)
 }

@@ -46,5 +46,6 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 	return processorhelper.NewTraces(ctx, set, cfg, next, p.proc.ProcessTraces,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
 		processorhelper.WithStart(p.start),
+		processorhelper.WithShutdown(p.shutdown),
 	)
 }

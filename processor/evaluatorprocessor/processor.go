@@ -58,3 +58,8 @@ func (p *evaluatorProcessor) start(_ context.Context, host component.Host) error
 	p.proc.SetProvider(prov)
 	return nil
 }
+
+// shutdown stops the engine's asynchronous metrics.
+func (p *evaluatorProcessor) shutdown(context.Context) error {
+	return p.proc.Close()
+}
