@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/internal/spanconv"
@@ -19,13 +20,14 @@ import (
 type warehouseExporter struct {
 	cfg    *Config
 	logger *zap.Logger
+	meters metric.MeterProvider
 	store  warehouse.Store
 	orgs   spanconv.OrganizationFunc
 	status statusRecorder // nil when the provider does not follow spans
 }
 
 func newExporter(cfg *Config, set exporter.Settings) *warehouseExporter {
-	return &warehouseExporter{cfg: cfg, logger: set.Logger}
+	return &warehouseExporter{cfg: cfg, logger: set.Logger, meters: set.MeterProvider}
 }
 
 // organizations is optionally implemented by the warehouse provider to map
@@ -55,6 +57,11 @@ func (e *warehouseExporter) start(_ context.Context, host component.Host) error 
 	if e.store == nil {
 		return fmt.Errorf("warehouse exporter: api: extension %q has not opened its warehouse", e.cfg.API)
 	}
+	timed, err := newTimedStore(e.store, e.meters)
+	if err != nil {
+		return fmt.Errorf("warehouse exporter: %w", err)
+	}
+	e.store = timed
 	e.orgs = func(string) string { return "" }
 	if o, ok := ext.(organizations); ok {
 		e.orgs = o.OrganizationOf
