@@ -57,6 +57,8 @@ type evalAPI struct {
 	// reporter writes it to the warehouse for the other collectors.
 	status      *pipelinestatus.Tracker
 	collectorID string
+
+	telemetry *telemetry // the extension's own metrics, while started
 }
 
 var (
@@ -178,6 +180,9 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
 		}
 	}()
+	if e.telemetry, err = newTelemetry(e.settings.MeterProvider, e.setups); err != nil {
+		return errors.Join(fmt.Errorf("evalapi: %w", err), e.Shutdown(ctx))
+	}
 	return nil
 }
 
@@ -231,6 +236,9 @@ func (e *evalAPI) logPruneError(err error) {
 // the exporter has flushed by then.
 func (e *evalAPI) Shutdown(ctx context.Context) error {
 	var errs []error
+	if e.telemetry != nil {
+		errs = append(errs, e.telemetry.close())
+	}
 	if e.server != nil {
 		if err := e.server.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("evalapi: stop HTTP server: %w", err))

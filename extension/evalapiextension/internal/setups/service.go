@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -52,6 +53,8 @@ type Service struct {
 	// summaries are the environments' setups in brief, as of the last
 	// reload.
 	summaries map[string]Summary
+	// statusCounts are the setups by status at the last reload.
+	statusCounts atomic.Pointer[map[string]int64]
 }
 
 // Summary is what an environment's setups say about its evaluation.
@@ -304,6 +307,8 @@ func (s *Service) Reload(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	s.monitors.Replace(monitors)
+	counts := countByStatus(all)
+	s.statusCounts.Store(&counts)
 	return nil
 }
 
