@@ -2,17 +2,22 @@ package evalapiextension_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/metadata"
 	"github.com/evalcol/evalcol/internal/evalapitest"
+	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/telemetrytest"
 )
 
@@ -28,9 +33,34 @@ func TestDocumentation(t *testing.T) {
 	}
 }
 
-// TestTelemetryMatchesMetadata runs a real extension through a setup's
-// creation and compares what it recorded with metadata.yaml; then checks
-// the values.
+// workflowSpans are n stored spans of workflow w in the test environment,
+// started a minute ago.
+func workflowSpans(t *testing.T, api *evalapitest.API, w string, n int) {
+	t.Helper()
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("deployment.environment.name", evalapitest.Environment)
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	start := pcommon.NewTimestampFromTime(time.Now().Add(-time.Minute))
+	for i := range n {
+		s := spans.AppendEmpty()
+		s.SetName("openai.chat")
+		s.SetTraceID(pcommon.TraceID{1, byte(i >> 16), byte(i >> 8), byte(i), 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+		s.SetSpanID(pcommon.SpanID{1, byte(i >> 16), byte(i >> 8), byte(i), 5, 6, 7, 8})
+		s.SetStartTimestamp(start)
+		s.SetEndTimestamp(start + 1e6)
+		s.Attributes().PutStr("traceloop.workflow.name", w)
+		s.Attributes().PutStr("gen_ai.completion.0.content", fmt.Sprintf("answer %d", i))
+	}
+	batch := spanconv.Traces(td, spanconv.Options{DefaultEnvironment: evalapitest.Environment})
+	if err := api.Warehouse().WriteSpans(context.Background(), batch.Spans); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTelemetryMatchesMetadata runs a real extension through a setup with
+// a backfill of stored spans and compares what it recorded, while the
+// backfill runs, with metadata.yaml; then checks the values.
 func TestTelemetryMatchesMetadata(t *testing.T) {
 	md, err := telemetrytest.Load(".")
 	if err != nil {
@@ -40,17 +70,30 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	settings := tel.NewTelemetrySettings()
 	api := evalapitest.Start(t, evalapitest.Options{Telemetry: &settings})
-	if status, body := api.Call(t, "POST", "/v2/auto-monitor-setups", map[string]any{
-		"external_id": "telemetry-1", "entity_type": "workflow", "entity_value": "telemetry", "evaluators": []string{"char-count"},
-	}); status != 201 {
+	// Enough spans for 5 pages: a backfill rests between pages, so it
+	// runs long enough to be seen.
+	const stored = 1000
+	workflowSpans(t, api, "backfilled", stored)
+	status, body := api.Call(t, "POST", "/v2/auto-monitor-setups", map[string]any{
+		"external_id": "telemetry-1", "entity_type": "workflow", "entity_value": "backfilled", "evaluators": []string{"char-count"},
+		"backfill_from_timestamp_sec": time.Now().Add(-time.Hour).Unix(),
+	})
+	if status != 201 {
 		t.Fatalf("create setup = %d %s, want 201", status, body)
 	}
-	// The setup is counted at the reload its creation triggers.
+	var created struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &created); err != nil {
+		t.Fatal(err)
+	}
+
+	// Collect until the backfill shows.
 	var recorded []metricdata.Metrics
 	deadline := time.Now().Add(30 * time.Second)
-	for setupsCounted(recorded) != 1 {
+	for !hasMetric(recorded, evalapiextension.MetricBackfillSpansScanned) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the created setup is not counted; recorded %v", recorded)
+			t.Fatalf("no backfill progress seen; recorded %v", names(recorded))
 		}
 		time.Sleep(2 * time.Millisecond)
 		if recorded, err = telemetrytest.Collect(context.Background(), tel.Reader, metadata.ScopeName); err != nil {
@@ -60,22 +103,35 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	if err := telemetrytest.Compare(md, recorded); err != nil {
 		t.Fatal(err)
 	}
+	scanned := gauge(recorded, evalapiextension.MetricBackfillSpansScanned, "setup_id", created.ID)
+	remaining := gauge(recorded, evalapiextension.MetricBackfillSpansRemaining, "setup_id", created.ID)
+	if scanned <= 0 || scanned+remaining != stored {
+		t.Errorf("backfill scanned %d, remaining %d; want scanned > 0 and a sum of %d", scanned, remaining, stored)
+	}
+	if n := gauge(recorded, evalapiextension.MetricSetups, "status", "waiting_for_spans") + gauge(recorded, evalapiextension.MetricSetups, "status", "in_progress") +
+		gauge(recorded, evalapiextension.MetricSetups, "status", "pending"); n != 1 {
+		t.Errorf("setups pending, waiting or in progress = %d, want 1", n)
+	}
 	if n := gauge(recorded, evalapiextension.MetricSetups, "status", "failed"); n != 0 {
 		t.Errorf("failed setups = %d, want 0", n)
 	}
 }
 
-// setupsCounted sums the setups gauge over its statuses.
-func setupsCounted(recorded []metricdata.Metrics) int64 {
-	var n int64
+func hasMetric(recorded []metricdata.Metrics, name string) bool {
 	for _, m := range recorded {
-		if g, ok := m.Data.(metricdata.Gauge[int64]); ok && m.Name == evalapiextension.MetricSetups {
-			for _, dp := range g.DataPoints {
-				n += dp.Value
-			}
+		if m.Name == name {
+			return true
 		}
 	}
-	return n
+	return false
+}
+
+func names(recorded []metricdata.Metrics) []string {
+	var out []string
+	for _, m := range recorded {
+		out = append(out, m.Name)
+	}
+	return out
 }
 
 // gauge returns the value of an int gauge's point with attribute key =

@@ -106,10 +106,12 @@ type backfiller struct {
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	busy map[string]bool // setup ids with a goroutine
+	// progress of the working backfills, by setup id (under mu).
+	progress map[string]BackfillProgress
 }
 
 func newBackfiller(store warehouse.SetupStore, opts BackfillOptions, logger *zap.Logger) *backfiller {
-	b := &backfiller{opts: opts, logger: logger, slot: make(chan struct{}, 1), busy: map[string]bool{}}
+	b := &backfiller{opts: opts, logger: logger, slot: make(chan struct{}, 1), busy: map[string]bool{}, progress: map[string]BackfillProgress{}}
 	b.spans, _ = store.(SpanStore)
 	b.appender, _ = store.(warehouse.EvaluationAppender)
 	return b
@@ -145,6 +147,7 @@ func (s *Service) startBackfill(setup warehouse.MonitorSetup) {
 			delete(b.busy, setup.ID)
 			b.mu.Unlock()
 		}()
+		defer b.endProgress(setup.ID)
 		s.runBackfill(s.bg, setup.Environment, setup.ID)
 	})
 }
@@ -271,6 +274,7 @@ func (s *Service) evaluateWindow(ctx context.Context, setup warehouse.MonitorSet
 		if q.Cursor == "" {
 			total = page.TotalResults // the first page counts the window
 		}
+		b.setProgress(setup.ID, scanned, total)
 		if n > 0 {
 			s.Evaluated(setup.ID)
 		}
