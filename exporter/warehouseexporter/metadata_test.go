@@ -15,23 +15,11 @@ import (
 
 var updateDocs = flag.Bool("update", false, "rewrite documentation.md from metadata.yaml")
 
-func TestDocumentation(t *testing.T) {
-	md, err := telemetrytest.Load(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := telemetrytest.CheckDocumentation(".", md, *updateDocs); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestDocumentation(t *testing.T) { telemetrytest.Documentation(t, ".", *updateDocs) }
 
 // TestTelemetryMatchesMetadata exports spans and metrics into a real
 // warehouse and compares what the exporter recorded with metadata.yaml.
 func TestTelemetryMatchesMetadata(t *testing.T) {
-	md, err := telemetrytest.Load(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	set := exportertest.NewNopSettings(metadata.Type)
@@ -63,7 +51,5 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := telemetrytest.Compare(md, recorded); err != nil {
-		t.Fatal(err)
-	}
+	telemetrytest.Verify(t, ".", recorded)
 }

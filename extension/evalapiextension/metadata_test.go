@@ -23,15 +23,7 @@ import (
 
 var updateDocs = flag.Bool("update", false, "rewrite documentation.md from metadata.yaml")
 
-func TestDocumentation(t *testing.T) {
-	md, err := telemetrytest.Load(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := telemetrytest.CheckDocumentation(".", md, *updateDocs); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestDocumentation(t *testing.T) { telemetrytest.Documentation(t, ".", *updateDocs) }
 
 // workflowSpans are n stored spans of workflow w in the test environment,
 // started a minute ago.
@@ -62,10 +54,6 @@ func workflowSpans(t *testing.T, api *evalapitest.API, w string, n int) {
 // a backfill of stored spans and compares what it recorded, while the
 // backfill runs, with metadata.yaml; then checks the values.
 func TestTelemetryMatchesMetadata(t *testing.T) {
-	md, err := telemetrytest.Load(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	settings := tel.NewTelemetrySettings()
@@ -89,7 +77,10 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	}
 
 	// Collect until the backfill shows.
-	var recorded []metricdata.Metrics
+	var (
+		recorded []metricdata.Metrics
+		err      error
+	)
 	deadline := time.Now().Add(30 * time.Second)
 	for !hasMetric(recorded, evalapiextension.MetricBackfillSpansScanned) {
 		if time.Now().After(deadline) {
@@ -100,9 +91,7 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := telemetrytest.Compare(md, recorded); err != nil {
-		t.Fatal(err)
-	}
+	telemetrytest.Verify(t, ".", recorded)
 	scanned := gauge(recorded, evalapiextension.MetricBackfillSpansScanned, "setup_id", created.ID)
 	remaining := gauge(recorded, evalapiextension.MetricBackfillSpansRemaining, "setup_id", created.ID)
 	if scanned <= 0 || scanned+remaining != stored {

@@ -23,15 +23,7 @@ import (
 
 var updateDocs = flag.Bool("update", false, "rewrite documentation.md from metadata.yaml")
 
-func TestDocumentation(t *testing.T) {
-	md, err := telemetrytest.Load(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := telemetrytest.CheckDocumentation(".", md, *updateDocs); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestDocumentation(t *testing.T) { telemetrytest.Documentation(t, ".", *updateDocs) }
 
 // TestTelemetryMatchesMetadata runs processors built by the factory on one
 // meter provider through every path that records a metric (evaluations by
@@ -39,10 +31,6 @@ func TestDocumentation(t *testing.T) {
 // a missing ground truth, one abandoned at its timeout) and compares what
 // they recorded with metadata.yaml.
 func TestTelemetryMatchesMetadata(t *testing.T) {
-	md, err := telemetrytest.Load(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	set := processortest.NewNopSettings(metadata.Type)
@@ -104,9 +92,7 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := telemetrytest.Compare(md, recorded); err != nil {
-		t.Fatal(err)
-	}
+	telemetrytest.Verify(t, ".", recorded)
 	if !recordedFor(recorded, engine.MetricSpansEvaluated, "monitor.source", "setup") {
 		t.Errorf("%s has no point of the auto monitor setup", engine.MetricSpansEvaluated)
 	}

@@ -16,25 +16,13 @@ import (
 
 var updateDocs = flag.Bool("update", false, "rewrite documentation.md from metadata.yaml")
 
-func TestDocumentation(t *testing.T) {
-	md, err := telemetrytest.Load(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := telemetrytest.CheckDocumentation(".", md, *updateDocs); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestDocumentation(t *testing.T) { telemetrytest.Documentation(t, ".", *updateDocs) }
 
 // TestTelemetryMatchesMetadata runs both signals' processors with data
 // that takes every path that records a metric (a resource whose declared
 // environment disagrees with its key's, a span with all-zero ids) and
 // compares what they recorded with metadata.yaml.
 func TestTelemetryMatchesMetadata(t *testing.T) {
-	md, err := telemetrytest.Load(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	set := processortest.NewNopSettings(metadata.Type)
@@ -71,7 +59,5 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := telemetrytest.Compare(md, recorded); err != nil {
-		t.Fatal(err)
-	}
+	telemetrytest.Verify(t, ".", recorded)
 }
