@@ -2,13 +2,16 @@ package evaluatorprocessor
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	"slices"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.opentelemetry.io/otel/attribute"
@@ -16,7 +19,6 @@ import (
 
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/evalapitest"
-	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/telemetrytest"
 	"github.com/evalcol/evalcol/processor/evaluatorprocessor/internal/metadata"
 )
@@ -36,11 +38,11 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	set := processortest.NewNopSettings(metadata.Type)
 	set.TelemetrySettings = tel.NewTelemetrySettings()
 
-	// run feeds batches to a started processor; the processors are shut
-	// down after the metrics are read (the per-monitor counts are
-	// observed while a processor runs).
+	// run feeds batches to a started processor until done says so; the
+	// processors are shut down after the metrics are read (the
+	// per-monitor counts are observed while a processor runs).
 	var running []processor.Traces
-	run := func(cfg *Config, host component.Host, batches int) {
+	run := func(cfg *Config, host component.Host, done func(batch int, td ptrace.Traces) bool) {
 		t.Helper()
 		p, err := NewFactory().CreateTraces(context.Background(), set, cfg, consumertest.NewNop())
 		if err != nil {
@@ -50,38 +52,59 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 		running = append(running, p)
-		for range batches {
+		for batch := 1; ; batch++ {
 			td := llmTraces()
 			td.ResourceSpans().At(0).Resource().Attributes().PutStr("deployment.environment.name", evalapitest.Environment)
 			td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("traceloop.workflow.name", "telemetry")
 			if err := p.ConsumeTraces(context.Background(), td); err != nil {
 				t.Fatal(err)
 			}
+			if done(batch, td) {
+				return
+			}
 		}
 	}
 	// An auto monitor setup of a real evalapi extension for the spans'
-	// environment and workflow, and two static monitors: one evaluates, one lacks the
-	// ground truth and skips.
+	// environment and workflow, and two static monitors: one evaluates,
+	// one lacks the ground truth and skips.
 	api := evalapitest.Start(t, evalapitest.Options{})
-	if status, body := api.Call(t, "POST", "/v2/auto-monitor-setups", map[string]any{
+	status, body := api.Call(t, "POST", "/v2/auto-monitor-setups", map[string]any{
 		"external_id": "telemetry-1", "entity_type": "workflow", "entity_value": "telemetry", "evaluators": []string{"char-count"},
-	}); status != 201 {
+	})
+	if status != 201 {
 		t.Fatalf("create setup = %d %s, want 201", status, body)
 	}
-	waitForMonitors(t, api.Extension.(monitor.Provider), 1)
+	var setup struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &setup); err != nil {
+		t.Fatal(err)
+	}
 	cfg := NewFactory().CreateDefaultConfig().(*Config)
 	cfg.API = &api.ID
 	cfg.Monitors = []MonitorConfig{
 		{Name: "quality", Evaluators: []EvaluatorConfig{{Name: "word-count"}, {Name: "answer-correctness"}}},
 		{Name: "truth", Evaluators: []EvaluatorConfig{{Name: "answer-correctness"}}},
 	}
-	run(cfg, api, 1)
+	// The extension applies a new setup in the background, at once: feed
+	// batches until the setup evaluated one.
+	deadline := time.Now().Add(30 * time.Second)
+	run(cfg, api, func(_ int, td ptrace.Traces) bool {
+		if slices.Contains(eventMonitors(td), setup.ID) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the setup's monitor evaluated no span; events by monitor %v", eventMonitors(td))
+		}
+		time.Sleep(5 * time.Millisecond)
+		return false
+	})
 	// A timeout of 1ns has passed before the evaluation's goroutine is
 	// scheduled; a few batches make a timeout certain.
 	hasty := NewFactory().CreateDefaultConfig().(*Config)
 	hasty.Timeout = time.Nanosecond
 	hasty.Monitors = []MonitorConfig{{Name: "hasty", Evaluators: []EvaluatorConfig{{Name: "word-count"}}}}
-	run(hasty, componenttest.NewNopHost(), 20)
+	run(hasty, componenttest.NewNopHost(), func(batch int, _ ptrace.Traces) bool { return batch == 20 })
 
 	recorded, err := telemetrytest.Collect(context.Background(), tel.Reader, metadata.ScopeName)
 	if err != nil {
@@ -111,17 +134,4 @@ func recordedFor(recorded []metricdata.Metrics, name, key, value string) bool {
 		}
 	}
 	return false
-}
-
-// waitForMonitors waits until the provider applies n monitors (the
-// extension compiles a new setup in the background, at once).
-func waitForMonitors(t *testing.T, p monitor.Provider, n int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for len(p.Monitors()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the extension applied %d monitors, want %d", len(p.Monitors()), n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
