@@ -37,6 +37,8 @@ type Config struct {
 	// MaxSetupsPerEnvironment caps the auto monitor setups of one
 	// environment (default 1000).
 	MaxSetupsPerEnvironment int `mapstructure:"max_setups_per_environment"`
+	// UI configures the web console served under /ui/ on the API port.
+	UI UIConfig `mapstructure:"ui"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -95,6 +97,24 @@ func (r RetentionConfig) validate() []error {
 	}
 	return errs
 }
+
+// UIConfig configures the web console.
+type UIConfig struct {
+	// Enabled serves the console under /ui/ (and redirects / there).
+	Enabled bool `mapstructure:"enabled"`
+	// SessionTTL is how long a console login lasts (default 12h).
+	SessionTTL time.Duration `mapstructure:"session_ttl"`
+	// SessionSecret signs session cookies. When empty, a random secret is
+	// generated once and kept in the warehouse, so that sessions survive
+	// restarts and every collector sharing the warehouse accepts them.
+	SessionSecret configopaque.String `mapstructure:"session_secret"`
+}
+
+// Limits of the console settings.
+const (
+	maxSessionTTL          = 30 * 24 * time.Hour
+	minSessionSecretLength = 32
+)
 
 // APIKeyConfig is one API key and the tenant it grants access to.
 type APIKeyConfig struct {
@@ -176,6 +196,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxSetupsPerEnvironment < 1 {
 		errs = append(errs, fmt.Errorf("max_setups_per_environment: must be at least 1, got %d", c.MaxSetupsPerEnvironment))
+	}
+	if c.UI.SessionTTL <= 0 || c.UI.SessionTTL > maxSessionTTL {
+		errs = append(errs, fmt.Errorf("ui.session_ttl: must be between 1s and %s, got %s (e.g. 12h)", maxSessionTTL, c.UI.SessionTTL))
+	}
+	if n := len(c.UI.SessionSecret); n > 0 && n < minSessionSecretLength {
+		errs = append(errs, fmt.Errorf("ui.session_secret: must be at least %d characters, got %d (generate one with: openssl rand -hex 32), or leave it empty to keep a generated secret in the warehouse", minSessionSecretLength, n))
 	}
 	return errors.Join(errs...)
 }

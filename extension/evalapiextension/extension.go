@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/extension/extensionauth"
 	"go.uber.org/zap"
 
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/console"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/engine"
@@ -59,14 +61,20 @@ type evalAPI struct {
 	collectorID string
 
 	telemetry *telemetry // the extension's own metrics, while started
+
+	// static holds the static monitors each evaluator processor reported
+	// (by processor id), for the console.
+	staticMu sync.Mutex
+	static   map[string][]*monitor.Monitor
 }
 
 var (
-	_ extension.Extension  = (*evalAPI)(nil)
-	_ extensionauth.Server = (*evalAPI)(nil)
-	_ warehouse.Provider   = (*evalAPI)(nil)
-	_ monitor.Provider     = (*evalAPI)(nil)
-	_ engine.Observer      = (*evalAPI)(nil)
+	_ extension.Extension    = (*evalAPI)(nil)
+	_ extensionauth.Server   = (*evalAPI)(nil)
+	_ warehouse.Provider     = (*evalAPI)(nil)
+	_ monitor.Provider       = (*evalAPI)(nil)
+	_ monitor.StaticRegistry = (*evalAPI)(nil)
+	_ engine.Observer        = (*evalAPI)(nil)
 )
 
 func newExtension(cfg *Config, set extension.Settings) *evalAPI {
@@ -151,7 +159,23 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		},
 		Health: func(r *http.Request) error { return store.Ping(r.Context()) },
 	})
-	srv, err := e.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), e.settings.TelemetrySettings, api)
+	var handler http.Handler = api
+	if e.cfg.UI.Enabled {
+		con, err := console.New(console.Options{
+			Keys: e.keys, Store: store, Setups: e.setups, StaticMonitors: e.StaticMonitors,
+			SessionKeys: e.sessionKeys(store), SessionTTL: e.cfg.UI.SessionTTL,
+			SecureCookies: e.cfg.ServerConfig.TLS.HasValue(), MaxBodyBytes: e.cfg.ServerConfig.MaxRequestBodySize,
+			GroundTruthAttribute: engine.DefaultGroundTruth, Logger: e.settings.Logger,
+		})
+		if err != nil {
+			_ = ln.Close()
+			e.setups.Shutdown()
+			_ = store.Close()
+			return fmt.Errorf("evalapi: %w", err)
+		}
+		handler = console.Mount(api, con)
+	}
+	srv, err := e.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), e.settings.TelemetrySettings, handler)
 	if err != nil {
 		_ = ln.Close()
 		e.setups.Shutdown()
@@ -159,7 +183,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		return fmt.Errorf("evalapi: create HTTP server: %w", err)
 	}
 	e.server = srv
-	e.settings.Logger.Info("evalcol /v2 API listening", zap.String("endpoint", ln.Addr().String()))
+	e.settings.Logger.Info("evalcol /v2 API listening", zap.String("endpoint", ln.Addr().String()), zap.Bool("console", e.cfg.UI.Enabled))
 	bg, cancel := context.WithCancel(context.Background())
 	e.bg = cancel
 	e.wg.Add(1)
@@ -284,6 +308,37 @@ func (e *evalAPI) SpansNotStored(at time.Time, spans []warehouse.Span, err error
 	e.status.NotStored(at, spans, err, final)
 }
 
+// SetStaticMonitors records the static monitors of an evaluator processor
+// (monitor.StaticRegistry), for the console.
+func (e *evalAPI) SetStaticMonitors(source string, monitors []*monitor.Monitor) {
+	e.staticMu.Lock()
+	defer e.staticMu.Unlock()
+	if e.static == nil {
+		e.static = map[string][]*monitor.Monitor{}
+	}
+	e.static[source] = monitors
+}
+
+// StaticMonitors returns the static monitors every evaluator processor
+// reported, by processor id; nil when none reported.
+func (e *evalAPI) StaticMonitors() []*monitor.Monitor {
+	e.staticMu.Lock()
+	defer e.staticMu.Unlock()
+	if e.static == nil {
+		return nil
+	}
+	sources := make([]string, 0, len(e.static))
+	for s := range e.static {
+		sources = append(sources, s)
+	}
+	sort.Strings(sources)
+	out := []*monitor.Monitor{}
+	for _, s := range sources {
+		out = append(out, e.static[s]...)
+	}
+	return out
+}
+
 // Warehouse returns the store; it is nil before Start.
 func (e *evalAPI) Warehouse() warehouse.Store { return e.store }
 
@@ -331,4 +386,15 @@ func (e *evalAPI) pollInterval() time.Duration {
 		return e.cfg.SetupPollInterval
 	}
 	return defaultSetupPollInterval
+}
+
+// sessionKeys returns the secrets that sign console sessions: the
+// configured ui.session_secret, else a random one kept in the warehouse.
+func (e *evalAPI) sessionKeys(store warehouse.Store) console.KeySource {
+	if e.cfg.UI.SessionSecret != "" {
+		return console.StaticKeys(string(e.cfg.UI.SessionSecret))
+	}
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	return func(context.Context) ([][]byte, error) { return [][]byte{secret}, nil }
 }

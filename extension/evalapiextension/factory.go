@@ -16,6 +16,7 @@ const (
 	defaultEndpoint          = "127.0.0.1:8080"
 	defaultMaxBodySize       = 1 << 20
 	defaultSetupPollInterval = 5 * time.Second
+	defaultSessionTTL        = 12 * time.Hour
 )
 
 // NewFactory returns the factory of the evalapi extension.
@@ -32,6 +33,7 @@ func createDefaultConfig() component.Config {
 		Warehouse:               WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db"},
 		SetupPollInterval:       defaultSetupPollInterval,
 		MaxSetupsPerEnvironment: setups.DefaultMaxPerEnvironment,
+		UI:                      UIConfig{Enabled: true, SessionTTL: defaultSessionTTL},
 	}
 }
 

@@ -129,3 +129,18 @@ func truncateUTF8(s string, max int) (string, bool) {
 	}
 	return s[:n], true
 }
+
+// DefaultInputs returns the inputs of def that the default mapping takes
+// from a span's attributes (the inputs a monitor without input
+// expressions evaluates), each cut to maxText bytes (0: no limit). The
+// console's playground uses it to prefill a form from a stored span.
+func DefaultInputs(attrs pcommon.Map, def *evaluators.Definition, groundTruthAttribute string, maxText int) map[string]string {
+	s := inputSource{attrs: attrs, groundTruth: groundTruthAttribute, maxText: maxText, content: contentOnce{attrs: attrs}}
+	out := make(map[string]string, len(def.Inputs))
+	for _, f := range def.Inputs {
+		if v, _ := s.defaultInput(f, def.Side); v != "" {
+			out[f.Name] = v
+		}
+	}
+	return out
+}

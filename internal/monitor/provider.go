@@ -67,3 +67,12 @@ func mix64(x uint64) uint64 {
 	x ^= x >> 31
 	return x
 }
+
+// StaticRegistry is implemented by a Provider that also wants to know the
+// static monitors of the evaluator processors that use it (the evalapi
+// extension shows them in its console). Processors call it once at start.
+type StaticRegistry interface {
+	// SetStaticMonitors records the static monitors of the processor
+	// source (its component id), replacing any it recorded before.
+	SetStaticMonitors(source string, monitors []*Monitor)
+}

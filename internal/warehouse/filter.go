@@ -351,3 +351,8 @@ func checkFilterLimits(filters []Filter) *QueryError {
 	}
 	return nil
 }
+
+// VerdictField is the filter id of evaluation verdicts: "verdict" matches
+// a span with an evaluation of any evaluator with the verdict (value
+// pass, fail or error); "verdict.<slug>" one of that evaluator.
+const VerdictField = "verdict"

@@ -16,8 +16,10 @@ import (
 // compiles the static monitors and, at Start, finds the extension that
 // provides the dynamic ones.
 type evaluatorProcessor struct {
-	cfg  *Config
-	proc *engine.Processor
+	cfg    *Config
+	id     component.ID
+	static []*monitor.Monitor
+	proc   *engine.Processor
 }
 
 func newEvaluatorProcessor(set processor.Settings, cfg *Config) (*evaluatorProcessor, error) {
@@ -38,11 +40,11 @@ func newEvaluatorProcessor(set processor.Settings, cfg *Config) (*evaluatorProce
 	if err != nil {
 		return nil, err
 	}
-	return &evaluatorProcessor{cfg: cfg, proc: proc}, nil
+	return &evaluatorProcessor{cfg: cfg, id: set.ID, static: static, proc: proc}, nil
 }
 
 // start looks up the api extension, when configured, as the provider of
-// dynamic monitors.
+// dynamic monitors, and tells it the static monitors (for its console).
 func (p *evaluatorProcessor) start(_ context.Context, host component.Host) error {
 	if p.cfg.API == nil {
 		return nil
@@ -56,6 +58,9 @@ func (p *evaluatorProcessor) start(_ context.Context, host component.Host) error
 		return fmt.Errorf("api: extension %q (%T) does not provide monitors; it must be an evalapi extension", p.cfg.API.String(), ext)
 	}
 	p.proc.SetProvider(prov)
+	if reg, ok := ext.(monitor.StaticRegistry); ok {
+		reg.SetStaticMonitors(p.id.String(), p.static)
+	}
 	return nil
 }
 

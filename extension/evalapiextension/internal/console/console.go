@@ -1,0 +1,218 @@
+// Package console is evalcol's web console: server-rendered pages under
+// /ui/ of the API port that show traces with their evaluation results,
+// scores over time, monitors and the evaluator catalogue. It reads through
+// the same warehouse query model and tenancy check as the /v2 API (the
+// session's environment is the only one a query may name), logs in with an
+// API key checked by the API's own keyring, and keeps its session in a
+// signed cookie. Templates, CSS and JavaScript are embedded; pages send a
+// strict Content-Security-Policy.
+package console
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
+	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Authenticator checks an API key; it is the API's keyring, so the console
+// accepts exactly the keys the API accepts.
+type Authenticator interface {
+	Lookup(secret string) (tenant.Tenant, bool)
+}
+
+// SetupService manages auto monitor setups (setups.Service), scoped to a
+// tenant as for the API.
+type SetupService interface {
+	Create(ctx context.Context, t tenant.Tenant, r setups.Request) (warehouse.MonitorSetup, error)
+	Get(ctx context.Context, t tenant.Tenant, id string) (warehouse.MonitorSetup, error)
+	List(ctx context.Context, t tenant.Tenant, q warehouse.SetupQuery) (warehouse.SetupPage, error)
+	Update(ctx context.Context, t tenant.Tenant, id string, r setups.Request) (warehouse.MonitorSetup, error)
+	Delete(ctx context.Context, t tenant.Tenant, id string) error
+}
+
+// Options configures the console.
+type Options struct {
+	// Keys authenticates the API key given at login.
+	Keys Authenticator
+	// Store is the warehouse the pages read.
+	Store warehouse.Store
+	// Setups manages auto monitor setups; nil hides their forms.
+	Setups SetupService
+	// StaticMonitors returns the monitors of the evaluator processor's
+	// YAML (nil when no processor reported any).
+	StaticMonitors func() []*monitor.Monitor
+	// SessionKeys supplies the secrets that sign session cookies.
+	SessionKeys KeySource
+	// SessionTTL is how long a login lasts.
+	SessionTTL time.Duration
+	// SecureCookies marks cookies Secure regardless of the request (set
+	// when the server is configured with TLS); a request that arrived
+	// over TLS always gets Secure cookies.
+	SecureCookies bool
+	// MaxBodyBytes limits form bodies.
+	MaxBodyBytes int64
+	// GroundTruthAttribute is the span attribute the playground prefills
+	// ground-truth inputs from (the evaluator processor's default).
+	GroundTruthAttribute string
+	Logger               *zap.Logger
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+	// RunEvaluator runs a validated playground request; nil means
+	// (*evaluators.Definition).Run.
+	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
+}
+
+// Console serves the /ui/ pages.
+type Console struct {
+	opts   Options
+	signer *signer
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+	static http.Handler
+}
+
+// Prefix is the path under which the console is served.
+const Prefix = "/ui/"
+
+// New returns the console handler.
+func New(opts Options) (*Console, error) {
+	if opts.Keys == nil || opts.Store == nil || opts.SessionKeys == nil {
+		return nil, errors.New("console: Keys, Store and SessionKeys are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = 12 * time.Hour
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	if opts.RunEvaluator == nil {
+		opts.RunEvaluator = func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error) {
+			return def.Run(ctx, req)
+		}
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, fmt.Errorf("console: static files: %w", err)
+	}
+	c := &Console{opts: opts, signer: newSigner(opts.SessionKeys, opts.Now), pages: pages, mux: http.NewServeMux(),
+		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub))}
+	c.routes()
+	return c, nil
+}
+
+func (c *Console) routes() {
+	c.mux.HandleFunc("GET /ui/static/", c.serveStatic)
+	c.mux.HandleFunc("GET /ui/login", c.loginPage)
+	c.mux.HandleFunc("POST /ui/login", c.login)
+	c.mux.HandleFunc("POST /ui/logout", c.authed(c.logout))
+	c.mux.HandleFunc("GET /ui/{$}", c.authed(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/ui/traces", http.StatusSeeOther)
+	}))
+	c.mux.HandleFunc("GET /ui/traces", c.authed(c.tracesPage))
+	c.mux.HandleFunc("GET /ui/traces/{id}", c.authed(c.tracePage))
+	c.mux.HandleFunc("GET /ui/monitors", c.authed(c.monitorsPage))
+	c.mux.HandleFunc("GET /ui/monitors/new", c.authed(c.newSetupPage))
+	c.mux.HandleFunc("POST /ui/monitors", c.authed(c.createSetup))
+	c.mux.HandleFunc("GET /ui/monitors/{id}", c.authed(c.editSetupPage))
+	c.mux.HandleFunc("POST /ui/monitors/{id}", c.authed(c.updateSetup))
+	c.mux.HandleFunc("POST /ui/monitors/{id}/delete", c.authed(c.deleteSetup))
+	c.mux.HandleFunc("GET /ui/evaluators", c.authed(c.evaluatorsPage))
+	c.mux.HandleFunc("GET /ui/evaluators/{slug}", c.authed(c.playgroundPage))
+	c.mux.HandleFunc("POST /ui/evaluators/{slug}", c.authed(c.runPlayground))
+	c.mux.HandleFunc("GET /ui/playground", c.authed(c.playgroundRedirect))
+	c.mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
+		c.renderError(w, r, http.StatusNotFound, "Page not found", "There is no console page at "+r.URL.Path+".")
+	})
+}
+
+// ServeHTTP serves a console request with the security headers every
+// answer carries, recovering a panic into a 500 page.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			c.opts.Logger.Error("panic in console handler", zap.String("path", r.URL.Path), zap.Any("panic", p), zap.Stack("stack"))
+			c.renderError(w, r, http.StatusInternalServerError, "Internal error", "The console failed to render this page; the collector's log has the details.")
+		}
+	}()
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, c.opts.MaxBodyBytes)
+	}
+	c.mux.ServeHTTP(w, r)
+}
+
+// contentSecurityPolicy allows only the console's own files: no inline
+// script or style, no plugin, no framing, forms only to the console.
+const contentSecurityPolicy = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
+
+func (c *Console) serveStatic(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	c.static.ServeHTTP(w, r)
+}
+
+// Root redirects GET / to the console; other methods on / are left to
+// next. It is mounted by the extension in front of the API.
+func Root(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			http.Redirect(w, r, "/ui/traces", http.StatusFound)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Mount returns a handler that serves the console under /ui/, redirects
+// GET / to it and passes every other request to api.
+func Mount(api http.Handler, c *Console) http.Handler {
+	return Root(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, Prefix) {
+			if r.URL.Path == "/ui" {
+				http.Redirect(w, r, Prefix, http.StatusMovedPermanently)
+				return
+			}
+			c.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
+}

@@ -1,0 +1,315 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/engine"
+	"github.com/evalcol/evalcol/internal/spanconv"
+	"github.com/evalcol/evalcol/internal/tenant"
+)
+
+// catalogueGroup is one category of the evaluators page.
+type catalogueGroup struct {
+	Category   evaluators.Category
+	Evaluators []*evaluators.Definition
+}
+
+func (c *Console) evaluatorsPage(w http.ResponseWriter, r *http.Request) {
+	var groups []catalogueGroup
+	index := map[evaluators.Category]int{}
+	for _, d := range evaluators.Catalogue() {
+		i, ok := index[d.Category]
+		if !ok {
+			i = len(groups)
+			index[d.Category] = i
+			groups = append(groups, catalogueGroup{Category: d.Category})
+		}
+		groups[i].Evaluators = append(groups[i].Evaluators, d)
+	}
+	c.render(w, r, http.StatusOK, "evaluators", page{Title: "Evaluators", Nav: "evaluators", Data: groups})
+}
+
+// formField is one control of the playground form, generated from a
+// catalogue field.
+type formField struct {
+	evaluators.Field
+	// Key is the form field name: input.<name> or config.<name>; ID is
+	// its element id (input-<name>, config-<name>).
+	Key, ID string
+	// Value is the value to show (what was sent, or the prefill).
+	Value string
+	// Control is textarea, text, number, select or bool.
+	Control string
+	// Options are the choices of a select.
+	Options []string
+	// DefaultText describes the default of a config field.
+	DefaultText string
+	Error       string
+}
+
+// playgroundData is the data of the playground page.
+type playgroundData struct {
+	Def    *evaluators.Definition
+	Inputs []formField
+	Config []formField
+	// Source names the span the inputs were taken from.
+	Source string
+	Error  string
+	Result *runResult
+}
+
+// runResult is one playground run.
+type runResult struct {
+	Verdict evaluators.Verdict
+	Score   string
+	Fields  []resultField
+	Elapsed string
+	JSON    string
+}
+
+type resultField struct {
+	Name, Label, Value string
+}
+
+// maxPrefillBytes bounds each input taken from a span into the form.
+const maxPrefillBytes = 64 << 10
+
+func (c *Console) playgroundPage(w http.ResponseWriter, r *http.Request) {
+	def, ok := evaluators.Lookup(r.PathValue("slug"))
+	if !ok {
+		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "There is no evaluator "+strconv.Quote(r.PathValue("slug"))+" in the catalogue.")
+		return
+	}
+	data := playgroundData{Def: def}
+	values := map[string]string{}
+	q := r.URL.Query()
+	if traceID, spanID := q.Get("trace_id"), q.Get("span_id"); traceID != "" && spanID != "" {
+		t, _ := tenant.FromContext(r.Context())
+		ts, _ := strconv.ParseInt(q.Get("ts"), 10, 64)
+		spans, err := c.traceSpans(r.Context(), t.Environment, traceID, ts)
+		if err != nil {
+			c.unavailable(w, r, err)
+			return
+		}
+		found := false
+		for i := range spans {
+			if spans[i].SpanID != spanID {
+				continue
+			}
+			td := spanconv.ToTraces(spans[i : i+1])
+			attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+			for k, v := range engine.DefaultInputs(attrs, def, c.opts.GroundTruthAttribute, maxPrefillBytes) {
+				values["input."+k] = v
+			}
+			data.Source = spans[i].SpanName + " (trace " + traceID + ", span " + spanID + ")"
+			found = true
+		}
+		if !found {
+			c.renderError(w, r, http.StatusNotFound, "Span not found", "There is no span "+spanID+" of trace "+traceID+" in this environment.")
+			return
+		}
+	}
+	data.Inputs, data.Config = formFields(def, values, nil)
+	c.render(w, r, http.StatusOK, "playground", page{Title: def.Slug + " playground", Nav: "evaluators", Data: data})
+}
+
+// formFields builds the form controls of def's input and config schemas
+// with the given values and errors (keyed by form field name).
+func formFields(def *evaluators.Definition, values, errs map[string]string) (inputs, config []formField) {
+	for _, f := range def.Inputs {
+		key := "input." + f.Name
+		inputs = append(inputs, formField{Field: f, Key: key, ID: "input-" + f.Name, Value: values[key], Control: "textarea", Error: errs[key]})
+	}
+	for _, f := range def.Config {
+		key := "config." + f.Name
+		ff := formField{Field: f, Key: key, ID: "config-" + f.Name, Value: values[key], Error: errs[key]}
+		if f.Default != nil {
+			ff.DefaultText = defaultText(f.Default)
+		}
+		switch {
+		case len(f.EnumValues) > 0:
+			ff.Control, ff.Options = "select", f.EnumValues
+		case f.Type == evaluators.TypeBoolean:
+			ff.Control = "bool"
+		case f.Type == evaluators.TypeNumber || f.Type == evaluators.TypeInteger:
+			ff.Control = "number"
+		default:
+			ff.Control = "text"
+		}
+		config = append(config, ff)
+	}
+	return inputs, config
+}
+
+func defaultText(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strconv.Quote(t)
+	case float64:
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// runPlayground validates the form against the catalogue (the same
+// NewRequest the API uses), runs the evaluator and shows the result, its
+// verdict and the time it took.
+func (c *Console) runPlayground(w http.ResponseWriter, r *http.Request) {
+	def, ok := evaluators.Lookup(r.PathValue("slug"))
+	if !ok {
+		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "There is no evaluator "+strconv.Quote(r.PathValue("slug"))+" in the catalogue.")
+		return
+	}
+	values := map[string]string{}
+	errs := map[string]string{}
+	input := map[string]any{}
+	config := map[string]any{}
+	for _, f := range def.Inputs {
+		key := "input." + f.Name
+		v := r.PostFormValue(key)
+		values[key] = v
+		if v != "" {
+			input[f.Name] = v
+		}
+	}
+	for _, f := range def.Config {
+		key := "config." + f.Name
+		v := strings.TrimSpace(r.PostFormValue(key))
+		values[key] = v
+		if v == "" {
+			continue
+		}
+		switch f.Type {
+		case evaluators.TypeNumber, evaluators.TypeInteger:
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				errs[key] = "must be a number"
+				continue
+			}
+			config[f.Name] = n
+		case evaluators.TypeBoolean:
+			config[f.Name] = v == "true"
+		default:
+			config[f.Name] = v
+		}
+	}
+	data := playgroundData{Def: def}
+	status := http.StatusOK
+	if len(errs) == 0 {
+		req, err := def.NewRequest(input, config)
+		if err == nil {
+			start := time.Now()
+			var res evaluators.Result
+			res, err = c.opts.RunEvaluator(r.Context(), def, req)
+			elapsed := time.Since(start)
+			if err == nil {
+				data.Result = newRunResult(def, res, elapsed)
+			}
+		}
+		if err != nil {
+			var e *evaluators.Error
+			switch {
+			case errors.As(err, &e) && e.Kind == evaluators.KindInvalidInput && e.Field != "":
+				errs[e.Field] = e.Msg
+				status = http.StatusBadRequest
+			case errors.As(err, &e) && e.Kind == evaluators.KindInvalidInput:
+				data.Error = e.Msg
+				status = http.StatusBadRequest
+			default:
+				c.opts.Logger.Error("console playground: evaluator failed", zap.String("evaluator", def.Slug), zap.Error(err))
+				data.Error = "The evaluator failed (internal error); the collector's log has the details."
+				status = http.StatusInternalServerError
+			}
+		}
+	} else {
+		status = http.StatusBadRequest
+	}
+	data.Inputs, data.Config = formFields(def, values, errs)
+	c.render(w, r, status, "playground", page{Title: def.Slug + " playground", Nav: "evaluators", Data: data})
+}
+
+func newRunResult(def *evaluators.Definition, res evaluators.Result, elapsed time.Duration) *runResult {
+	out := &runResult{Verdict: evaluators.VerdictFail, Elapsed: formatElapsed(elapsed)}
+	if def.Pass(res) {
+		out.Verdict = evaluators.VerdictPass
+	}
+	value, label := def.ScoreOf(res)
+	out.Score = formatScore(value)
+	if label != "" {
+		out.Score += " (" + label + ")"
+	}
+	seen := map[string]bool{}
+	for _, f := range def.Outputs {
+		if v, ok := res[f.Name]; ok {
+			seen[f.Name] = true
+			out.Fields = append(out.Fields, resultField{Name: f.Name, Label: f.Label, Value: valueText(v)})
+		}
+	}
+	var extra []string
+	for k := range res {
+		if !seen[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		out.Fields = append(out.Fields, resultField{Name: k, Value: valueText(res[k])})
+	}
+	b, _ := json.MarshalIndent(res, "", "  ")
+	out.JSON = string(b)
+	return out
+}
+
+// formatElapsed renders a run time with a precision that suits it.
+func formatElapsed(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 0, 64) + " µs"
+	case d < time.Second:
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) + " ms"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// valueText renders an output value.
+func valueText(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case float64:
+		return strconv.FormatFloat(t, 'g', 6, 64)
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// playgroundRedirect sends the "send to playground" form of the trace
+// page (evaluator, trace_id, span_id, ts) to that evaluator's playground.
+func (c *Console) playgroundRedirect(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	slug := q.Get("evaluator")
+	if _, ok := evaluators.Lookup(slug); !ok {
+		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "Pick an evaluator from the catalogue.")
+		return
+	}
+	v := url.Values{}
+	for _, k := range []string{"trace_id", "span_id", "ts"} {
+		if s := q.Get(k); s != "" {
+			v.Set(k, s)
+		}
+	}
+	http.Redirect(w, r, "/ui/evaluators/"+url.PathEscape(slug)+"?"+v.Encode(), http.StatusSeeOther)
+}

@@ -1,0 +1,257 @@
+package console_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/evalcol/evalcol/internal/testcollector"
+)
+
+// TestConsoleInBrowser drives the console in headless chromium against a
+// real collector fed over OTLP: log in (a wrong key first), find the spans
+// in the list, open the trace, see the evaluation chips, create a monitor
+// setup and watch its status change, run an evaluator in the playground,
+// and log out.
+func TestConsoleInBrowser(t *testing.T) {
+	if chromiumPath() == "" {
+		t.Skip("no chromium binary (install Debian's chromium, or set EVALCOL_CHROMIUM): the browser suite needs a real browser")
+	}
+	c := testcollector.Start(t, consoleConfig)
+	browser := newBrowser(t, "http://"+c.API)
+
+	toxic := sendTrace(t, c, prodKey, exchange{
+		Service: "joke-app", Workflow: "pirate_joke_generator", SpanName: "openai.chat", Model: "gpt-4o",
+		Prompt: "Tell me a joke about pirates", Completion: "You are a worthless idiot and I will kill you.",
+	})
+	clean := sendTrace(t, c, prodKey, exchange{
+		Service: "joke-app", Workflow: "pirate_joke_generator", SpanName: "openai.chat", Model: "gpt-4o",
+		Prompt: "Tell me a joke about pirates", Completion: "Why did the pirate go to school? To improve his arrrticulation.",
+	})
+	sendTrace(t, c, prodKey, exchange{
+		Service: "support-bot", Workflow: "ticket_triage", SpanName: "anthropic.chat", Model: "claude-3-5-sonnet",
+		Prompt: "My card was charged twice, please refund. Write to jane.doe@example.com.", Completion: "I am sorry about that; a refund is on its way.",
+	})
+	staging := sendTrace(t, c, stagingKey, exchange{
+		Service: "staging-app", Workflow: "staging_flow", SpanName: "openai.chat", Model: "gpt-4o-mini",
+		Prompt: "hello", Completion: "hi there",
+	})
+
+	t.Run("root redirects to login", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/")
+		if loc := b.location(); !strings.HasPrefix(loc, "/ui/login") {
+			t.Fatalf("GET / ended at %s, want the login page", loc)
+		}
+	})
+
+	t.Run("wrong key is refused", func(t *testing.T) {
+		b := browser.on(t)
+		if status := b.login("not-a-valid-key"); status != 401 {
+			t.Fatalf("login with a wrong key = %d, want 401", status)
+		}
+		if msg := b.text("#login-error"); !strings.Contains(msg, "Invalid API key") {
+			t.Errorf("error message = %q", msg)
+		}
+		if _, ok := b.cookies()["evalcol_session"]; ok {
+			t.Fatal("a wrong key got a session cookie")
+		}
+	})
+
+	t.Run("login", func(t *testing.T) {
+		b := browser.on(t)
+		if status := b.login(prodKey); status != 200 {
+			t.Fatalf("login = %d", status)
+		}
+		if loc := b.location(); !strings.HasPrefix(loc, "/ui/traces") {
+			t.Fatalf("after login at %s", loc)
+		}
+		ck := b.cookies()["evalcol_session"]
+		if ck == nil || !ck.HTTPOnly || ck.SameSite != "Strict" || ck.Path != "/ui/" {
+			t.Fatalf("session cookie = %+v, want HttpOnly SameSite=Strict on /ui/", ck)
+		}
+		if env, org := b.text("#tenant-env"), b.text("#tenant-org"); env != "production" || org != "acme" {
+			t.Errorf("header shows environment %q organization %q", env, org)
+		}
+	})
+
+	t.Run("traces list", func(t *testing.T) {
+		b := browser.on(t)
+		// The static monitor's results arrive with the spans; wait for all
+		// three production traces and their chips.
+		b.eventually("/ui/traces", `document.querySelectorAll("#trace-list tbody tr.row").length === 3 && document.querySelectorAll("#trace-list .chip").length >= 6`, 20*time.Second)
+		body := b.text("#trace-list tbody")
+		for _, want := range []string{"pirate_joke_generator", "ticket_triage", "joke-app", "support-bot", "gpt-4o", "claude-3-5-sonnet", "pirate_joke_generator.workflow"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("list lacks %q:\n%s", want, body)
+			}
+		}
+		if strings.Contains(body, "staging") {
+			t.Errorf("the production session lists a staging trace:\n%s", body)
+		}
+		fails := eval[int](b, `document.querySelectorAll('#trace-list .chip.v-fail').length`)
+		if fails != 2 { // toxicity of the toxic reply, pii of the support prompt
+			t.Errorf("%d failing chips, want 2", fails)
+		}
+		title := eval[string](b, `[...document.querySelectorAll('#trace-list .chip.v-fail')].map(e => e.title).join(" | ")`)
+		if !strings.Contains(title, "toxicity-detector: fail") || !strings.Contains(title, "score 0 (unsafe)") {
+			t.Errorf("failing chip titles = %q", title)
+		}
+		b.screenshot("traces")
+	})
+
+	t.Run("spans view", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/ui/traces?view=spans&workflow=pirate_joke_generator")
+		if n := eval[int](b, `document.querySelectorAll("#trace-list tbody tr.row").length`); n != 6 {
+			t.Errorf("spans view of the workflow lists %d spans, want 6", n)
+		}
+	})
+
+	t.Run("trace page", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/ui/traces")
+		b.run("open the toxic trace", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#trace-list a[href^="/ui/traces/%s"]`, toxic))))
+		b.run("wait for the waterfall", chromedp.WaitVisible(chromedp.ID("waterfall")))
+		if id := b.text("#trace-id"); id != toxic {
+			t.Fatalf("trace page of %q", id)
+		}
+		if n := eval[int](b, `document.querySelectorAll(".wf-row").length`); n != 3 {
+			t.Errorf("waterfall has %d rows, want 3", n)
+		}
+		// Select the chat span.
+		b.run("select the chat span", chromedp.Click(chromedp.CSS(`.wf-row.failed`)))
+		b.run("wait for the span", chromedp.WaitVisible(chromedp.ID("chat")))
+		chat := b.text("#chat")
+		for _, want := range []string{"You are a friendly assistant.", "Tell me a joke about pirates", "You are a worthless idiot"} {
+			if !strings.Contains(chat, want) {
+				t.Errorf("chat lacks %q: %s", want, chat)
+			}
+		}
+		evals := b.text("#evaluations")
+		if !strings.Contains(evals, "toxicity-detector") || !strings.Contains(evals, "fail") || !strings.Contains(evals, "safety") {
+			t.Errorf("evaluations = %s", evals)
+		}
+		if attrs := b.text("#attributes"); !strings.Contains(attrs, "gen_ai.request.model") {
+			t.Errorf("attributes = %s", attrs)
+		}
+		if res := b.text("#resource"); !strings.Contains(res, "joke-app") {
+			t.Errorf("resource = %s", res)
+		}
+		if raw := b.text("#raw pre"); !strings.Contains(raw, `"trace_id": "`+toxic) || !strings.Contains(raw, `"evaluations"`) {
+			t.Errorf("raw JSON = %s", truncated(raw, 400))
+		}
+		b.screenshot("trace")
+	})
+
+	t.Run("other environment's trace is a 404", func(t *testing.T) {
+		b := browser.on(t)
+		if status := b.visit("/ui/traces/" + staging); status != 404 {
+			t.Errorf("production session opening a staging trace = %d, want 404", status)
+		}
+		if h := b.text("#error-heading"); h != "Trace not found" {
+			t.Errorf("404 page heading %q", h)
+		}
+		if status := b.visit("/ui/traces/" + clean); status != 200 {
+			t.Errorf("own trace = %d", status)
+		}
+	})
+
+	t.Run("monitor setup", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/ui/monitors/new")
+		// A bad submission first: no evaluator picked.
+		b.run("fill the form",
+			chromedp.SetValue(chromedp.ID("external_id"), "jokes-length"),
+			chromedp.SetValue(chromedp.ID("entity_value"), "pirate_joke_generator"),
+		)
+		if status := b.submit("#save-setup"); status != 400 {
+			t.Fatalf("setup without evaluators = %d, want 400", status)
+		}
+		if msg := b.text("#error-evaluators"); !strings.Contains(msg, "required") {
+			t.Errorf("evaluators error = %q", msg)
+		}
+		b.run("pick char-count", chromedp.Click(chromedp.CSS(`input[name="evaluators"][value="char-count"]`)))
+		if status := b.submit("#save-setup"); status != 200 {
+			t.Fatalf("create setup = %d", status)
+		}
+		if n := b.text("#notice"); !strings.Contains(n, "Created monitor setup") {
+			t.Errorf("notice = %q", n)
+		}
+		status := b.text("#setups .status")
+		if status != "pending" && status != "waiting_for_spans" {
+			t.Errorf("new setup status %q", status)
+		}
+		b.eventually("/ui/monitors", `document.querySelector("#setups .status").textContent === "waiting_for_spans"`, 10*time.Second)
+		sendTrace(t, c, prodKey, exchange{
+			Service: "joke-app", Workflow: "pirate_joke_generator", SpanName: "openai.chat", Model: "gpt-4o",
+			Prompt: "Another one", Completion: "What is a pirate's favourite letter? The C.",
+		})
+		b.eventually("/ui/monitors", `document.querySelector("#setups .status").textContent === "in_progress"`, 15*time.Second)
+		// The result reaches the warehouse with the span, a moment later.
+		b.eventually("/ui/monitors", `!document.querySelector("#setups tbody tr td:nth-child(6)").textContent.includes("none")`, 15*time.Second)
+		if static := b.text("#static-monitors"); !strings.Contains(static, "safety") || !strings.Contains(static, "toxicity-detector") {
+			t.Errorf("static monitors = %s", static)
+		}
+		b.screenshot("monitors")
+	})
+
+	t.Run("playground", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/ui/evaluators")
+		b.screenshot("evaluators")
+		b.run("open pii-detector", chromedp.Click(chromedp.ID("ev-pii-detector")))
+		b.run("fill the text", chromedp.WaitVisible(chromedp.ID("input-text")),
+			chromedp.SetValue(chromedp.ID("input-text"), "Mail me at jane.doe@example.com"))
+		if status := b.submit("#run"); status != 200 {
+			t.Fatalf("run = %d", status)
+		}
+		if v := b.text("#verdict"); v != "fail" {
+			t.Errorf("verdict %q, want fail (PII found)", v)
+		}
+		if e := b.text("#elapsed"); !strings.HasSuffix(e, "s") {
+			t.Errorf("elapsed %q", e)
+		}
+		if j := b.text("#result-json"); !strings.Contains(j, `"has_pii": true`) {
+			t.Errorf("result JSON %s", j)
+		}
+		b.screenshot("playground")
+	})
+
+	t.Run("send a span to the playground", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/ui/traces/" + toxic)
+		b.run("select the chat span", chromedp.Click(chromedp.CSS(`.wf-row.failed`)))
+		b.run("pick toxicity", chromedp.WaitVisible(chromedp.ID("send-evaluator")),
+			chromedp.SetValue(chromedp.ID("send-evaluator"), "toxicity-detector"))
+		b.submit("#send-playground")
+		if v := eval[string](b, `document.getElementById("input-text").value`); !strings.Contains(v, "worthless idiot") {
+			t.Errorf("playground text = %q", v)
+		}
+		b.submit("#run")
+		if v := b.text("#verdict"); v != "fail" {
+			t.Errorf("toxicity verdict %q", v)
+		}
+	})
+
+	t.Run("logout", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/ui/traces")
+		b.submit("#logout")
+		if loc := b.location(); !strings.HasPrefix(loc, "/ui/login") {
+			t.Fatalf("after logout at %s", loc)
+		}
+		if _, ok := b.cookies()["evalcol_session"]; ok {
+			t.Error("session cookie still set after logout")
+		}
+		b.visit("/ui/traces")
+		if loc := b.location(); !strings.HasPrefix(loc, "/ui/login") {
+			t.Errorf("after logout /ui/traces is at %s", loc)
+		}
+	})
+
+	assertNoProblems(t, browser)
+}

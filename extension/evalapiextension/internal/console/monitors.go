@@ -1,0 +1,382 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+const (
+	// maxListedSetups bounds the setups the monitors page lists.
+	maxListedSetups = 1000
+	// lastEvaluationWindow is how far back the last evaluation of a
+	// monitor is looked for.
+	lastEvaluationWindow = 7 * 24 * time.Hour
+)
+
+// staticRow is one monitor of the evaluator processor's YAML.
+type staticRow struct {
+	ID, Name, Condition string
+	Evaluators          []string
+	SampleRate          float64
+	Inputs              []kv
+	LastEvaluation      int64
+}
+
+// setupRow is one auto monitor setup.
+type setupRow struct {
+	warehouse.MonitorSetup
+	LastEvaluation int64
+}
+
+// monitorsData is the data of the monitors page.
+type monitorsData struct {
+	Static         []staticRow
+	StaticKnown    bool
+	Setups         []setupRow
+	SetupsEnabled  bool
+	More           bool
+	Notice         string
+	LastEvalWindow string
+	Refresh        bool
+}
+
+func (c *Console) monitorsPage(w http.ResponseWriter, r *http.Request) {
+	t, _ := tenant.FromContext(r.Context())
+	data := monitorsData{SetupsEnabled: c.opts.Setups != nil, LastEvalWindow: "7 days", Refresh: r.URL.Query().Get("refresh") == "1"}
+	switch {
+	case r.URL.Query().Get("created") != "":
+		data.Notice = "Created monitor setup " + r.URL.Query().Get("created") + "."
+	case r.URL.Query().Get("updated") != "":
+		data.Notice = "Saved monitor setup " + r.URL.Query().Get("updated") + "."
+	case r.URL.Query().Get("deleted") != "":
+		data.Notice = "Deleted monitor setup " + r.URL.Query().Get("deleted") + "."
+	}
+	if c.opts.StaticMonitors != nil {
+		data.StaticKnown = true
+		for _, m := range c.opts.StaticMonitors() {
+			row := staticRow{ID: m.ID, Name: m.Name, Condition: m.Condition(), SampleRate: m.SampleRate}
+			for _, b := range m.Evaluators {
+				row.Evaluators = append(row.Evaluators, b.Slug)
+			}
+			for k, e := range m.Inputs {
+				row.Inputs = append(row.Inputs, kv{k, e.String()})
+			}
+			sort.Slice(row.Inputs, func(i, j int) bool { return row.Inputs[i].Key < row.Inputs[j].Key })
+			last, err := c.lastEvaluation(r.Context(), t.Environment, m.ID)
+			if err != nil {
+				c.unavailable(w, r, err)
+				return
+			}
+			row.LastEvaluation = last
+			data.Static = append(data.Static, row)
+		}
+	}
+	if c.opts.Setups != nil {
+		q := warehouse.SetupQuery{Limit: 100}
+		for len(data.Setups) < maxListedSetups {
+			page, err := c.opts.Setups.List(r.Context(), t, q)
+			if err != nil {
+				c.unavailable(w, r, err)
+				return
+			}
+			for _, s := range page.Setups {
+				last, err := c.lastEvaluation(r.Context(), t.Environment, s.ID)
+				if err != nil {
+					c.unavailable(w, r, err)
+					return
+				}
+				data.Setups = append(data.Setups, setupRow{MonitorSetup: s, LastEvaluation: last})
+			}
+			if page.NextCursor == "" {
+				break
+			}
+			q.Cursor = page.NextCursor
+			data.More = len(data.Setups) >= maxListedSetups
+		}
+	}
+	c.render(w, r, http.StatusOK, "monitors", page{Title: "Monitors", Nav: "monitors", Data: data})
+}
+
+// lastEvaluation returns the time (Unix ms) of the latest evaluation result
+// recorded by monitor id in env within lastEvaluationWindow, 0 when none:
+// the newest metric point labelled with the monitor id.
+func (c *Console) lastEvaluation(ctx context.Context, env, id string) (int64, error) {
+	page, err := c.opts.Store.QueryMetrics(ctx, warehouse.MetricQuery{
+		Environments: []string{env}, FromMs: c.opts.Now().Add(-lastEvaluationWindow).UnixMilli(),
+		MetricSource: warehouse.SourceEvaluator,
+		Filters:      []warehouse.Filter{{Field: warehouse.PrefixLabel + "monitor_id", Operator: warehouse.OpEquals, Value: id}},
+		Desc:         true, Limit: 1,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("last evaluation of monitor %s: %w", id, err)
+	}
+	for _, g := range page.Groups {
+		for _, p := range g.Points {
+			return p.EventTime, nil
+		}
+	}
+	return 0, nil
+}
+
+// setupForm is the create/edit form of a setup.
+type setupForm struct {
+	// ID is set when editing.
+	ID                                  string
+	ExternalID, EntityType, EntityValue string
+	Evaluators                          map[string]bool
+	SampleRate                          string
+	Selector                            string
+	Backfill                            string
+	Errors                              map[string]string
+	EntityTypes                         []string
+	Catalogue                           []*evaluators.Definition
+	Backfills                           []backfillChoice
+}
+
+// backfillChoice is an option of the form's backfill select.
+type backfillChoice struct{ Key, Label string }
+
+var backfillChoices = []backfillChoice{{"", "No backfill"}, {"1h", "Spans of the last hour"}, {"24h", "Spans of the last 24 hours"}, {"7d", "Spans of the last 7 days"}}
+
+var backfillSpans = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
+
+func newSetupForm() setupForm {
+	return setupForm{EntityType: "workflow", SampleRate: "1", Evaluators: map[string]bool{}, Errors: map[string]string{}}
+}
+
+func (c *Console) renderSetupForm(w http.ResponseWriter, r *http.Request, status int, f setupForm) {
+	f.EntityTypes, f.Catalogue, f.Backfills = setups.EntityTypes, evaluators.Catalogue(), backfillChoices
+	title := "New monitor setup"
+	if f.ID != "" {
+		title = "Edit monitor setup"
+	}
+	c.render(w, r, status, "setup", page{Title: title, Nav: "monitors", Data: f})
+}
+
+func (c *Console) newSetupPage(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Setups == nil {
+		c.renderError(w, r, http.StatusNotFound, "Setups unavailable", "Auto monitor setups are not served by this collector.")
+		return
+	}
+	f := newSetupForm()
+	if v := r.URL.Query().Get("entity_type"); v != "" {
+		f.EntityType = v
+	}
+	f.EntityValue = r.URL.Query().Get("entity_value")
+	c.renderSetupForm(w, r, http.StatusOK, f)
+}
+
+func (c *Console) editSetupPage(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Setups == nil {
+		c.renderError(w, r, http.StatusNotFound, "Setups unavailable", "Auto monitor setups are not served by this collector.")
+		return
+	}
+	t, _ := tenant.FromContext(r.Context())
+	s, err := c.opts.Setups.Get(r.Context(), t, r.PathValue("id"))
+	if errors.Is(err, warehouse.ErrNotFound) {
+		c.renderError(w, r, http.StatusNotFound, "Setup not found", "There is no monitor setup "+strconv.Quote(r.PathValue("id"))+" in this environment.")
+		return
+	}
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
+	f := newSetupForm()
+	f.ID, f.ExternalID, f.EntityType, f.EntityValue = s.ID, s.ExternalID, s.EntityType, s.EntityValue
+	f.SampleRate = strconv.FormatFloat(s.SampleRate, 'g', -1, 64)
+	for _, b := range s.Evaluators {
+		f.Evaluators[b.EvaluatorType] = true
+	}
+	if len(s.Selector) > 0 {
+		f.Selector = string(s.Selector)
+	}
+	c.renderSetupForm(w, r, http.StatusOK, f)
+}
+
+// readSetupForm reads the posted form and validates it with the API's own
+// request parser (setups.ParseRequest), so the console accepts exactly what
+// POST /v2/auto-monitor-setups accepts. Errors are keyed by form field.
+func (c *Console) readSetupForm(r *http.Request) (setupForm, setups.Request, bool) {
+	f := newSetupForm()
+	_ = r.ParseForm()
+	f.ExternalID = strings.TrimSpace(r.PostFormValue("external_id"))
+	f.EntityType = r.PostFormValue("entity_type")
+	f.EntityValue = strings.TrimSpace(r.PostFormValue("entity_value"))
+	f.SampleRate = strings.TrimSpace(r.PostFormValue("sample_rate"))
+	f.Selector = strings.TrimSpace(r.PostFormValue("selector"))
+	f.Backfill = r.PostFormValue("backfill")
+	var slugs []string
+	for _, s := range r.PostForm["evaluators"] {
+		if !f.Evaluators[s] {
+			f.Evaluators[s] = true
+			slugs = append(slugs, s)
+		}
+	}
+	body := map[string]any{
+		"external_id": f.ExternalID, "entity_type": f.EntityType, "entity_value": f.EntityValue, "evaluators": slugs,
+	}
+	if f.SampleRate != "" {
+		n, err := strconv.ParseFloat(f.SampleRate, 64)
+		if err != nil {
+			f.Errors["sample_rate"] = "must be a number between 0 and 1"
+		} else {
+			body["sample_rate"] = n
+		}
+	}
+	if f.Selector != "" {
+		sel, msg := parseSelectorInput(f.Selector)
+		if msg != "" {
+			f.Errors["selector"] = msg
+		} else {
+			body["selector"] = sel
+		}
+	}
+	if f.Backfill != "" {
+		span, ok := backfillSpans[f.Backfill]
+		if !ok {
+			f.Errors["backfill"] = "unknown backfill choice"
+		} else {
+			body["backfill_from_timestamp_sec"] = c.opts.Now().Add(-span).Unix()
+		}
+	}
+	if len(f.Errors) > 0 {
+		return f, setups.Request{}, false
+	}
+	raw, _ := json.Marshal(body)
+	req, err := setups.ParseRequest(raw)
+	if err != nil {
+		var fe *setups.FieldError
+		if errors.As(err, &fe) {
+			f.Errors[formFieldOf(fe.Field)] = fe.Msg
+		} else {
+			f.Errors["form"] = err.Error()
+		}
+		return f, setups.Request{}, false
+	}
+	return f, req, true
+}
+
+// formFieldOf maps a setup request field ("selector[0].operator",
+// "evaluators[1]") to the form field that shows its error.
+func formFieldOf(field string) string {
+	if i := strings.IndexAny(field, "[."); i > 0 {
+		field = field[:i]
+	}
+	if field == "backfill_from_timestamp_sec" {
+		return "backfill"
+	}
+	return field
+}
+
+// parseSelectorInput reads the selector box: JSON (an object of attribute
+// equalities or an array of rules, as the API takes) or key=value lines.
+func parseSelectorInput(s string) (json.RawMessage, string) {
+	if strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[") {
+		if !json.Valid([]byte(s)) {
+			return nil, "not valid JSON; write key=value lines or the API's JSON selector"
+		}
+		return json.RawMessage(s), ""
+	}
+	obj := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Sprintf("line %q is not key=value", truncate(40, line))
+		}
+		obj[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	raw, _ := json.Marshal(obj)
+	return raw, ""
+}
+
+func (c *Console) createSetup(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Setups == nil {
+		c.renderError(w, r, http.StatusNotFound, "Setups unavailable", "Auto monitor setups are not served by this collector.")
+		return
+	}
+	f, req, ok := c.readSetupForm(r)
+	if !ok {
+		c.renderSetupForm(w, r, http.StatusBadRequest, f)
+		return
+	}
+	t, _ := tenant.FromContext(r.Context())
+	s, err := c.opts.Setups.Create(r.Context(), t, req)
+	if err != nil {
+		c.setupError(w, r, f, err)
+		return
+	}
+	http.Redirect(w, r, "/ui/monitors?created="+url.QueryEscape(s.ID), http.StatusSeeOther)
+}
+
+func (c *Console) updateSetup(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Setups == nil {
+		c.renderError(w, r, http.StatusNotFound, "Setups unavailable", "Auto monitor setups are not served by this collector.")
+		return
+	}
+	f, req, ok := c.readSetupForm(r)
+	f.ID = r.PathValue("id")
+	if !ok {
+		c.renderSetupForm(w, r, http.StatusBadRequest, f)
+		return
+	}
+	t, _ := tenant.FromContext(r.Context())
+	s, err := c.opts.Setups.Update(r.Context(), t, f.ID, req)
+	if err != nil {
+		c.setupError(w, r, f, err)
+		return
+	}
+	http.Redirect(w, r, "/ui/monitors?updated="+url.QueryEscape(s.ID), http.StatusSeeOther)
+}
+
+// setupError shows a failed create or update: field errors and conflicts
+// next to their field, a vanished setup as 404, store errors as such.
+func (c *Console) setupError(w http.ResponseWriter, r *http.Request, f setupForm, err error) {
+	var fe *setups.FieldError
+	switch {
+	case errors.As(err, &fe):
+		f.Errors[formFieldOf(fe.Field)] = fe.Msg
+		c.renderSetupForm(w, r, http.StatusBadRequest, f)
+	case errors.Is(err, warehouse.ErrConflict):
+		f.Errors["external_id"] = "a setup with this external id already exists in this project"
+		c.renderSetupForm(w, r, http.StatusConflict, f)
+	case errors.Is(err, warehouse.ErrNotFound):
+		c.renderError(w, r, http.StatusNotFound, "Setup not found", "The monitor setup was deleted meanwhile.")
+	default:
+		c.unavailable(w, r, err)
+	}
+}
+
+func (c *Console) deleteSetup(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Setups == nil {
+		c.renderError(w, r, http.StatusNotFound, "Setups unavailable", "Auto monitor setups are not served by this collector.")
+		return
+	}
+	t, _ := tenant.FromContext(r.Context())
+	id := r.PathValue("id")
+	if err := c.opts.Setups.Delete(r.Context(), t, id); err != nil {
+		if errors.Is(err, warehouse.ErrNotFound) {
+			c.renderError(w, r, http.StatusNotFound, "Setup not found", "There is no monitor setup "+strconv.Quote(id)+" in this environment.")
+			return
+		}
+		c.unavailable(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/ui/monitors?deleted="+url.QueryEscape(id), http.StatusSeeOther)
+}

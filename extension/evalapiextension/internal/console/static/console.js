@@ -1,0 +1,67 @@
+// evalcol console: small progressive enhancements. Every page works
+// without this file; it is served from /ui/static/ (no inline script).
+(function () {
+  "use strict";
+
+  function onReady(fn) {
+    if (document.readyState !== "loading") fn();
+    else document.addEventListener("DOMContentLoaded", fn);
+  }
+
+  onReady(function () {
+    // Long chat messages start folded; the button unfolds them.
+    document.querySelectorAll("button.unfold").forEach(function (btn) {
+      btn.addEventListener("click", function () {
+        var text = btn.previousElementSibling;
+        if (!text) return;
+        var folded = text.classList.toggle("folded");
+        btn.textContent = folded ? btn.dataset.more || btn.textContent : "Show less";
+      });
+      btn.dataset.more = btn.textContent;
+    });
+
+    // Forms that delete something ask first.
+    document.querySelectorAll("form.confirm").forEach(function (form) {
+      form.addEventListener("submit", function (ev) {
+        if (!window.confirm(form.dataset.confirm || "Are you sure?")) ev.preventDefault();
+      });
+    });
+
+    // Editing the custom time range switches the filter form from the
+    // preset to that range.
+    var preset = document.getElementById("range-preset");
+    var custom = document.getElementById("range-custom");
+    document.querySelectorAll('#filters input[type="datetime-local"]').forEach(function (input) {
+      input.addEventListener("input", function () {
+        if (preset) preset.disabled = true;
+        if (custom) custom.disabled = false;
+      });
+    });
+
+    // The evaluator picker's filter box.
+    document.querySelectorAll(".picker").forEach(function (picker) {
+      var box = picker.querySelector(".picker-filter");
+      if (!box) return;
+      box.addEventListener("input", function () {
+        var q = box.value.trim().toLowerCase();
+        picker.querySelectorAll(".pick").forEach(function (item) {
+          item.hidden = q !== "" && item.textContent.toLowerCase().indexOf(q) < 0;
+        });
+      });
+    });
+
+    // Auto-refresh of the monitors page.
+    var refresh = document.getElementById("auto-refresh");
+    if (refresh && refresh.dataset.refresh) {
+      var seconds = parseInt(refresh.dataset.refresh, 10);
+      if (seconds > 0) window.setTimeout(function () { window.location.reload(); }, seconds * 1000);
+    }
+
+    // Chart bars and histogram bins are links; keyboard focus shows their
+    // title like a hover does.
+    document.querySelectorAll("svg a[data-tip]").forEach(function (a) {
+      a.addEventListener("focus", function () { a.classList.add("focus"); });
+      a.addEventListener("blur", function () { a.classList.remove("focus"); });
+    });
+  });
+})();

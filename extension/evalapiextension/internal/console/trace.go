@@ -1,0 +1,308 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+const (
+	// traceWindowMs is how far around the ts hint of a trace link the
+	// trace's spans are looked for first.
+	traceWindowMs = 24 * 3600 * 1000
+	// maxTraceSpans bounds the spans one trace page shows.
+	maxTraceSpans = 5000
+	// maxTraceIDLength bounds a trace id in a URL.
+	maxTraceIDLength = 128
+)
+
+// traceSpans returns the spans of trace traceID in env, by start time.
+// ts, when not 0, is the start of one of its spans: the trace is looked
+// for within a day of it first, then in the whole warehouse.
+func (c *Console) traceSpans(ctx context.Context, env, traceID string, ts int64) ([]warehouse.Span, error) {
+	if traceID == "" || len(traceID) > maxTraceIDLength {
+		return nil, nil
+	}
+	q := warehouse.SpanQuery{
+		Environments: []string{env},
+		Filters:      []warehouse.Filter{{Field: "trace_id", Operator: warehouse.OpEquals, Value: traceID}},
+		SortBy:       warehouse.SortTimestamp, Limit: warehouse.MaxSpanLimit,
+	}
+	if ts > 0 {
+		q.FromMs, q.ToMs = max(0, ts-traceWindowMs), ts+traceWindowMs
+	}
+	spans, err := c.allSpans(ctx, q, maxTraceSpans)
+	if err != nil || len(spans) > 0 || ts == 0 {
+		return spans, err
+	}
+	q.FromMs, q.ToMs = 0, 0
+	return c.allSpans(ctx, q, maxTraceSpans)
+}
+
+// allSpans follows q's cursors until the end or limit spans.
+func (c *Console) allSpans(ctx context.Context, q warehouse.SpanQuery, limit int) ([]warehouse.Span, error) {
+	var out []warehouse.Span
+	for {
+		page, err := c.opts.Store.QuerySpans(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Spans...)
+		if page.NextCursor == "" || len(out) >= limit {
+			return out, nil
+		}
+		q.Cursor = page.NextCursor
+	}
+}
+
+// waterfallRow is one span of the trace's waterfall.
+type waterfallRow struct {
+	Span     *warehouse.Span
+	Depth    int
+	Link     string
+	Selected bool
+	// X and Width place the span's bar on a 0..1000 axis of the trace's
+	// time.
+	X, Width float64
+	Failed   bool
+	Chips    []chip
+}
+
+// message is one chat message of a span.
+type message struct {
+	Role, Content, FinishReason string
+	// RoleClass is the CSS class of a known role ("other" for the rest:
+	// the role is span text, never trusted as markup or class name).
+	RoleClass string
+	Long      bool
+}
+
+// roleClasses are the roles with their own style.
+var roleClasses = map[string]string{"system": "system", "user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "tool": "tool", "function": "tool"}
+
+// kv is one attribute.
+type kv struct{ Key, Value string }
+
+// evalRow is one evaluation result of the selected span.
+type evalRow struct {
+	warehouse.Evaluation
+	Verdict evaluators.Verdict
+	Outputs []kv
+}
+
+// traceData is the data of the trace page.
+type traceData struct {
+	TraceID         string
+	Start, Duration int64
+	SpanCount       int
+	Truncated       bool
+	Rows            []waterfallRow
+	Ticks           []tick
+	Sel             *warehouse.Span
+	SelLink         string
+	Prompts         []message
+	Completions     []message
+	Input, Output   string
+	Attributes      []kv
+	Resource        []kv
+	Evaluations     []evalRow
+	RawJSON         string
+	Evaluators      []*evaluators.Definition
+	PlaygroundTS    int64
+}
+
+// tick is a time label of the waterfall's axis.
+type tick struct {
+	X     float64
+	Label string
+}
+
+// longMessage is the size from which a message is folded.
+const longMessage = 1200
+
+func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
+	t, _ := tenant.FromContext(r.Context())
+	traceID := r.PathValue("id")
+	ts, _ := strconv.ParseInt(r.URL.Query().Get("ts"), 10, 64)
+	spans, err := c.traceSpans(r.Context(), t.Environment, traceID, ts)
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
+	if len(spans) == 0 {
+		c.renderError(w, r, http.StatusNotFound, "Trace not found", "There is no trace "+strconv.Quote(truncate(80, traceID))+" in environment "+strconv.Quote(t.Environment)+".")
+		return
+	}
+	data := traceData{TraceID: traceID, SpanCount: len(spans), Truncated: len(spans) >= maxTraceSpans, Evaluators: evaluators.Catalogue()}
+	data.Rows = waterfall(spans, traceID)
+	start, end := spans[0].Timestamp, spans[0].Timestamp
+	for _, s := range spans {
+		start, end = min(start, s.Timestamp), max(end, s.Timestamp+s.Duration)
+	}
+	data.Start, data.Duration = start, end-start
+	total := float64(max(end-start, 1))
+	for i := range data.Rows {
+		s := data.Rows[i].Span
+		data.Rows[i].X = float64(s.Timestamp-start) / total * 1000
+		data.Rows[i].Width = max(float64(s.Duration)/total*1000, 2)
+	}
+	for i := 0; i <= 4; i++ {
+		data.Ticks = append(data.Ticks, tick{X: float64(i) * 250, Label: formatDuration(int64(float64(end-start) * float64(i) / 4))})
+	}
+	selected := r.URL.Query().Get("span")
+	sel := &data.Rows[0]
+	for i := range data.Rows {
+		if data.Rows[i].Span.SpanID == selected {
+			sel = &data.Rows[i]
+		}
+	}
+	sel.Selected = true
+	data.Sel = sel.Span
+	data.SelLink = sel.Link
+	data.PlaygroundTS = sel.Span.Timestamp
+	fillSpanDetails(&data, sel.Span)
+	c.render(w, r, http.StatusOK, "trace", page{Title: "Trace " + truncate(16, traceID), Nav: "traces", Data: data})
+}
+
+// waterfall orders spans as a tree (children under their parent, by start
+// time); spans whose parent is not stored are roots.
+func waterfall(spans []warehouse.Span, traceID string) []waterfallRow {
+	byID := make(map[string]int, len(spans))
+	for i, s := range spans {
+		byID[s.SpanID] = i
+	}
+	children := map[string][]int{}
+	var roots []int
+	for i, s := range spans {
+		if _, ok := byID[s.ParentSpanID]; ok && s.ParentSpanID != "" && s.ParentSpanID != s.SpanID {
+			children[s.ParentSpanID] = append(children[s.ParentSpanID], i)
+		} else {
+			roots = append(roots, i)
+		}
+	}
+	rows := make([]waterfallRow, 0, len(spans))
+	visited := make([]bool, len(spans))
+	var walk func(i, depth int)
+	walk = func(i, depth int) {
+		if visited[i] {
+			return
+		}
+		visited[i] = true
+		s := &spans[i]
+		row := waterfallRow{Span: s, Depth: min(depth, 12), Link: traceLink(traceID, s.Timestamp, s.SpanID), Failed: s.StatusCode == "STATUS_CODE_ERROR"}
+		for _, ev := range s.Evaluations {
+			ch := newChip(ev, "")
+			row.Chips = append(row.Chips, ch)
+			row.Failed = row.Failed || ch.Verdict == evaluators.VerdictFail
+		}
+		rows = append(rows, row)
+		for _, ci := range children[s.SpanID] {
+			walk(ci, depth+1)
+		}
+	}
+	for _, i := range roots {
+		walk(i, 0)
+	}
+	for i := range spans { // cycles: spans only reachable through one
+		walk(i, 0)
+	}
+	return rows
+}
+
+// fillSpanDetails fills the selected span's panels.
+func fillSpanDetails(data *traceData, s *warehouse.Span) {
+	data.Prompts = messages(s.Prompts, "llm.prompts.")
+	data.Completions = messages(s.Completions, "llm.completions.")
+	if len(data.Prompts) == 0 {
+		data.Input = s.Input
+	}
+	if len(data.Completions) == 0 {
+		data.Output = s.Output
+	}
+	data.Attributes = sortedKV(s.SpanAttributes)
+	data.Resource = sortedKV(s.ResourceAttributes)
+	for _, ev := range s.Evaluations {
+		row := evalRow{Evaluation: ev, Verdict: verdictOf(ev)}
+		keys := make([]string, 0, len(ev.Output))
+		for k := range ev.Output {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			row.Outputs = append(row.Outputs, kv{k, valueText(ev.Output[k])})
+		}
+		data.Evaluations = append(data.Evaluations, row)
+	}
+	evals := s.Evaluations
+	if evals == nil {
+		evals = []warehouse.Evaluation{}
+	}
+	raw, _ := json.MarshalIndent(struct {
+		warehouse.Span
+		Evaluations []warehouse.Evaluation `json:"evaluations"`
+	}{*s, evals}, "", "  ")
+	data.RawJSON = string(raw)
+}
+
+// messages reads the chat messages of a prompts or completions map
+// (<prefix><i>.role, .content, .finish_reason) in index order.
+func messages(m map[string]string, prefix string) []message {
+	byIndex := map[int]*message{}
+	var order []int
+	for k, v := range m {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		idx, field, ok := strings.Cut(rest, ".")
+		if !ok {
+			continue
+		}
+		i, err := strconv.Atoi(idx)
+		if err != nil || i < 0 {
+			continue
+		}
+		msg, ok := byIndex[i]
+		if !ok {
+			msg = &message{}
+			byIndex[i] = msg
+			order = append(order, i)
+		}
+		switch field {
+		case "role":
+			msg.Role = v
+		case "content":
+			msg.Content = v
+		case "finish_reason":
+			msg.FinishReason = v
+		}
+	}
+	sort.Ints(order)
+	out := make([]message, 0, len(order))
+	for _, i := range order {
+		msg := *byIndex[i]
+		msg.Long = len(msg.Content) > longMessage || strings.Count(msg.Content, "\n") > 20
+		msg.RoleClass = roleClasses[strings.ToLower(msg.Role)]
+		if msg.RoleClass == "" {
+			msg.RoleClass = "other"
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+func sortedKV(m map[string]string) []kv {
+	out := make([]kv, 0, len(m))
+	for k, v := range m {
+		out = append(out, kv{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}

@@ -1,0 +1,238 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// chip is one evaluation result shown as a coloured label.
+type chip struct {
+	Name    string
+	Verdict evaluators.Verdict
+	// Title is the hover text: verdict, score, span and monitor.
+	Title string
+}
+
+// listRow is one row of the traces list: a trace or a span.
+type listRow struct {
+	Link                           string
+	Start                          int64
+	Service, Workflow, Name, Model string
+	Duration                       int64
+	Tokens                         int64
+	Spans, Errors                  int
+	NoRoot, Partial                bool
+	Chips                          []chip
+}
+
+// preset is a time range link.
+type preset struct {
+	Label, Link string
+	Active      bool
+}
+
+// sortLink is a column heading that sorts the spans view.
+type sortLink struct {
+	Label, Link string
+	Active      bool
+	Arrow       string
+}
+
+// tracesData is the data of the traces page.
+type tracesData struct {
+	P                  listParams
+	Errors             map[string]string
+	Presets            []preset
+	FromInput, ToInput string
+	Rows               []listRow
+	Matched            int64
+	NextLink           string
+	FirstLink          string
+	ViewLinks          map[string]string
+	Sorts              map[string]sortLink
+	OrderLink          string
+	Evaluators         []string
+	VerdictLabel       string
+}
+
+func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
+	t, _ := tenant.FromContext(r.Context())
+	now := c.opts.Now()
+	p, errs := parseListParams(r.URL.Query(), now)
+	data := tracesData{P: p, Errors: errs, Evaluators: evaluators.Slugs(),
+		FromInput: time.UnixMilli(p.FromMs).UTC().Format(customTimeLayout),
+		ToInput:   time.UnixMilli(p.ToMs).UTC().Format(customTimeLayout)}
+	for _, pr := range timePresets {
+		q := p
+		q.Range = pr.Key
+		data.Presets = append(data.Presets, preset{Label: pr.Label, Link: q.url(false, nil), Active: p.Range == pr.Key})
+	}
+	data.ViewLinks = map[string]string{}
+	for _, view := range []string{"traces", "spans"} {
+		q := p
+		q.View = view
+		data.ViewLinks[view] = q.url(false, nil)
+	}
+	flip := p
+	if p.Order == "desc" {
+		flip.Order = "asc"
+	} else {
+		flip.Order = "desc"
+	}
+	data.OrderLink = flip.url(false, nil)
+	data.Sorts = map[string]sortLink{}
+	for key, label := range map[warehouse.SortKey]string{warehouse.SortTimestamp: "Start", warehouse.SortDuration: "Duration",
+		warehouse.SortTotalTokens: "Tokens", warehouse.SortSpanName: "Span"} {
+		q := p
+		q.Sort = string(key)
+		sl := sortLink{Label: label, Active: p.Sort == string(key)}
+		if sl.Active {
+			q.Order = flip.Order
+			sl.Arrow = map[string]string{"asc": "↑", "desc": "↓"}[p.Order]
+		}
+		sl.Link = q.url(false, nil)
+		data.Sorts[string(key)] = sl
+	}
+	data.FirstLink = p.url(false, nil)
+	filters := p.filters()
+	var err error
+	if p.View == "spans" {
+		err = c.listSpans(r, t, p, filters, &data)
+	} else {
+		err = c.listTraces(r, t, p, filters, &data)
+	}
+	if err != nil {
+		if warehouse.IsQueryError(err) {
+			data.Errors["query"] = err.Error()
+			data.Rows, data.NextLink = nil, ""
+			c.render(w, r, http.StatusBadRequest, "traces", page{Title: "Traces", Nav: "traces", Data: data})
+			return
+		}
+		c.unavailable(w, r, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "traces", page{Title: "Traces", Nav: "traces", Data: data})
+}
+
+func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, filters []warehouse.Filter, data *tracesData) error {
+	page, err := warehouse.QueryTraces(r.Context(), c.opts.Store, warehouse.TraceQuery{
+		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters,
+		Desc: p.Order == "desc", Limit: p.Limit, Cursor: p.Cursor,
+	})
+	if err != nil {
+		return err
+	}
+	data.Matched = page.MatchedSpans
+	for _, tr := range page.Traces {
+		row := listRow{
+			Link:  traceLink(tr.TraceID, tr.Start, ""),
+			Start: tr.Start, Name: tr.Root.SpanName, Duration: tr.End - tr.Start, Tokens: tr.TotalTokens,
+			Spans: tr.SpanCount, Errors: tr.ErrorCount, NoRoot: !tr.HasRoot, Partial: tr.Partial,
+			Service: strings.Join(tr.Services, ", "), Workflow: strings.Join(tr.Workflows, ", "), Model: strings.Join(tr.Models, ", "),
+		}
+		if tr.HasRoot {
+			row.Service = tr.Root.ServiceName
+			if tr.Root.WorkflowName != "" {
+				row.Workflow = tr.Root.WorkflowName
+			}
+		}
+		for _, ev := range tr.Evaluations {
+			row.Chips = append(row.Chips, newChip(ev.Evaluation, ev.SpanName))
+		}
+		data.Rows = append(data.Rows, row)
+	}
+	if page.NextCursor != "" {
+		data.NextLink = p.url(true, func(v url.Values) { v.Set("cursor", page.NextCursor) })
+	}
+	return nil
+}
+
+func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filters []warehouse.Filter, data *tracesData) error {
+	page, err := c.opts.Store.QuerySpans(r.Context(), warehouse.SpanQuery{
+		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters,
+		SortBy: warehouse.SortKey(p.Sort), Desc: p.Order == "desc", Limit: p.Limit, Cursor: p.Cursor,
+	})
+	if err != nil {
+		return err
+	}
+	data.Matched = page.TotalResults
+	for _, s := range page.Spans {
+		row := listRow{
+			Link:  traceLink(s.TraceID, s.Timestamp, s.SpanID),
+			Start: s.Timestamp, Service: s.ServiceName, Workflow: s.WorkflowName, Name: s.SpanName,
+			Duration: s.Duration, Tokens: s.TotalTokens, Model: firstNonEmpty(s.ResponseModel, s.RequestModel), Spans: 1,
+		}
+		if s.StatusCode == "STATUS_CODE_ERROR" {
+			row.Errors = 1
+		}
+		for _, ev := range s.Evaluations {
+			row.Chips = append(row.Chips, newChip(ev, ""))
+		}
+		data.Rows = append(data.Rows, row)
+	}
+	if page.NextCursor != "" {
+		data.NextLink = p.url(true, func(v url.Values) { v.Set("cursor", page.NextCursor) })
+	}
+	return nil
+}
+
+// traceLink is the URL of a trace page; ts (the start of a span of it)
+// lets the page look in the right time window first.
+func traceLink(traceID string, ts int64, spanID string) string {
+	v := url.Values{}
+	if ts > 0 {
+		v.Set("ts", strconv.FormatInt(ts, 10))
+	}
+	if spanID != "" {
+		v.Set("span", spanID)
+	}
+	return "/ui/traces/" + url.PathEscape(traceID) + "?" + v.Encode()
+}
+
+// verdictOf is the verdict of a stored evaluation.
+func verdictOf(ev warehouse.Evaluation) evaluators.Verdict {
+	return evaluators.VerdictOf(ev.Name, ev.Output, ev.Error)
+}
+
+func newChip(ev warehouse.Evaluation, spanName string) chip {
+	v := verdictOf(ev)
+	var b strings.Builder
+	b.WriteString(ev.Name)
+	b.WriteString(": ")
+	if v == evaluators.VerdictNone {
+		b.WriteString("no verdict")
+	} else {
+		b.WriteString(string(v))
+	}
+	if ev.Error != "" {
+		b.WriteString(" (" + ev.Error + ")")
+	} else {
+		b.WriteString(" · score " + formatScore(ev.ScoreValue))
+		if ev.ScoreLabel != "" {
+			b.WriteString(" (" + ev.ScoreLabel + ")")
+		}
+	}
+	if spanName != "" {
+		b.WriteString(" · span " + spanName)
+	}
+	if ev.MonitorID != "" {
+		b.WriteString(" · monitor " + ev.MonitorID)
+	}
+	return chip{Name: ev.Name, Verdict: v, Title: b.String()}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
