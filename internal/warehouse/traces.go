@@ -192,7 +192,7 @@ func QueryTraces(ctx context.Context, st SpanReader, q TraceQuery) (TracePage, e
 	for _, id := range cur.Tied {
 		tied[id] = true
 	}
-	taken := map[string]int{}   // trace id -> index in page.Traces
+	taken := map[string]int{}    // trace id -> index in page.Traces
 	skipped := map[string]bool{} // traces listed on an earlier page
 	var stop *Span               // first span of the first trace that did not fit
 	first := true
