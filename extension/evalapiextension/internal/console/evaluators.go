@@ -87,7 +87,7 @@ const maxPrefillBytes = 64 << 10
 func (c *Console) playgroundPage(w http.ResponseWriter, r *http.Request) {
 	def, ok := evaluators.Lookup(r.PathValue("slug"))
 	if !ok {
-		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "There is no evaluator "+strconv.Quote(r.PathValue("slug"))+" in the catalogue.")
+		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "There is no evaluator "+quote(r.PathValue("slug"))+" in the catalogue.")
 		return
 	}
 	data := playgroundData{Def: def}
@@ -168,7 +168,7 @@ func defaultText(v any) string {
 func (c *Console) runPlayground(w http.ResponseWriter, r *http.Request) {
 	def, ok := evaluators.Lookup(r.PathValue("slug"))
 	if !ok {
-		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "There is no evaluator "+strconv.Quote(r.PathValue("slug"))+" in the catalogue.")
+		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "There is no evaluator "+quote(r.PathValue("slug"))+" in the catalogue.")
 		return
 	}
 	values := map[string]string{}

@@ -187,7 +187,7 @@ func (c *Console) editSetupPage(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
 	s, err := c.opts.Setups.Get(r.Context(), t, r.PathValue("id"))
 	if errors.Is(err, warehouse.ErrNotFound) {
-		c.renderError(w, r, http.StatusNotFound, "Setup not found", "There is no monitor setup "+strconv.Quote(r.PathValue("id"))+" in this environment.")
+		c.renderError(w, r, http.StatusNotFound, "Setup not found", "There is no monitor setup "+quote(r.PathValue("id"))+" in this environment.")
 		return
 	}
 	if err != nil {
@@ -372,7 +372,7 @@ func (c *Console) deleteSetup(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if err := c.opts.Setups.Delete(r.Context(), t, id); err != nil {
 		if errors.Is(err, warehouse.ErrNotFound) {
-			c.renderError(w, r, http.StatusNotFound, "Setup not found", "There is no monitor setup "+strconv.Quote(id)+" in this environment.")
+			c.renderError(w, r, http.StatusNotFound, "Setup not found", "There is no monitor setup "+quote(id)+" in this environment.")
 			return
 		}
 		c.unavailable(w, r, err)

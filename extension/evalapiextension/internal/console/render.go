@@ -142,3 +142,7 @@ func truncate(n int, s string) string {
 	}
 	return string(r[:n]) + "…"
 }
+
+// quote puts typographic quotes around s for a message shown as text (no
+// escaping: the template escapes it, and the user reads it verbatim).
+func quote(s string) string { return "“" + s + "”" }

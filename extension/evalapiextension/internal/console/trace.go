@@ -137,7 +137,7 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(spans) == 0 {
-		c.renderError(w, r, http.StatusNotFound, "Trace not found", "There is no trace "+strconv.Quote(truncate(80, traceID))+" in environment "+strconv.Quote(t.Environment)+".")
+		c.renderError(w, r, http.StatusNotFound, "Trace not found", "There is no trace "+quote(truncate(80, traceID))+" in environment "+quote(t.Environment)+".")
 		return
 	}
 	data := traceData{TraceID: traceID, SpanCount: len(spans), Truncated: len(spans) >= maxTraceSpans, Evaluators: evaluators.Catalogue()}
