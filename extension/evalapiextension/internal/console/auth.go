@@ -2,6 +2,8 @@ package console
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,6 +38,9 @@ func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if !c.parseForm(w, r) {
+				return
+			}
 			if !sameSite(r) || !c.signer.checkCSRF(r.Context(), r.PostFormValue("csrf"), "session", sess.ID) {
 				c.renderError(w, r, http.StatusForbidden, "Form expired", "This form was not sent from this console session (missing or wrong CSRF token). Reload the page and try again.")
 				return
@@ -45,6 +50,21 @@ func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 		w.Header().Set("Cache-Control", "no-store")
 		h(w, r.WithContext(ctx))
 	}
+}
+
+// parseForm parses a posted form, answering 413 itself when the body is
+// over the limit (ok false).
+func (c *Console) parseForm(w http.ResponseWriter, r *http.Request) bool {
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			c.renderError(w, r, http.StatusRequestEntityTooLarge, "Form too large", fmt.Sprintf("The form is larger than the limit of %d bytes.", tooBig.Limit))
+			return false
+		}
+		c.renderError(w, r, http.StatusBadRequest, "Bad form", "The form could not be read: "+err.Error())
+		return false
+	}
+	return true
 }
 
 // currentSession returns the request's valid session, if any.
@@ -116,6 +136,9 @@ func (c *Console) renderLogin(w http.ResponseWriter, r *http.Request, status int
 // the API's keyring (tenant.SecretFromAuthorization accepts the bare key or
 // "Bearer <key>", as the API does); a wrong key is a 401 with no session.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+	if !c.parseForm(w, r) {
+		return
+	}
 	next := safeNext(r.PostFormValue("next"))
 	nonce := ""
 	if ck, err := r.Cookie(loginCookie); err == nil {

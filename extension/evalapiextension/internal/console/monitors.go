@@ -260,7 +260,7 @@ func (c *Console) readSetupForm(r *http.Request) (setupForm, setups.Request, boo
 	if err != nil {
 		var fe *setups.FieldError
 		if errors.As(err, &fe) {
-			f.Errors[formFieldOf(fe.Field)] = fe.Msg
+			f.Errors[formFieldOf(fe.Field)] = fieldMessage(fe)
 		} else {
 			f.Errors["form"] = err.Error()
 		}
@@ -279,6 +279,16 @@ func formFieldOf(field string) string {
 		return "backfill"
 	}
 	return field
+}
+
+// fieldMessage is the message shown next to a form field: the request
+// field's own message, prefixed with the part of the field it concerns
+// when that is finer than the form field ("selector[1].operator: ...").
+func fieldMessage(fe *setups.FieldError) string {
+	if formFieldOf(fe.Field) != fe.Field && fe.Field != "backfill_from_timestamp_sec" {
+		return fe.Field + ": " + fe.Msg
+	}
+	return fe.Msg
 }
 
 // parseSelectorInput reads the selector box: JSON (an object of attribute
@@ -351,7 +361,7 @@ func (c *Console) setupError(w http.ResponseWriter, r *http.Request, f setupForm
 	var fe *setups.FieldError
 	switch {
 	case errors.As(err, &fe):
-		f.Errors[formFieldOf(fe.Field)] = fe.Msg
+		f.Errors[formFieldOf(fe.Field)] = fieldMessage(fe)
 		c.renderSetupForm(w, r, http.StatusBadRequest, f)
 	case errors.Is(err, warehouse.ErrConflict):
 		f.Errors["external_id"] = "a setup with this external id already exists in this project"
