@@ -17,7 +17,7 @@ import (
 
 // pageNames are the page templates; each defines "content" inside the
 // layout.
-var pageNames = []string{"login", "error", "traces", "trace", "monitors", "setup", "evaluators", "playground"}
+var pageNames = []string{"login", "error", "traces", "trace", "scores", "monitors", "setup", "evaluators", "playground"}
 
 func parsePages() (map[string]*template.Template, error) {
 	pages := make(map[string]*template.Template, len(pageNames))
@@ -105,6 +105,8 @@ var funcs = template.FuncMap{
 	"score":    formatScore,
 	"percent":  func(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" },
 	"add":      func(a, b int) int { return a + b },
+	"add64":    func(a, b float64) float64 { return a + b },
+	"add64i":   func(a, b int64) int64 { return a + b },
 	"join":     strings.Join,
 	"truncate": truncate,
 }
