@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -240,14 +241,7 @@ func fillSpanDetails(data *traceData, s *warehouse.Span) {
 		}
 		data.Evaluations = append(data.Evaluations, row)
 	}
-	evals := s.Evaluations
-	if evals == nil {
-		evals = []warehouse.Evaluation{}
-	}
-	raw, _ := json.MarshalIndent(struct {
-		warehouse.Span
-		Evaluations []warehouse.Evaluation `json:"evaluations"`
-	}{*s, evals}, "", "  ")
+	raw, _ := json.MarshalIndent(httpapi.SpanView(*s), "", "  ")
 	data.RawJSON = string(raw)
 }
 

@@ -62,6 +62,10 @@ func newSpanJSON(s warehouse.Span) spanJSON {
 		Evaluations: evals}
 }
 
+// SpanView returns span s in the form GET /v2/warehouse/spans returns it,
+// for other readers that show a span's JSON (the console).
+func SpanView(s warehouse.Span) any { return newSpanJSON(s) }
+
 type spanPageView struct {
 	Data         []spanJSON `json:"data"`
 	PageSize     int        `json:"page_size"`
