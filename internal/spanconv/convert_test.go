@@ -3,6 +3,7 @@ package spanconv
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,7 @@ func TestEvaluationPoints(t *testing.T) {
 	wantLabels := map[string]string{
 		"evaluator_name": "toxicity-detector", "metric_source": "evaluator", "monitor_id": "mon-1", "trace_id": "0102030405060708090a0b0c0d0e0f10",
 		"span_id": "0101010101010101", "service_name": "jokes-svc", "environment": "prod", "workflow": "jokes", "model": "gpt-4o-2024-08-06", "vendor": "openai",
+		"verdict": "pass",
 	}
 	for k, v := range wantLabels {
 		if tox.Labels[k] != v {
@@ -177,6 +179,56 @@ func TestEvaluationPoints(t *testing.T) {
 	unc := byName["uncertainty-detector.uncertainty"]
 	if unc.NumericValue == nil || *unc.NumericValue != 0.25 || unc.Labels["answer"] != "A pirate walks into a bar" {
 		t.Errorf("uncertainty point = %+v (labels %v)", unc, unc.Labels)
+	}
+	// The stored evaluations carry the verdict the catalogue decides
+	// (safe passes; uncertainty 0.25 < 0.5 passes; the timeout is an
+	// error).
+	want := map[string]string{"toxicity-detector": "pass", "uncertainty-detector": "pass", "pii-detector": "error"}
+	for _, ev := range b.Spans[0].Evaluations {
+		if ev.Verdict != want[ev.Name] {
+			t.Errorf("evaluation %s verdict %q, want %q", ev.Name, ev.Verdict, want[ev.Name])
+		}
+	}
+}
+
+// TestVerdicts: each evaluation gets the verdict of evaluators.VerdictOf
+// (fail, pass, error; none for an evaluator outside the catalogue), and
+// its metric points the same verdict label.
+func TestVerdicts(t *testing.T) {
+	td := chatTraces(nil)
+	sp := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	sp.Events().RemoveIf(func(ptrace.SpanEvent) bool { return true })
+	add := func(name string, fill func(pcommon.Map)) {
+		ev := sp.Events().AppendEmpty()
+		ev.SetName(genai.EvaluationEvent)
+		ev.Attributes().PutStr(genai.AttrEvaluationName, name)
+		fill(ev.Attributes())
+	}
+	add("toxicity-detector", func(a pcommon.Map) { a.PutStr(genai.AttrEvaluationOutputPrefix+"is_safe", "unsafe") })
+	add("pii-detector", func(a pcommon.Map) { a.PutBool(genai.AttrEvaluationOutputPrefix+"has_pii", false) })
+	add("secrets-detector", func(a pcommon.Map) {
+		a.PutStr(genai.AttrErrorType, "timeout")
+		a.PutStr(genai.AttrEvaluationErrorMessage, "evaluation timed out after 2s")
+	})
+	add("my-own-judge", func(a pcommon.Map) { a.PutDouble(genai.AttrEvaluationOutputPrefix+"score", 0.1) })
+	b := Traces(td, Options{DefaultEnvironment: "prod"})
+	got := map[string]string{}
+	for _, ev := range b.Spans[0].Evaluations {
+		got[ev.Name] = ev.Verdict
+	}
+	want := map[string]string{"toxicity-detector": "fail", "pii-detector": "pass", "secrets-detector": "error", "my-own-judge": ""}
+	if !maps.Equal(got, want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	for _, p := range b.Points {
+		v, ok := p.Labels["verdict"]
+		if w := want[p.Labels["evaluator_name"]]; v != w || ok != (w != "") {
+			t.Errorf("point %s: verdict label %q (present %v), want %q", p.MetricName, v, ok, w)
+		}
+	}
+	if idx := warehouse.VerdictIndex(b.Spans[0].Evaluations); !strings.Contains(idx, warehouse.VerdictNeedle("toxicity-detector", "fail")) ||
+		strings.Contains(idx, warehouse.VerdictNeedle("pii-detector", "fail")) || !strings.Contains(idx, warehouse.VerdictNeedle("", "error")) {
+		t.Errorf("verdict index %q", idx)
 	}
 }
 

@@ -53,8 +53,21 @@ const (
 	attrEnvironmentOld  = "deployment.environment"
 	attrServiceName     = "service.name"
 	metricSourceLabel   = "metric_source"
-	evaluatorNameLabel  = "evaluator_name"
+	evaluatorNameLabel  = LabelEvaluator
 	defaultServiceLabel = "service_name"
+	verdictLabel        = LabelVerdict
+)
+
+// Labels of evaluation metric points that readers group by (the console's
+// scores page).
+const (
+	// LabelEvaluator is the evaluator's slug.
+	LabelEvaluator = "evaluator_name"
+	// LabelVerdict is the result's verdict: pass or fail (absent for an
+	// evaluator outside the catalogue).
+	LabelVerdict = "verdict"
+	// LabelWorkflow is the span's workflow name.
+	LabelWorkflow = "workflow"
 )
 
 // Environment returns the environment of a resource: the attribute
@@ -217,6 +230,7 @@ func evaluations(events ptrace.SpanEventSlice) []warehouse.Evaluation {
 			}
 			return true
 		})
+		e.Verdict = string(evaluators.VerdictOf(e.Name, e.Output, e.Error))
 		out = append(out, e)
 	}
 	return out
@@ -252,8 +266,11 @@ func evaluationPoints(s *warehouse.Span, sp ptrace.Span, org string) []warehouse
 		labels := map[string]string{
 			evaluatorNameLabel: ev.Name, metricSourceLabel: warehouse.SourceEvaluator, "monitor_id": ev.MonitorID,
 			"trace_id": s.TraceID, "span_id": s.SpanID, defaultServiceLabel: s.ServiceName, "environment": s.Environment,
-			"workflow": s.WorkflowName, "agent_name": s.AgentName, "entity_name": s.EntityName,
+			LabelWorkflow: s.WorkflowName, "agent_name": s.AgentName, "entity_name": s.EntityName,
 			"model": firstNonEmpty(s.ResponseModel, s.RequestModel), "vendor": s.Vendor,
+		}
+		if ev.Verdict != "" {
+			labels[verdictLabel] = ev.Verdict
 		}
 		for _, f := range def.Outputs {
 			if v, ok := ev.Output[f.Name].(string); ok && f.Type == evaluators.TypeString && len(f.EnumValues) == 0 {

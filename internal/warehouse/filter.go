@@ -95,6 +95,9 @@ const (
 	KindLabel
 	// KindPointAttribute is a metric point attribute (FieldRef.Key).
 	KindPointAttribute
+	// KindVerdict is the verdicts of a span's evaluation results
+	// (FieldRef.Key is an evaluator slug, "" for any evaluator).
+	KindVerdict
 )
 
 // ColumnType is the type of a column.
@@ -168,6 +171,12 @@ const (
 func ResolveSpanField(id string) FieldRef {
 	if ref, ok := spanColumns[id]; ok {
 		return ref
+	}
+	if id == VerdictField {
+		return FieldRef{Kind: KindVerdict}
+	}
+	if slug, ok := strings.CutPrefix(id, VerdictField+"."); ok && slug != "" {
+		return FieldRef{Kind: KindVerdict, Key: slug}
 	}
 	for _, p := range []struct {
 		prefix string
@@ -352,7 +361,32 @@ func checkFilterLimits(filters []Filter) *QueryError {
 	return nil
 }
 
-// VerdictField is the filter id of evaluation verdicts: "verdict" matches
-// a span with an evaluation of any evaluator with the verdict (value
-// pass, fail or error); "verdict.<slug>" one of that evaluator.
+// VerdictField is the filter id of evaluation verdicts: "verdict" is the
+// verdicts of a span's evaluation results of any evaluator,
+// "verdict.<slug>" those of one evaluator (see verdictOperators).
 const VerdictField = "verdict"
+
+// verdictOperators are the operators of verdict filters: equals (a result
+// with that verdict), not_equals (none with it), in / not_in (with any /
+// none of the verdicts), exists / not_exists (any result / none at all).
+var verdictOperators = []Operator{OpEquals, OpNotEquals, OpIn, OpNotIn, OpExists, OpNotExists}
+
+// validateVerdictFilter checks a verdict filter's operator and values.
+func validateVerdictFilter(name string, f Filter) *QueryError {
+	if !knownOperator(verdictOperators, f.Operator) {
+		return queryErrorf(name, "operator %s does not apply to %s; use one of %s", f.Operator, f.Field, operatorList(verdictOperators))
+	}
+	values := f.Values
+	if !f.Operator.IsList() {
+		values = []string{f.Value}
+	}
+	if f.Operator.TakesNoValue() {
+		values = nil
+	}
+	for _, v := range values {
+		if !IsVerdict(v) {
+			return queryErrorf(name, "%q is not a verdict (pass, fail or error)", v)
+		}
+	}
+	return nil
+}

@@ -56,6 +56,11 @@ type Evaluation struct {
 	Output     map[string]any `json:"output,omitempty"`
 	MonitorID  string         `json:"monitor_id,omitempty"`
 	Error      string         `json:"error,omitempty"`
+	// Verdict is pass, fail or error as the evaluators package decided it
+	// when the result was recorded (evaluators.VerdictOf), "" for none
+	// (an evaluator outside the catalogue, or a result stored before
+	// verdicts were).
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // SpanPage is one page of a span query.

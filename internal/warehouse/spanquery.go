@@ -125,8 +125,14 @@ func (q SpanQuery) Normalize() (SpanQuery, error) {
 		return q, err
 	}
 	for i, f := range q.Filters {
-		if err := validateFilter(fmt.Sprintf("filters[%d]", i), f, spanOperators); err != nil {
+		name := fmt.Sprintf("filters[%d]", i)
+		if err := validateFilter(name, f, spanOperators); err != nil {
 			return q, err
+		}
+		if ResolveSpanField(f.Field).Kind == KindVerdict {
+			if err := validateVerdictFilter(name, f); err != nil {
+				return q, err
+			}
 		}
 	}
 	return q, nil

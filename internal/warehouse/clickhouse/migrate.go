@@ -3,6 +3,7 @@ package clickhouse
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/pressly/goose/v3"
 
 	"github.com/evalcol/evalcol/internal/warehouse/migrate"
 )
@@ -186,7 +188,57 @@ func (s *Store) applyMigrations(ctx context.Context, files fs.FS) ([]int64, erro
 	defer db.Close()
 	db.SetMaxOpenConns(2)
 	db.SetConnMaxLifetime(time.Minute)
-	return migrate.Up(ctx, db, rendered, table)
+	return migrate.Up(ctx, db, rendered, table, sc.goMigrations()...)
+}
+
+// goMigrations are the steps SQL cannot express idempotently on
+// ClickHouse 18.16, which has no ADD COLUMN IF NOT EXISTS: each adds a
+// column only where system.columns lacks it, so collectors migrating at
+// the same time do no harm.
+func (sc schema) goMigrations() []*goose.Migration {
+	return []*goose.Migration{
+		// The verdict index of each span's evaluation results
+		// (warehouse.VerdictIndex), which verdict filters search. Spans
+		// stored before it hold '' (no verdicts to filter on).
+		sc.addColumn(5, "00005_verdicts", "spans", "verdicts", "String"),
+	}
+}
+
+// latestGoMigration is the highest version of goMigrations.
+const latestGoMigration = 5
+
+// addColumn is a migration that adds column (of type typ) to table: to
+// the shards' local table and the Distributed one on a cluster.
+func (sc schema) addColumn(version int64, name, table, column, typ string) *goose.Migration {
+	m := goose.NewGoMigration(version, &goose.GoFunc{RunDB: func(ctx context.Context, db *sql.DB) error {
+		tables := []string{table}
+		if sc.cluster != "" {
+			tables = []string{table + "_local", table}
+		}
+		for _, t := range tables {
+			has := func() (bool, error) {
+				var n uint64
+				err := db.QueryRowContext(ctx, "SELECT count() FROM system.columns WHERE database = ? AND table = ? AND name = ?", sc.db, t, column).Scan(&n)
+				return n > 0, err
+			}
+			if ok, err := has(); err != nil || ok {
+				if err != nil {
+					return fmt.Errorf("look for column %s.%s: %w", t, column, err)
+				}
+				continue
+			}
+			// sc.db, t, column and typ are identifiers of this package.
+			if _, err := db.ExecContext(ctx, "ALTER TABLE "+sc.table(t)+sc.onCluster()+" ADD COLUMN "+column+" "+typ); err != nil {
+				if ok, _ := has(); ok {
+					continue // another collector added it meanwhile
+				}
+				return fmt.Errorf("add column %s.%s: %w", t, column, err)
+			}
+		}
+		return nil
+	}}, nil)
+	m.Source = name + ".go" // goose wants it; schema_migrations records name
+	return m
 }
 
 // SchemaVersion returns the highest applied schema migration.

@@ -13,7 +13,8 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse/migrate"
 )
 
-// latestVersion is the highest version among the migration files.
+// latestVersion is the highest version among the migration files and the
+// Go migrations.
 func latestVersion(t testing.TB) int {
 	t.Helper()
 	sub, err := fs.Sub(schemaFiles, "migrations")
@@ -24,7 +25,7 @@ func latestVersion(t testing.TB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return int(v)
+	return max(int(v), latestGoMigration)
 }
 
 // TestUpgradeFromPreviousSchema loads a database written by the code

@@ -19,6 +19,10 @@ const spanColumns = `environment, timestamp, seq, ver, duration, total_tokens, t
 	resource_keys, resource_values, attr_keys, attr_values, prompt_keys, prompt_values,
 	completion_keys, completion_values, input, output, evaluations`
 
+// spanInsertColumns are the columns a span insert writes: spanColumns and
+// the verdict index, which only filters read.
+const spanInsertColumns = spanColumns + ", verdicts"
+
 // WriteSpans stores spans in one insert (one batch: all or none). Writes
 // are idempotent: a re-sent span has the same sort key (environment,
 // timestamp, trace_id, span_id) and queries read the table FINAL, so the
@@ -53,7 +57,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 // insertSpans inserts the spans of cols, with their sequence numbers and
 // versions, in one batch (all or none).
 func (s *Store) insertSpans(ctx context.Context, cols *spanColumnsData, seqs []int64, vers []uint64) error {
-	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("spans")+" ("+spanColumns+")")
+	batch, err := s.conn.PrepareBatch(s.writeCtx(ctx), "INSERT INTO "+s.schema.table("spans")+" ("+spanInsertColumns+")")
 	if err != nil {
 		return fmt.Errorf("prepare: %w", mapErr(err))
 	}
@@ -159,7 +163,7 @@ func (s *Store) traceRange(ctx context.Context, envs, traceIDs []string, from, t
 type spanColumnsData struct {
 	env, traceID, spanID, parentID, traceState, name, kind, service, scopeName, scopeVersion   []string
 	statusCode, statusMsg, workflow, entity, agent, reqModel, respModel, vendor, input, output []string
-	evaluations                                                                                []string
+	evaluations, verdicts                                                                      []string
 	timestamp, duration, tokens                                                                []int64
 	resKeys, resValues, attrKeys, attrValues, promptKeys, promptValues, complKeys, complValues [][]string
 }
@@ -168,7 +172,7 @@ func newSpanColumnsData(n int) *spanColumnsData {
 	c := &spanColumnsData{}
 	for _, p := range []*[]string{&c.env, &c.traceID, &c.spanID, &c.parentID, &c.traceState, &c.name, &c.kind,
 		&c.service, &c.scopeName, &c.scopeVersion, &c.statusCode, &c.statusMsg, &c.workflow, &c.entity, &c.agent,
-		&c.reqModel, &c.respModel, &c.vendor, &c.input, &c.output, &c.evaluations} {
+		&c.reqModel, &c.respModel, &c.vendor, &c.input, &c.output, &c.evaluations, &c.verdicts} {
 		*p = make([]string, 0, n)
 	}
 	for _, p := range []*[]int64{&c.timestamp, &c.duration, &c.tokens} {
@@ -206,6 +210,7 @@ func (c *spanColumnsData) add(sp *warehouse.Span) {
 	c.input = append(c.input, sp.Input)
 	c.output = append(c.output, sp.Output)
 	c.evaluations = append(c.evaluations, warehouse.EncodeEvaluations(sp.Evaluations))
+	c.verdicts = append(c.verdicts, warehouse.VerdictIndex(sp.Evaluations))
 	for _, m := range []struct {
 		src        map[string]string
 		keys, vals *[][]string
@@ -217,12 +222,12 @@ func (c *spanColumnsData) add(sp *warehouse.Span) {
 	}
 }
 
-// values returns the columns in the order of spanColumns.
+// values returns the columns in the order of spanInsertColumns.
 func (c *spanColumnsData) values(seqs []int64, vers []uint64) []any {
 	return []any{c.env, c.timestamp, seqs, vers, c.duration, c.tokens, c.traceID, c.spanID, c.parentID,
 		c.traceState, c.name, c.kind, c.service, c.scopeName, c.scopeVersion, c.statusCode, c.statusMsg,
 		c.workflow, c.entity, c.agent, c.reqModel, c.respModel, c.vendor, c.resKeys, c.resValues, c.attrKeys,
-		c.attrValues, c.promptKeys, c.promptValues, c.complKeys, c.complValues, c.input, c.output, c.evaluations}
+		c.attrValues, c.promptKeys, c.promptValues, c.complKeys, c.complValues, c.input, c.output, c.evaluations, c.verdicts}
 }
 
 // version is the ReplacingMergeTree version of a row: the first insertion
@@ -274,9 +279,17 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		out.Snapshot = snapshot
 	}
 	w.Add("seq <= ?", snapshot)
+	// Verdict filters read the verdict index, which an appended evaluation
+	// changes in a later copy of the row (same seq): they must see the
+	// collapsed row, so they go with the FINAL read's own conditions. The
+	// other filters read what every copy holds alike (see splitSelect).
 	var fw sqlfilter.Where
-	for _, c := range dialect.SpanFilters(q.Filters) {
-		fw.AddExpr(c)
+	for i, c := range dialect.SpanFilters(q.Filters) {
+		if warehouse.ResolveSpanField(q.Filters[i].Field).Kind == warehouse.KindVerdict {
+			w.AddExpr(c)
+		} else {
+			fw.AddExpr(c)
+		}
 	}
 	matchSQL, matchArgs := w.SQL()+" AND "+fw.SQL(), append(slices.Clone(w.Args), fw.Args...)
 

@@ -54,7 +54,7 @@ func Up(ctx context.Context, db *sql.DB, fsys fs.FS, table Table, extra ...*goos
 		return nil, err
 	}
 	for _, m := range extra {
-		names[m.Version] = path.Base(m.Source)
+		names[m.Version] = strings.TrimSuffix(path.Base(m.Source), ".go")
 	}
 	p, err := goose.NewProvider(goose.DialectCustom, db, fsys,
 		goose.WithStore(&versionStore{table: table, names: names}),

@@ -60,6 +60,9 @@ const (
 
 // Cond renders filter f on the field ref resolves to.
 func (d Dialect) Cond(f warehouse.Filter, ref warehouse.FieldRef) Expr {
+	if ref.Kind == warehouse.KindVerdict {
+		return d.verdictCond(f, ref.Key)
+	}
 	var val, exists Expr
 	mode := cmpText
 	column := ref.Kind == warehouse.KindColumn
@@ -192,4 +195,49 @@ func (d Dialect) Cond(f warehouse.Filter, ref warehouse.FieldRef) Expr {
 // Placeholders returns "?, ?, ?" for n parameters.
 func Placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// VerdictColumn is the span column holding warehouse.VerdictIndex of the
+// span's evaluations.
+const VerdictColumn = "verdicts"
+
+// verdictCond renders a verdict filter (validated: see
+// warehouse.SpanQuery.Normalize) as substring tests of the verdict index:
+// a span matches equals/in when one of its results of evaluator ("" any)
+// has the verdict, not_equals/not_in when none has, exists when it has a
+// result of evaluator at all, not_exists when it has none.
+func (d Dialect) verdictCond(f warehouse.Filter, evaluator string) Expr {
+	has := func(verdict string) Expr {
+		return Expr{SQL: d.Contains(VerdictColumn), Args: []any{warehouse.VerdictNeedle(evaluator, verdict)}}
+	}
+	anyOf := func(verdicts []string) Expr {
+		if len(verdicts) == 0 {
+			return Expr{SQL: "0"}
+		}
+		var e Expr
+		conds := make([]string, len(verdicts))
+		for i, v := range verdicts {
+			c := has(v)
+			conds[i] = c.SQL
+			e.Args = append(e.Args, c.Args...)
+		}
+		e.SQL = "(" + strings.Join(conds, " OR ") + ")"
+		return e
+	}
+	not := func(e Expr) Expr { return Expr{SQL: "NOT (" + e.SQL + ")", Args: e.Args} }
+	switch f.Operator {
+	case warehouse.OpEquals:
+		return has(f.Value)
+	case warehouse.OpNotEquals:
+		return not(has(f.Value))
+	case warehouse.OpIn:
+		return anyOf(f.Values)
+	case warehouse.OpNotIn:
+		return not(anyOf(f.Values))
+	case warehouse.OpExists:
+		return has("")
+	case warehouse.OpNotExists:
+		return not(has(""))
+	}
+	return Expr{SQL: "0"}
 }

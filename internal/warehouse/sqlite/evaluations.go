@@ -34,7 +34,7 @@ func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []wareh
 		return fmt.Errorf("append evaluations: prepare: %w", mapErr(err))
 	}
 	defer byTime.Close()
-	update, err := tx.PrepareContext(ctx, `UPDATE spans SET evaluations = ? WHERE seq = ?`)
+	update, err := tx.PrepareContext(ctx, `UPDATE spans SET evaluations = ?, verdicts = ? WHERE seq = ?`)
 	if err != nil {
 		return fmt.Errorf("append evaluations: prepare: %w", mapErr(err))
 	}
@@ -67,7 +67,7 @@ func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []wareh
 			}
 		}
 		merged := warehouse.MergeEvaluations(stored, e.Evaluations)
-		if _, err := update.ExecContext(ctx, warehouse.EncodeEvaluations(merged), seq); err != nil {
+		if _, err := update.ExecContext(ctx, warehouse.EncodeEvaluations(merged), warehouse.VerdictIndex(merged), seq); err != nil {
 			return fmt.Errorf("append evaluations: span %d: %w", i, mapErr(err))
 		}
 	}

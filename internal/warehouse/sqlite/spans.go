@@ -18,10 +18,10 @@ import (
 const insertSpanSQL = `INSERT INTO spans (seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
 	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
 	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
-	resource_id, span_attributes, prompts, completions, input, output, evaluations) VALUES `
+	resource_id, span_attributes, prompts, completions, input, output, evaluations, verdicts) VALUES `
 
 // spanColumns is the number of columns insertSpanSQL names.
-const spanColumns = 29
+const spanColumns = 30
 
 const selectSpanColumns = `seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
 	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
@@ -74,7 +74,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 			sp.ScopeName, sp.ScopeVersion, sp.StatusCode, sp.StatusMessage, sp.WorkflowName, sp.EntityName,
 			sp.AgentName, sp.RequestModel, sp.ResponseModel, sp.Vendor, resID,
 			encodeMap(sp.SpanAttributes), encodeMap(sp.Prompts), encodeMap(sp.Completions), sp.Input, sp.Output,
-			warehouse.EncodeEvaluations(sp.Evaluations)); err != nil {
+			warehouse.EncodeEvaluations(sp.Evaluations), warehouse.VerdictIndex(sp.Evaluations)); err != nil {
 			return fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
 		index.add(seq, sp)

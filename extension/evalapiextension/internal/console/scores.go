@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -33,11 +34,11 @@ func bucketFor(span time.Duration) time.Duration {
 	return bucketSizes[len(bucketSizes)-1]
 }
 
-// Verdict label values of evaluation metric points.
+// Labels of evaluation metric points the charts group by.
 const (
-	labelEvaluator = "evaluator_name"
-	labelWorkflow  = "workflow"
-	labelVerdict   = "verdict"
+	labelEvaluator = spanconv.LabelEvaluator
+	labelWorkflow  = spanconv.LabelWorkflow
+	labelVerdict   = spanconv.LabelVerdict
 )
 
 // counts are evaluation results by verdict.
