@@ -9,9 +9,10 @@ import (
 	"slices"
 )
 
-// SpanReader is the part of a Store that trace queries read through.
-type SpanReader interface {
-	QuerySpans(ctx context.Context, q SpanQuery) (SpanPage, error)
+// TraceReader is implemented by stores that answer trace queries (both
+// backends, through the query path).
+type TraceReader interface {
+	QueryTraces(ctx context.Context, q TraceQuery) (TracePage, error)
 }
 
 // Trace query limits.
@@ -112,17 +113,18 @@ func (q TraceQuery) spanQuery() SpanQuery {
 		SortBy: SortTimestamp, Desc: q.Desc, Limit: traceScanBatch}
 }
 
-// traceCursor continues a trace pagination: the next page scans matching
-// spans from Edge on (at or before it when descending, at or after it when
-// ascending); a trace with a matching span beyond Edge, or in Tied (traces
-// already listed whose first matching span starts exactly at Edge), was
+// traceCursor continues a trace pagination: the snapshot its first page
+// took, the position (start time and sequence number) of the last span the
+// previous page consumed in the scan order, and the count of matching
+// spans. A trace with a matching span at or before that position was
 // listed on an earlier page.
 type traceCursor struct {
-	V     int      `json:"v"`
-	Hash  string   `json:"h"`
-	Edge  int64    `json:"e"`
-	Tied  []string `json:"t,omitempty"`
-	Total int64    `json:"n"`
+	V     int    `json:"v"`
+	Hash  string `json:"h"`
+	Snap  int64  `json:"s"`
+	Ts    int64  `json:"n"`
+	Seq   int64  `json:"q"`
+	Total int64  `json:"t"`
 }
 
 const traceCursorVersion = 1
@@ -149,7 +151,7 @@ func (q TraceQuery) decodeCursor() (traceCursor, bool, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &c)
 	}
-	if err != nil || c.V != traceCursorVersion || c.Total < 0 || len(c.Tied) > MaxFilterValues {
+	if err != nil || c.V != traceCursorVersion || c.Total < 0 || c.Snap < 0 || c.Seq < 0 {
 		return c, false, queryErrorf("cursor", "malformed cursor")
 	}
 	if c.Hash != q.fingerprint() {
@@ -164,142 +166,124 @@ func (q TraceQuery) encodeCursor(c traceCursor) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// QueryTraces returns one page of traces. It reads only through
-// QuerySpans, so every backend answers it with the span query's filters,
-// tenancy and indexes: it scans the matching spans in time order from the
-// cursor's edge, takes each trace at its first matching span, drops traces
-// listed on an earlier page, then reads the spans of the page's traces to
-// summarise them.
-func QueryTraces(ctx context.Context, st SpanReader, q TraceQuery) (TracePage, error) {
+// QueryTraces returns one page of traces. It reads through the backend's
+// span reads only, so every backend answers it with the span query's
+// filters, tenancy and indexes: it scans the matching spans in time order
+// within the pagination's snapshot from the cursor on, takes each trace
+// at its first matching span in that order, drops the traces that have a
+// matching span before the cursor (listed on an earlier page), then reads
+// the spans of the page's traces to summarise them.
+func (p QueryPath) QueryTraces(ctx context.Context, q TraceQuery) (TracePage, error) {
+	page := TracePage{Traces: []TraceSummary{}}
 	q, err := q.Normalize()
 	if err != nil {
-		return TracePage{}, err
+		return page, err
 	}
 	cur, hasCursor, err := q.decodeCursor()
 	if err != nil {
-		return TracePage{}, err
+		return page, err
 	}
-	scan := q.spanQuery()
-	if hasCursor {
-		if q.Desc {
-			scan.ToMs = cur.Edge
-		} else {
-			scan.FromMs = cur.Edge
-		}
+	if len(q.Environments) == 0 {
+		return page, nil
 	}
-	var page TracePage
-	tied := make(map[string]bool, len(cur.Tied))
-	for _, id := range cur.Tied {
-		tied[id] = true
+	scan, err := q.spanQuery().Normalize()
+	if err != nil {
+		return page, err
 	}
-	taken := map[string]int{}    // trace id -> index in page.Traces
-	skipped := map[string]bool{} // traces listed on an earlier page
-	var stop *Span               // first span of the first trace that did not fit
-	first := true
-	for stop == nil {
-		sp, err := st.QuerySpans(ctx, scan)
+	read := SpanRead{Query: scan, First: !hasCursor, Snapshot: cur.Snap, After: SpanKey{Num: cur.Ts, Seq: cur.Seq},
+		Limit: traceScanBatch, Count: !hasCursor}
+	page.MatchedSpans = cur.Total
+	taken := map[string]bool{}
+	skipped := map[string]bool{}
+	var last SpanKey // the last span consumed
+	for {
+		rows, err := p.backend.ReadSpans(ctx, read)
 		if err != nil {
-			return TracePage{}, fmt.Errorf("scan spans: %w", err)
+			return page, fmt.Errorf("scan spans: %w", err)
 		}
-		if first {
-			page.MatchedSpans = sp.TotalResults
-			if hasCursor {
-				page.MatchedSpans = cur.Total
+		if read.First {
+			read.First, read.Count, read.Snapshot = false, false, rows.Snapshot
+			page.MatchedSpans = int64(len(rows.Spans))
+			if len(rows.Spans) >= traceScanBatch {
+				page.MatchedSpans = rows.Total
 			}
-			first = false
 		}
-		// Traces new to this page, in scan order.
-		var fresh []string
-		freshSeen := map[string]bool{}
-		for _, s := range sp.Spans {
-			if _, ok := taken[s.TraceID]; ok || skipped[s.TraceID] || freshSeen[s.TraceID] {
-				continue
-			}
-			freshSeen[s.TraceID] = true
-			fresh = append(fresh, s.TraceID)
-		}
-		if hasCursor && len(fresh) > 0 {
-			listed, err := listedBefore(ctx, st, q, cur.Edge, fresh)
-			if err != nil {
-				return TracePage{}, err
-			}
-			for _, id := range fresh {
-				if listed[id] || tied[id] {
-					skipped[id] = true
+		if hasCursor {
+			var fresh []string
+			for _, s := range rows.Spans {
+				if !taken[s.TraceID] && !skipped[s.TraceID] && !slices.Contains(fresh, s.TraceID) {
+					fresh = append(fresh, s.TraceID)
 				}
 			}
-		}
-		for i := range sp.Spans {
-			s := &sp.Spans[i]
-			if _, ok := taken[s.TraceID]; ok || skipped[s.TraceID] {
-				continue
+			listed, err := p.listedBefore(ctx, scan, read.Snapshot, SpanKey{Num: cur.Ts, Seq: cur.Seq}, fresh)
+			if err != nil {
+				return page, err
 			}
-			if len(page.Traces) == q.Limit {
-				stop = s
-				break
+			for id := range listed {
+				skipped[id] = true
 			}
-			taken[s.TraceID] = len(page.Traces)
-			page.Traces = append(page.Traces, TraceSummary{TraceID: s.TraceID, Environment: s.Environment, Matched: s.Timestamp})
 		}
-		if sp.NextCursor == "" {
+		full := false
+		for i := range rows.Spans {
+			s := &rows.Spans[i]
+			if !taken[s.TraceID] && !skipped[s.TraceID] {
+				if len(page.Traces) == q.Limit {
+					full = true
+					break
+				}
+				taken[s.TraceID] = true
+				page.Traces = append(page.Traces, TraceSummary{TraceID: s.TraceID, Environment: s.Environment, Matched: s.Timestamp})
+			}
+			last = SpanKey{Num: s.Timestamp, Seq: rows.Seqs[i]}
+		}
+		if full {
+			page.NextCursor = q.encodeCursor(traceCursor{Snap: read.Snapshot, Ts: last.Num, Seq: last.Seq, Total: page.MatchedSpans})
 			break
 		}
-		scan.Cursor = sp.NextCursor
-	}
-	if stop != nil {
-		next := traceCursor{Edge: stop.Timestamp, Total: page.MatchedSpans}
-		for _, t := range page.Traces {
-			if t.Matched == stop.Timestamp {
-				next.Tied = append(next.Tied, t.TraceID)
-			}
+		if len(rows.Spans) < read.Limit {
+			break
 		}
-		if hasCursor && cur.Edge == stop.Timestamp {
-			// Still at the same millisecond: the earlier pages' traces
-			// there stay listed.
-			next.Tied = append(next.Tied, cur.Tied...)
-		}
-		page.NextCursor = q.encodeCursor(next)
+		read.After = last
 	}
-	if err := summarise(ctx, st, q, page.Traces); err != nil {
-		return TracePage{}, err
+	if err := p.summarise(ctx, q, page.Traces); err != nil {
+		return page, err
 	}
 	return page, nil
 }
 
-// listedBefore returns which of ids have a matching span beyond edge (after
-// it when descending, before it when ascending) within the query's range:
-// those traces were listed on an earlier page.
-func listedBefore(ctx context.Context, st SpanReader, q TraceQuery, edge int64, ids []string) (map[string]bool, error) {
+// listedBefore returns which of ids have a matching span before position
+// at (in scan's order) within the snapshot: those traces were listed on an
+// earlier page. It reads the scan backwards from at.
+func (p QueryPath) listedBefore(ctx context.Context, scan SpanQuery, snapshot int64, at SpanKey, ids []string) (map[string]bool, error) {
 	listed := map[string]bool{}
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), 100)]
 		ids = ids[len(chunk):]
-		sq := q.spanQuery()
-		sq.Filters = append(slices.Clone(q.Filters), Filter{Field: "trace_id", Operator: OpIn, Values: chunk})
-		if q.Desc {
-			sq.FromMs = edge + 1
-		} else {
-			if edge == 0 {
-				continue
-			}
-			sq.ToMs = edge - 1
+		back := scan
+		back.Desc = !scan.Desc
+		back.Filters = append(slices.Clone(scan.Filters), Filter{Field: "trace_id", Operator: OpIn, Values: chunk})
+		back, err := back.Normalize()
+		if err != nil {
+			return nil, err
 		}
-		if sq.ToMs != 0 && sq.ToMs < sq.FromMs {
-			continue
-		}
-		sq.Limit = MaxSpanLimit
+		read := SpanRead{Query: back, Snapshot: snapshot, After: at, Limit: MaxSpanLimit}
+		found := 0
 		for {
-			sp, err := st.QuerySpans(ctx, sq)
+			rows, err := p.backend.ReadSpans(ctx, read)
 			if err != nil {
 				return nil, fmt.Errorf("check listed traces: %w", err)
 			}
-			for _, s := range sp.Spans {
-				listed[s.TraceID] = true
+			for _, s := range rows.Spans {
+				if !listed[s.TraceID] {
+					listed[s.TraceID] = true
+					found++
+				}
 			}
-			if sp.NextCursor == "" || len(listed) == len(chunk) {
+			if len(rows.Spans) < read.Limit || found == len(chunk) {
 				break
 			}
-			sq.Cursor = sp.NextCursor
+			n := len(rows.Spans) - 1
+			read.After = SpanKey{Num: rows.Spans[n].Timestamp, Seq: rows.Seqs[n]}
 		}
 	}
 	return listed, nil
@@ -307,7 +291,7 @@ func listedBefore(ctx context.Context, st SpanReader, q TraceQuery, edge int64, 
 
 // summarise reads the spans of traces (within the query's window around
 // their matching spans) and fills their summaries.
-func summarise(ctx context.Context, st SpanReader, q TraceQuery, traces []TraceSummary) error {
+func (p QueryPath) summarise(ctx context.Context, q TraceQuery, traces []TraceSummary) error {
 	if len(traces) == 0 {
 		return nil
 	}
@@ -327,7 +311,7 @@ func summarise(ctx context.Context, st SpanReader, q TraceQuery, traces []TraceS
 		sq := SpanQuery{Environments: q.Environments, FromMs: max(0, lo-q.WindowMs), ToMs: hi + q.WindowMs,
 			Filters: []Filter{{Field: "trace_id", Operator: OpIn, Values: chunk}}, SortBy: SortTimestamp, Limit: MaxSpanLimit}
 		for {
-			sp, err := st.QuerySpans(ctx, sq)
+			sp, err := p.QuerySpans(ctx, sq)
 			if err != nil {
 				return fmt.Errorf("read spans of traces: %w", err)
 			}

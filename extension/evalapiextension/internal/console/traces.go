@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -122,7 +123,11 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, filters []warehouse.Filter, data *tracesData) error {
-	page, err := warehouse.QueryTraces(r.Context(), c.opts.Store, warehouse.TraceQuery{
+	tr, ok := c.opts.Store.(warehouse.TraceReader)
+	if !ok {
+		return errors.New("the warehouse cannot list traces")
+	}
+	page, err := tr.QueryTraces(r.Context(), warehouse.TraceQuery{
 		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters,
 		Desc: p.Order == "desc", Limit: p.Limit, Cursor: p.Cursor,
 	})
