@@ -2,7 +2,12 @@ package warehouse
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 )
 
 // MetricAggregator is implemented by stores that aggregate metric points
@@ -109,25 +114,113 @@ func (q MetricAggregateQuery) Normalize() (MetricAggregateQuery, error) {
 	return q, nil
 }
 
+// Selection is the selection of q as a metric query (backends render its
+// conditions with sqlfilter's MetricSelection).
+func (q MetricAggregateQuery) Selection() MetricQuery { return q.metricQuery() }
+
 // metricQuery is the selection of q as a metric query.
 func (q MetricAggregateQuery) metricQuery() MetricQuery {
 	return MetricQuery{Environments: q.Environments, FromMs: q.FromMs, ToMs: q.ToMs, MetricName: q.MetricName,
 		MetricSource: q.MetricSource, Filters: q.Filters, Or: q.Or}
 }
 
-// BucketOf returns the start of the bucket of event time t.
-func (q MetricAggregateQuery) BucketOf(t int64) int64 {
-	if q.BucketMs <= 0 {
-		return q.FromMs
-	}
-	return q.FromMs + (t-q.FromMs)/q.BucketMs*q.BucketMs
+// MetricAggregateBackend is the backend capability behind
+// AggregateMetrics: it answers a normalised aggregate query with its rows,
+// in any order, one per (bucket, labels); the query path sorts them.
+type MetricAggregateBackend interface {
+	AggregateMetricPoints(ctx context.Context, q MetricAggregateQuery) ([]MetricAggregateRow, error)
 }
 
-// BinOf returns the histogram bin of value v (clamped to the edges).
-func (q MetricAggregateQuery) BinOf(v float64) int {
-	if q.Hi <= q.Lo {
+// AggregateMetrics answers an aggregate query over the backend's metric
+// points: normalise and validate it, keep it to the caller's
+// environments, and order the rows by bucket then labels.
+func (p QueryPath) AggregateMetrics(ctx context.Context, q MetricAggregateQuery) (MetricAggregate, error) {
+	var out MetricAggregate
+	q, err := q.Normalize()
+	if err != nil {
+		return out, err
+	}
+	if len(q.Environments) == 0 {
+		return out, nil
+	}
+	b, ok := p.backend.(MetricAggregateBackend)
+	if !ok {
+		return out, fmt.Errorf("aggregate metrics: the %T backend cannot aggregate", p.backend)
+	}
+	rows, err := b.AggregateMetricPoints(ctx, q)
+	if err != nil {
+		return out, fmt.Errorf("aggregate metrics: %w", err)
+	}
+	if len(rows) > MaxAggregateRows {
+		return out, queryErrorf("group_by", "more than %d buckets and groups; narrow the time range, widen the buckets or group by fewer labels", MaxAggregateRows)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Bucket != rows[j].Bucket {
+			return rows[i].Bucket < rows[j].Bucket
+		}
+		return slices.Compare(rows[i].Labels, rows[j].Labels) < 0
+	})
+	out.Rows = rows
+	return out, nil
+}
+
+// AggregateCollector merges the rows a backend reads grouped by (bucket
+// index, labels, histogram bin) into the rows of one (bucket, labels).
+type AggregateCollector struct {
+	q    MetricAggregateQuery
+	rows map[string]*MetricAggregateRow
+	keys []string
+}
+
+// NewAggregateCollector returns a collector for q.
+func NewAggregateCollector(q MetricAggregateQuery) *AggregateCollector {
+	return &AggregateCollector{q: q, rows: map[string]*MetricAggregateRow{}}
+}
+
+// Add folds one group read by a backend: bucket index, labels, histogram
+// bin (-1 for points without a numeric value, or without Bins), and the
+// group's counts and numeric aggregates.
+func (c *AggregateCollector) Add(bucket int64, labels []string, bin int, count, numeric int64, sum, lo, hi float64, trues, falses int64) {
+	key := strconv.FormatInt(bucket, 10) + "\x00" + strings.Join(labels, "\x00")
+	row := c.rows[key]
+	if row == nil {
+		row = &MetricAggregateRow{Bucket: c.q.FromMs + bucket*max(c.q.BucketMs, 0), Labels: slices.Clone(labels)}
+		if c.q.Bins > 0 {
+			row.Bins = make([]int64, c.q.Bins)
+		}
+		c.rows[key] = row
+		c.keys = append(c.keys, key)
+	}
+	row.Count += count
+	row.True += trues
+	row.False += falses
+	if numeric > 0 {
+		if row.Numeric == 0 {
+			row.Min, row.Max = lo, hi
+		}
+		row.Min, row.Max = math.Min(row.Min, lo), math.Max(row.Max, hi)
+		row.Numeric += numeric
+		row.Sum += sum
+		if bin >= 0 && bin < len(row.Bins) {
+			row.Bins[bin] += numeric
+		}
+	}
+}
+
+// Rows returns the merged rows.
+func (c *AggregateCollector) Rows() []MetricAggregateRow {
+	out := make([]MetricAggregateRow, 0, len(c.keys))
+	for _, k := range c.keys {
+		out = append(out, *c.rows[k])
+	}
+	return out
+}
+
+// BinWidth is the width of a histogram bin (0 when the range is a point:
+// every value then falls into bin 0).
+func (q MetricAggregateQuery) BinWidth() float64 {
+	if q.Bins <= 0 || q.Hi <= q.Lo {
 		return 0
 	}
-	i := int(math.Floor((v - q.Lo) / (q.Hi - q.Lo) * float64(q.Bins)))
-	return min(max(i, 0), q.Bins-1)
+	return (q.Hi - q.Lo) / float64(q.Bins)
 }

@@ -70,3 +70,25 @@ func (d Dialect) MetricFilters(filters []warehouse.Filter, or bool) (e Expr, ok 
 	e.SQL = "(" + strings.Join(conds, join) + ")"
 	return e, true
 }
+
+// MetricSelection renders what a metric query selects — its environments,
+// time range, metric name, source and filters — as the conditions of a
+// WHERE clause.
+func (d Dialect) MetricSelection(q warehouse.MetricQuery) Where {
+	var w Where
+	w.In("environment", q.Environments)
+	w.Add("event_time >= ?", q.FromMs)
+	if q.ToMs != 0 {
+		w.Add("event_time <= ?", q.ToMs)
+	}
+	if q.MetricName != "" {
+		w.Add("metric_name = ?", q.MetricName)
+	}
+	if q.MetricSource != "" {
+		w.Add("source = ?", q.MetricSource)
+	}
+	if c, ok := d.MetricFilters(q.Filters, q.Or); ok {
+		w.AddExpr(c)
+	}
+	return w
+}

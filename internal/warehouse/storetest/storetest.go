@@ -43,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("AppendEvaluations", func(t *testing.T) { testAppendEvaluations(t, open) })
 	t.Run("VerdictFilters", func(t *testing.T) { testVerdictFilters(t, open) })
 	t.Run("Traces", func(t *testing.T) { testTraces(t, open) })
+	t.Run("Aggregates", func(t *testing.T) { testAggregates(t, open) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })
 }
 
