@@ -26,8 +26,12 @@ func aggregateFixture() []warehouse.MetricPoint {
 		set(&p)
 		out = append(out, p)
 	}
-	num := func(v float64) func(*warehouse.MetricPoint) { return func(p *warehouse.MetricPoint) { p.NumericValue = ptr(v) } }
-	boolean := func(v bool) func(*warehouse.MetricPoint) { return func(p *warehouse.MetricPoint) { p.BoolValue = ptr(v) } }
+	num := func(v float64) func(*warehouse.MetricPoint) {
+		return func(p *warehouse.MetricPoint) { p.NumericValue = ptr(v) }
+	}
+	boolean := func(v bool) func(*warehouse.MetricPoint) {
+		return func(p *warehouse.MetricPoint) { p.BoolValue = ptr(v) }
+	}
 	// Bucket 0 (0..9 ms).
 	add("sim.score", 1, "wf-a", "pass", num(0.9))
 	add("sim.score", 2, "wf-a", "fail", num(0.1))
