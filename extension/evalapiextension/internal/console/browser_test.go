@@ -369,7 +369,11 @@ func (b *browser) screenshot(name string) {
 	if err != nil {
 		b.t.Fatalf("screenshot %s: %v", name, err)
 	}
-	path := filepath.Join("..", "..", "..", "..", "docs", "console-"+name+".png")
+	dir := filepath.Join("..", "..", "..", "..", "docs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.t.Fatal(err)
+	}
+	path := filepath.Join(dir, "console-"+name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		b.t.Fatalf("write %s: %v", path, err)
 	}

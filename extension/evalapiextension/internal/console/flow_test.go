@@ -147,6 +147,30 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.screenshot("trace")
 	})
 
+	t.Run("filter by a failing verdict", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/ui/traces")
+		b.run("pick failed toxicity-detector", chromedp.SetValue(chromedp.ID("verdict"), "fail:toxicity-detector"))
+		b.submit("#apply")
+		if loc := b.location(); !strings.Contains(loc, "verdict=fail%3Atoxicity-detector") {
+			t.Errorf("filter state not in the URL: %s", loc)
+		}
+		rows := eval[[]string](b, `[...document.querySelectorAll("#trace-list tbody tr.row a.row-link")].map(a => a.getAttribute("href"))`)
+		if len(rows) != 1 || !strings.Contains(rows[0], toxic) {
+			t.Fatalf("traces that failed toxicity-detector: %v, want only %s", rows, toxic)
+		}
+		b.screenshot("traces-failed")
+		b.visit("/ui/traces?verdict=fail:*")
+		if n := eval[int](b, `document.querySelectorAll("#trace-list tbody tr.row").length`); n != 2 {
+			t.Errorf("traces with any failing evaluation: %d, want 2 (toxic reply, PII prompt)", n)
+		}
+		b.visit("/ui/traces?verdict=pass:toxicity-detector&workflow=pirate_joke_generator")
+		rows = eval[[]string](b, `[...document.querySelectorAll("#trace-list tbody tr.row a.row-link")].map(a => a.getAttribute("href"))`)
+		if len(rows) != 1 || !strings.Contains(rows[0], clean) {
+			t.Errorf("pirate traces that passed toxicity-detector: %v, want %s", rows, clean)
+		}
+	})
+
 	t.Run("other environment's trace is a 404", func(t *testing.T) {
 		b := browser.on(t)
 		if status := b.visit("/ui/traces/" + staging); status != 404 {
@@ -197,6 +221,36 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("static monitors = %s", static)
 		}
 		b.screenshot("monitors")
+	})
+
+	t.Run("scores", func(t *testing.T) {
+		b := browser.on(t)
+		b.visit("/ui/scores")
+		cards := eval[[]string](b, `[...document.querySelectorAll("#by-evaluator .chart-card")].map(c => c.dataset.evaluator)`)
+		// char-count comes from the setup created above.
+		if strings.Join(cards, ",") != "char-count,pii-detector,toxicity-detector" {
+			t.Fatalf("evaluator cards %v", cards)
+		}
+		tox := b.text(`#by-evaluator [data-evaluator="toxicity-detector"] p`)
+		if !strings.Contains(tox, "3 passed") || !strings.Contains(tox, "1 failed") {
+			t.Errorf("toxicity counts: %q", tox)
+		}
+		if wf := b.text("#workflow-table"); !strings.Contains(wf, "pirate_joke_generator") || !strings.Contains(wf, "ticket_triage") {
+			t.Errorf("workflow table: %s", wf)
+		}
+		if n := eval[int](b, `document.querySelectorAll('#by-evaluator [data-evaluator="char-count"] svg.chart').length`); n != 2 {
+			t.Errorf("char-count (numeric score) has %d charts, want the pass rate and the score distribution", n)
+		}
+		b.screenshot("scores")
+		// A failing bar opens the spans behind it.
+		b.run("click the failing bar", chromedp.Click(chromedp.CSS(`#by-evaluator [data-evaluator="toxicity-detector"] rect.fail`)))
+		b.run("wait for the list", chromedp.WaitVisible(chromedp.ID("trace-list")))
+		if loc := b.location(); !strings.Contains(loc, "verdict=fail%3Atoxicity-detector") || !strings.Contains(loc, "view=spans") {
+			t.Errorf("bar led to %s", loc)
+		}
+		if n := eval[int](b, `document.querySelectorAll("#trace-list tbody tr.row").length`); n != 1 {
+			t.Errorf("the failing bar lists %d spans, want 1", n)
+		}
 	})
 
 	t.Run("playground", func(t *testing.T) {

@@ -257,11 +257,14 @@ func (c *Console) scoresPage(w http.ResponseWriter, r *http.Request) {
 		if es.numericN > 0 {
 			es.Numeric = true
 			es.Mean = formatScore(es.numericSum / float64(es.numericN))
-			if d, ok := evaluators.Lookup(es.Slug); ok && es.numericMax > es.numericMin {
+			if d, ok := evaluators.Lookup(es.Slug); ok {
 				hq := base
 				hq.Filters = q.Filters[1:]
 				hq.MetricName = es.Slug + "." + d.Score
 				hq.Bins, hq.Lo, hq.Hi = histogramBins, es.numericMin, es.numericMax
+				if hq.Hi == hq.Lo { // one value: centre it
+					hq.Lo, hq.Hi = hq.Lo-0.5, hq.Hi+0.5
+				}
 				h, err := agg.AggregateMetrics(r.Context(), hq)
 				if err != nil {
 					c.unavailable(w, r, err)
