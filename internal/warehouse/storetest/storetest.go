@@ -44,6 +44,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("VerdictFilters", func(t *testing.T) { testVerdictFilters(t, open) })
 	t.Run("Traces", func(t *testing.T) { testTraces(t, open) })
 	t.Run("Aggregates", func(t *testing.T) { testAggregates(t, open) })
+	t.Run("Settings", func(t *testing.T) { testSettings(t, open) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })
 }
 
