@@ -31,7 +31,9 @@ func TestConsoleOnClickHouse(t *testing.T) {
 	var rb [6]byte
 	_, _ = rand.Read(rb[:])
 	db := "evalcol_console_" + hex.EncodeToString(rb[:])
-	t.Cleanup(func() { _ = clickhouse.DropDatabase(context.Background(), clickhouse.Options{Addr: addr, Database: db}) })
+	t.Cleanup(func() {
+		_ = clickhouse.DropDatabase(context.Background(), clickhouse.Options{Addr: addr, Database: db})
+	})
 	cfg := strings.Replace(consoleConfig, "warehouse: {backend: sqlite, path: {{.DataDir}}/evalcol.db}",
 		"warehouse: {backend: clickhouse, endpoint: "+addr+", database: "+db+"}", 1)
 	a := testcollector.Start(t, cfg)
