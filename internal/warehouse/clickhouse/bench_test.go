@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/spangen"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 

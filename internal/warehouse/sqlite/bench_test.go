@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/spangen"
 )
 
 // BenchmarkWriteSpans writes batches of 1 000 spans with 20 attributes

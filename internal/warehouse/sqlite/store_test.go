@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/spangen"
 	"github.com/evalcol/evalcol/internal/warehouse/storetest"
 )
 

@@ -46,7 +46,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
-	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/spangen"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 

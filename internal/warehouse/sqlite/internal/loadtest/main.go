@@ -31,7 +31,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/internal/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/spangen"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
