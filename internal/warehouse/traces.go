@@ -1,6 +1,7 @@
 package warehouse
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -19,14 +20,17 @@ type TraceReader interface {
 const (
 	DefaultTraceLimit = 50
 	MaxTraceLimit     = 200
-	// DefaultTraceWindowMs is how far from its matching spans a listed
-	// trace's other spans are looked for.
-	DefaultTraceWindowMs = 24 * 3600 * 1000
+	// DefaultTraceWindowMs is how far from its matching span a listed
+	// trace's other spans are looked for (the trace index of SQLite is
+	// read hour by hour: a narrow window keeps a page cheap).
+	DefaultTraceWindowMs = 3600 * 1000
 	// MaxTraceSummarySpans bounds the spans read to summarise one page of
 	// traces; beyond it summaries are marked Partial.
 	MaxTraceSummarySpans = 20000
-	// traceScanBatch is the page size of the span scans behind a trace page.
-	traceScanBatch = 500
+	// The span scans behind a trace page read q.Limit+1 spans first (a
+	// page of one-span traces), then batches twice as large, up to
+	// MaxSpanLimit.
+	traceScanGrowth = 2
 )
 
 // TraceQuery selects traces. A trace matches when at least one of its
@@ -44,7 +48,8 @@ type TraceQuery struct {
 	// Limit 0 means DefaultTraceLimit.
 	Limit  int
 	Cursor string
-	// WindowMs 0 means DefaultTraceWindowMs.
+	// WindowMs is how far from its matching span a trace's other spans are
+	// read for its summary; 0 means DefaultTraceWindowMs.
 	WindowMs int64
 }
 
@@ -79,12 +84,10 @@ type TraceEvaluation struct {
 	Evaluation
 }
 
-// TracePage is one page of a trace query.
+// TracePage is one page of a trace query. It does not count the matches:
+// counting every matching span of a wide range costs more than the page.
 type TracePage struct {
 	Traces []TraceSummary
-	// MatchedSpans counts the spans matching the query, as of the first
-	// page of the pagination.
-	MatchedSpans int64
 	// NextCursor is "" on the last page.
 	NextCursor string
 }
@@ -110,21 +113,19 @@ func (q TraceQuery) Normalize() (TraceQuery, error) {
 
 func (q TraceQuery) spanQuery() SpanQuery {
 	return SpanQuery{Environments: q.Environments, FromMs: q.FromMs, ToMs: q.ToMs, Filters: q.Filters,
-		SortBy: SortTimestamp, Desc: q.Desc, Limit: traceScanBatch}
+		SortBy: SortTimestamp, Desc: q.Desc, Limit: MaxSpanLimit}
 }
 
 // traceCursor continues a trace pagination: the snapshot its first page
-// took, the position (start time and sequence number) of the last span the
-// previous page consumed in the scan order, and the count of matching
-// spans. A trace with a matching span at or before that position was
-// listed on an earlier page.
+// took and the position (start time and sequence number) of the last span
+// the previous page consumed in the scan order. A trace with a matching
+// span at or before that position was listed on an earlier page.
 type traceCursor struct {
-	V     int    `json:"v"`
-	Hash  string `json:"h"`
-	Snap  int64  `json:"s"`
-	Ts    int64  `json:"n"`
-	Seq   int64  `json:"q"`
-	Total int64  `json:"t"`
+	V    int    `json:"v"`
+	Hash string `json:"h"`
+	Snap int64  `json:"s"`
+	Ts   int64  `json:"n"`
+	Seq  int64  `json:"q"`
 }
 
 const traceCursorVersion = 1
@@ -151,7 +152,7 @@ func (q TraceQuery) decodeCursor() (traceCursor, bool, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &c)
 	}
-	if err != nil || c.V != traceCursorVersion || c.Total < 0 || c.Snap < 0 || c.Seq < 0 {
+	if err != nil || c.V != traceCursorVersion || c.Snap < 0 || c.Seq < 0 {
 		return c, false, queryErrorf("cursor", "malformed cursor")
 	}
 	if c.Hash != q.fingerprint() {
@@ -191,8 +192,7 @@ func (p QueryPath) QueryTraces(ctx context.Context, q TraceQuery) (TracePage, er
 		return page, err
 	}
 	read := SpanRead{Query: scan, First: !hasCursor, Snapshot: cur.Snap, After: SpanKey{Num: cur.Ts, Seq: cur.Seq},
-		Limit: traceScanBatch, Count: !hasCursor}
-	page.MatchedSpans = cur.Total
+		Limit: q.Limit + 1}
 	taken := map[string]bool{}
 	skipped := map[string]bool{}
 	var last SpanKey // the last span consumed
@@ -202,11 +202,7 @@ func (p QueryPath) QueryTraces(ctx context.Context, q TraceQuery) (TracePage, er
 			return page, fmt.Errorf("scan spans: %w", err)
 		}
 		if read.First {
-			read.First, read.Count, read.Snapshot = false, false, rows.Snapshot
-			page.MatchedSpans = int64(len(rows.Spans))
-			if len(rows.Spans) >= traceScanBatch {
-				page.MatchedSpans = rows.Total
-			}
+			read.First, read.Snapshot = false, rows.Snapshot
 		}
 		if hasCursor {
 			var fresh []string
@@ -237,13 +233,14 @@ func (p QueryPath) QueryTraces(ctx context.Context, q TraceQuery) (TracePage, er
 			last = SpanKey{Num: s.Timestamp, Seq: rows.Seqs[i]}
 		}
 		if full {
-			page.NextCursor = q.encodeCursor(traceCursor{Snap: read.Snapshot, Ts: last.Num, Seq: last.Seq, Total: page.MatchedSpans})
+			page.NextCursor = q.encodeCursor(traceCursor{Snap: read.Snapshot, Ts: last.Num, Seq: last.Seq})
 			break
 		}
 		if len(rows.Spans) < read.Limit {
 			break
 		}
 		read.After = last
+		read.Limit = min(read.Limit*traceScanGrowth, MaxSpanLimit)
 	}
 	if err := p.summarise(ctx, q, page.Traces); err != nil {
 		return page, err
@@ -262,6 +259,13 @@ func (p QueryPath) listedBefore(ctx context.Context, scan SpanQuery, snapshot in
 		back := scan
 		back.Desc = !scan.Desc
 		back.Filters = append(slices.Clone(scan.Filters), Filter{Field: "trace_id", Operator: OpIn, Values: chunk})
+		// Only the part of the range on the cursor's far side can hold
+		// them: narrowing it keeps the trace index read short.
+		if scan.Desc {
+			back.FromMs = at.Num
+		} else {
+			back.ToMs = at.Num
+		}
 		back, err := back.Normalize()
 		if err != nil {
 			return nil, err
@@ -289,35 +293,41 @@ func (p QueryPath) listedBefore(ctx context.Context, scan SpanQuery, snapshot in
 	return listed, nil
 }
 
-// summarise reads the spans of traces (within the query's window around
-// their matching spans) and fills their summaries.
+// summarise reads the spans of traces within the query's window around
+// their matching spans and fills their summaries. Traces whose matching
+// spans lie close together are read with one query (a page of a busy
+// range), the others each in its own narrow window (a page of a sparse
+// filter over days), so the trace index is read only where it matters.
 func (p QueryPath) summarise(ctx context.Context, q TraceQuery, traces []TraceSummary) error {
-	if len(traces) == 0 {
-		return nil
+	order := make([]int, len(traces))
+	for i := range order {
+		order[i] = i
 	}
-	index := make(map[string]int, len(traces))
-	ids := make([]string, len(traces))
-	lo, hi := traces[0].Matched, traces[0].Matched
-	for i, t := range traces {
-		index[t.TraceID] = i
-		ids[i] = t.TraceID
-		lo, hi = min(lo, t.Matched), max(hi, t.Matched)
-	}
-	env := traces[0].Environment
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(traces[a].Matched, traces[b].Matched) })
 	read := 0
-	for len(ids) > 0 {
-		chunk := ids[:min(len(ids), 100)]
-		ids = ids[len(chunk):]
+	for len(order) > 0 {
+		n := 1
+		for n < len(order) && n < 100 && traces[order[n]].Matched-traces[order[0]].Matched <= 2*q.WindowMs {
+			n++
+		}
+		group := order[:n]
+		order = order[n:]
+		index := make(map[string]int, n)
+		ids := make([]string, n)
+		for k, i := range group {
+			index[traces[i].TraceID], ids[k] = i, traces[i].TraceID
+		}
+		lo, hi := traces[group[0]].Matched, traces[group[n-1]].Matched
 		sq := SpanQuery{Environments: q.Environments, FromMs: max(0, lo-q.WindowMs), ToMs: hi + q.WindowMs,
-			Filters: []Filter{{Field: "trace_id", Operator: OpIn, Values: chunk}}, SortBy: SortTimestamp, Limit: MaxSpanLimit}
+			Filters: []Filter{{Field: "trace_id", Operator: OpIn, Values: ids}}, SortBy: SortTimestamp, Limit: MaxSpanLimit}
 		for {
 			sp, err := p.QuerySpans(ctx, sq)
 			if err != nil {
 				return fmt.Errorf("read spans of traces: %w", err)
 			}
-			for i := range sp.Spans {
-				s := &sp.Spans[i]
-				if i, ok := index[s.TraceID]; ok && (env == "" || s.Environment == traces[i].Environment) {
+			for k := range sp.Spans {
+				s := &sp.Spans[k]
+				if i, ok := index[s.TraceID]; ok && s.Environment == traces[i].Environment {
 					traces[i].add(s)
 				}
 			}
@@ -326,7 +336,7 @@ func (p QueryPath) summarise(ctx context.Context, q TraceQuery, traces []TraceSu
 				break
 			}
 			if read >= MaxTraceSummarySpans {
-				for i := range traces {
+				for _, i := range group {
 					traces[i].Partial = true
 				}
 				break

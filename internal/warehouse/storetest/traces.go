@@ -164,10 +164,10 @@ func testTraces(t *testing.T, open Opener) {
 			t.Errorf("got %v", got)
 		}
 	})
-	t.Run("matched spans and tenancy", func(t *testing.T) {
+	t.Run("tenancy", func(t *testing.T) {
 		page, err := tr.QueryTraces(context.Background(), warehouse.TraceQuery{Environments: []string{"elsewhere"}, Limit: 2})
-		if err != nil || len(page.Traces) != 2 || page.MatchedSpans != 15 {
-			t.Fatalf("elsewhere: %d traces, %d matched spans, %v", len(page.Traces), page.MatchedSpans, err)
+		if err != nil || len(page.Traces) != 2 {
+			t.Fatalf("elsewhere: %d traces, %v", len(page.Traces), err)
 		}
 		for _, s := range page.Traces {
 			if s.Environment != "elsewhere" || s.SpanCount != 3 {

@@ -134,7 +134,7 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 	if err != nil {
 		return err
 	}
-	data.Matched = page.MatchedSpans
+	data.Matched = -1 // a trace page does not count its matches
 	for _, tr := range page.Traces {
 		row := listRow{
 			Link:  traceLink(tr.TraceID, tr.Start, ""),
