@@ -58,6 +58,7 @@ func chatTraces(resourceAttrs map[string]string) ptrace.Traces {
 	ev := sp.Events().AppendEmpty()
 	ev.SetName(genai.EvaluationEvent)
 	ea := ev.Attributes()
+	ev.SetTimestamp(pcommon.NewTimestampFromTime(t0.Add(1600 * time.Millisecond)))
 	ea.PutStr(genai.AttrEvaluationName, "toxicity-detector")
 	ea.PutDouble(genai.AttrEvaluationScoreValue, 1)
 	ea.PutStr(genai.AttrEvaluationScoreLabel, "safe")
@@ -188,6 +189,9 @@ func TestEvaluationPoints(t *testing.T) {
 		if ev.Verdict != want[ev.Name] {
 			t.Errorf("evaluation %s verdict %q, want %q", ev.Name, ev.Verdict, want[ev.Name])
 		}
+	}
+	if tm := b.Spans[0].Evaluations[0].Time; tm != t0.Add(1600*time.Millisecond).UnixMilli() {
+		t.Errorf("evaluation time %d, want the event's", tm)
 	}
 }
 

@@ -231,6 +231,7 @@ func evaluations(events ptrace.SpanEventSlice) []warehouse.Evaluation {
 			return true
 		})
 		e.Verdict = string(evaluators.VerdictOf(e.Name, e.Output, e.Error))
+		e.Time = int64(ev.Timestamp()) / 1e6
 		out = append(out, e)
 	}
 	return out

@@ -56,6 +56,8 @@ type Evaluation struct {
 	Output     map[string]any `json:"output,omitempty"`
 	MonitorID  string         `json:"monitor_id,omitempty"`
 	Error      string         `json:"error,omitempty"`
+	// Time is when the result was recorded (Unix ms; 0 when unknown).
+	Time int64 `json:"time,omitempty"`
 	// Verdict is pass, fail or error as the evaluators package decided it
 	// when the result was recorded (evaluators.VerdictOf), "" for none
 	// (an evaluator outside the catalogue, or a result stored before

@@ -490,3 +490,49 @@ func TestRootAndAPIBehindMount(t *testing.T) {
 		t.Errorf("API with a console cookie = %d", a.status)
 	}
 }
+
+func TestEditSetup(t *testing.T) {
+	s := newTestServer(t, false, nil)
+	c := s.client(t)
+	s.login(t, c, keyA)
+	token := csrf(t, do(t, c, "GET", s.URL+"/ui/monitors/new", nil).body)
+	create := url.Values{"csrf": {token}, "external_id": {"e-1"}, "entity_type": {"workflow"}, "entity_value": {"wf"},
+		"evaluators": {"char-count"}, "sample_rate": {"1"}}
+	if a := do(t, c, "POST", s.URL+"/ui/monitors", create); a.status != 303 {
+		t.Fatalf("create = %d", a.status)
+	}
+	list, _ := s.store.ListSetups(context.Background(), warehouse.SetupQuery{Environment: "env-a"})
+	id := list.Setups[0].ID
+	edit := do(t, c, "GET", s.URL+"/ui/monitors/"+id, nil)
+	if edit.status != 200 || !strings.Contains(edit.body, `value="e-1"`) || !strings.Contains(edit.body, `value="char-count" checked`) {
+		t.Fatalf("edit form = %d", edit.status)
+	}
+	update := url.Values{"csrf": {token}, "external_id": {"e-1"}, "entity_type": {"agent"}, "entity_value": {"helper"},
+		"evaluators": {"word-count", "pii-detector"}, "sample_rate": {"0.5"}, "selector": {"gen_ai.request.model=gpt-4o"}}
+	if a := do(t, c, "POST", s.URL+"/ui/monitors/"+id, update); a.status != 303 || !strings.Contains(a.header.Get("Location"), "updated=") {
+		t.Fatalf("update = %d %s", a.status, a.body)
+	}
+	got, err := s.store.GetSetup(context.Background(), "env-a", id)
+	if err != nil || got.EntityType != "agent" || got.EntityValue != "helper" || got.SampleRate != 0.5 || len(got.Evaluators) != 2 ||
+		got.Evaluators[0].EvaluatorType != "word-count" || len(got.InitRules) != 2 || got.InitRules[1].Key != "gen_ai.request.model" {
+		t.Fatalf("after the update: %+v, %v", got, err)
+	}
+	// A bad update shows the error and changes nothing.
+	bad := with(update, "sample_rate", "7")
+	if a := do(t, c, "POST", s.URL+"/ui/monitors/"+id, bad); a.status != 400 || !strings.Contains(a.body, `id="error-sample_rate"`) {
+		t.Errorf("bad update = %d", a.status)
+	}
+	if again, _ := s.store.GetSetup(context.Background(), "env-a", id); again.SampleRate != 0.5 || again.Version != got.Version {
+		t.Errorf("a refused update changed the setup: %+v", again)
+	}
+	// Another environment's setup is a 404, for the form and the update.
+	cb := s.client(t)
+	s.login(t, cb, keyB)
+	tokenB := csrf(t, do(t, cb, "GET", s.URL+"/ui/monitors", nil).body)
+	if a := do(t, cb, "GET", s.URL+"/ui/monitors/"+id, nil); a.status != 404 {
+		t.Errorf("env-b's edit form of env-a's setup = %d", a.status)
+	}
+	if a := do(t, cb, "POST", s.URL+"/ui/monitors/"+id, with(update, "csrf", tokenB)); a.status != 404 {
+		t.Errorf("env-b's update of env-a's setup = %d", a.status)
+	}
+}

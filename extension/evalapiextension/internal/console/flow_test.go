@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -131,9 +132,10 @@ func TestConsoleInBrowser(t *testing.T) {
 				t.Errorf("chat lacks %q: %s", want, chat)
 			}
 		}
-		evals := b.text("#evaluations")
-		if !strings.Contains(evals, "toxicity-detector") || !strings.Contains(evals, "fail") || !strings.Contains(evals, "safety") {
-			t.Errorf("evaluations = %s", evals)
+		evals := b.text("#evaluations tbody")
+		if !strings.Contains(evals, "toxicity-detector") || !strings.Contains(evals, "fail") || !strings.Contains(evals, "safety") ||
+			!regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`).MatchString(evals) {
+			t.Errorf("evaluations (evaluator, verdict, monitor, time) = %s", evals)
 		}
 		if attrs := b.text("#attributes"); !strings.Contains(attrs, "gen_ai.request.model") {
 			t.Errorf("attributes = %s", attrs)
