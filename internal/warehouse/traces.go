@@ -3,7 +3,6 @@ package warehouse
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -130,18 +129,9 @@ type traceCursor struct {
 
 const traceCursorVersion = 1
 
-func (q TraceQuery) fingerprint() string {
-	envs := slices.Clone(q.Environments)
-	slices.Sort(envs)
-	b, _ := json.Marshal(struct {
-		E        []string
-		From, To int64
-		F        []Filter
-		D        bool
-	}{envs, q.FromMs, q.ToMs, q.Filters, q.Desc})
-	sum := sha256.Sum256(b)
-	return base64.RawURLEncoding.EncodeToString(sum[:12])
-}
+// fingerprint binds a cursor to the query: the fingerprint of its span
+// scan (environments, time range, filters, order).
+func (q TraceQuery) fingerprint() string { return q.spanQuery().Fingerprint() }
 
 func (q TraceQuery) decodeCursor() (traceCursor, bool, error) {
 	if q.Cursor == "" {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,17 @@ func (s *Store) AggregateMetricPoints(ctx context.Context, q warehouse.MetricAgg
 	if err := s.checkOpen("aggregate metric points"); err != nil {
 		return nil, err
 	}
-	w := dialect.MetricSelection(q.Selection())
+	// Points past the retention are hidden until pruned, as for reads.
+	cutoff, err := s.retentionCutoff(ctx, "metric_points", s.retention.MetricPoints, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	sel := q.Selection()
+	sel.FromMs = max(sel.FromMs, cutoff)
+	if sel.ToMs < sel.FromMs {
+		return nil, nil
+	}
+	w := dialect.MetricSelection(sel)
 	var cols []string
 	var colArgs []any
 	bucket := "0"

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // insertPointSQL starts the insert of metric points; rowInserter adds
@@ -101,22 +100,8 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	if err != nil || !ok {
 		return out, err // !ok: the whole range is out of the retention
 	}
-	var w sqlfilter.Where
-	w.In("environment", q.Environments)
+	w := dialect.MetricSelection(q)
 	w.Add("seq <= ?", snapshot)
-	w.Add("event_time >= ?", q.FromMs)
-	if q.ToMs != 0 {
-		w.Add("event_time <= ?", q.ToMs)
-	}
-	if q.MetricName != "" {
-		w.Add("metric_name = ?", q.MetricName)
-	}
-	if q.MetricSource != "" {
-		w.Add("source = ?", q.MetricSource)
-	}
-	if c, ok := dialect.MetricFilters(q.Filters, q.Or); ok {
-		w.AddExpr(c)
-	}
 	col, dir := q.SortOrder()
 	query := "SELECT " + selectPointColumns + " FROM metric_points WHERE " + w.SQL() +
 		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"

@@ -22,7 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/evaluators"
-	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -40,15 +40,9 @@ type Authenticator interface {
 	Lookup(secret string) (tenant.Tenant, bool)
 }
 
-// SetupService manages auto monitor setups (setups.Service), scoped to a
-// tenant as for the API.
-type SetupService interface {
-	Create(ctx context.Context, t tenant.Tenant, r setups.Request) (warehouse.MonitorSetup, error)
-	Get(ctx context.Context, t tenant.Tenant, id string) (warehouse.MonitorSetup, error)
-	List(ctx context.Context, t tenant.Tenant, q warehouse.SetupQuery) (warehouse.SetupPage, error)
-	Update(ctx context.Context, t tenant.Tenant, id string, r setups.Request) (warehouse.MonitorSetup, error)
-	Delete(ctx context.Context, t tenant.Tenant, id string) error
-}
+// SetupService manages auto monitor setups, scoped to a tenant, as for
+// the API.
+type SetupService = httpapi.SetupService
 
 // Options configures the console.
 type Options struct {

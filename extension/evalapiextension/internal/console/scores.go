@@ -208,27 +208,10 @@ func (c *Console) scoresPage(w http.ResponseWriter, r *http.Request) {
 	}
 	nBuckets := int((p.ToMs-from)/bucketMs) + 1
 	link := func(b int64, verdict, evaluator, workflow string) string {
-		v := url.Values{"view": {"spans"}, "range": {"custom"}, "from": {strconv.FormatInt(b, 10)}, "to": {strconv.FormatInt(b+bucketMs-1, 10)}}
-		if verdict != "" {
-			if evaluator == "" {
-				evaluator = "*"
-			}
-			v.Set("verdict", verdict+":"+evaluator)
-		}
-		if workflow != "" {
-			v.Set("workflow", workflow)
-		}
-		return "/ui/traces?" + v.Encode()
+		return spansLink(b, b+bucketMs-1, verdict, evaluator, workflow)
 	}
 	rangeLink := func(verdict, evaluator, workflow string) string {
-		v := url.Values{"view": {"spans"}, "range": {"custom"}, "from": {strconv.FormatInt(p.FromMs, 10)}, "to": {strconv.FormatInt(p.ToMs, 10)}}
-		if verdict != "" {
-			v.Set("verdict", verdict+":"+evaluator)
-		}
-		if workflow != "" {
-			v.Set("workflow", workflow)
-		}
-		return "/ui/traces?" + v.Encode()
+		return spansLink(p.FromMs, p.ToMs, verdict, evaluator, workflow)
 	}
 	stacksOf := func(buckets map[int64]*counts, evaluator, workflow string) []stack {
 		out := make([]stack, nBuckets)
@@ -328,4 +311,20 @@ func bucketCounts(m map[int64]*counts, b int64) *counts {
 		m[b] = c
 	}
 	return c
+}
+
+// spansLink is the spans view of [from, to] with results of evaluator ("":
+// any) with verdict ("": no verdict filter) in workflow ("": any).
+func spansLink(from, to int64, verdict, evaluator, workflow string) string {
+	v := url.Values{"view": {"spans"}, "range": {"custom"}, "from": {strconv.FormatInt(from, 10)}, "to": {strconv.FormatInt(to, 10)}}
+	if verdict != "" {
+		if evaluator == "" {
+			evaluator = "*"
+		}
+		v.Set("verdict", verdict+":"+evaluator)
+	}
+	if workflow != "" {
+		v.Set("workflow", workflow)
+	}
+	return "/ui/traces?" + v.Encode()
 }
