@@ -207,6 +207,7 @@ func BenchmarkTracesList(b *testing.B) {
 		{"traces 24h model", "/ui/traces?range=24h&model=gpt-4o"},
 		{"traces 24h attribute", "/ui/traces?range=24h&attr=user.id%3Duser-042"},
 		{"spans 1h", "/ui/traces?view=spans"},
+		{"spans 24h sort tokens", "/ui/traces?view=spans&range=24h&sort=total_tokens"},
 		{"spans 7d sort tokens", "/ui/traces?view=spans&range=7d&sort=total_tokens"},
 	}
 	for _, tc := range cases {
