@@ -200,12 +200,12 @@ func (sc schema) goMigrations() []*goose.Migration {
 		// The verdict index of each span's evaluation results
 		// (warehouse.VerdictIndex), which verdict filters search. Spans
 		// stored before it hold '' (no verdicts to filter on).
-		sc.addColumn(5, "00005_verdicts", "spans", "verdicts", "String"),
+		sc.addColumn(7, "00007_verdicts", "spans", "verdicts", "String"),
 	}
 }
 
 // latestGoMigration is the highest version of goMigrations.
-const latestGoMigration = 5
+const latestGoMigration = 7
 
 // addColumn is a migration that adds column (of type typ) to table: to
 // the shards' local table and the Distributed one on a cluster.
