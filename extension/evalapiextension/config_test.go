@@ -47,7 +47,7 @@ func TestLoadConfig(t *testing.T) {
 		}},
 		{id: component.NewIDWithName(metadata.Type, "ui_short_secret"), wantErr: "ui.session_secret: must be at least 32 characters, got 9"},
 		{id: component.NewIDWithName(metadata.Type, "ui_bad_ttl"), wantErr: "ui.session_ttl: must be between 1s and 720h0m0s, got 0s"},
-		{id: component.NewIDWithName(metadata.Type, "ui_unknown_field"), wantErr: "unknown field(s) ui.enable (valid fields: enabled, session_secret, session_ttl)"},
+		{id: component.NewIDWithName(metadata.Type, "ui_unknown_field"), wantErr: "ui: unknown field(s) enable (valid fields: enabled, session_secret, session_ttl)"},
 		{id: component.NewIDWithName(metadata.Type, "full"), check: func(t *testing.T, c *Config) {
 			if c.ServerConfig.NetAddr.Endpoint != "0.0.0.0:9090" || c.ServerConfig.MaxRequestBodySize != 2<<20 || c.ServerConfig.ReadTimeout != 5*time.Second {
 				t.Errorf("server = %+v", c.ServerConfig)
