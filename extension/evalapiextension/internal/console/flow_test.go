@@ -57,6 +57,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		if msg := b.text("#login-error"); !strings.Contains(msg, "Invalid API key") {
 			t.Errorf("error message = %q", msg)
 		}
+		b.screenshot("login")
 		if _, ok := b.cookies()["evalcol_session"]; ok {
 			t.Fatal("a wrong key got a session cookie")
 		}
@@ -200,6 +201,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		if msg := b.text("#error-evaluators"); !strings.Contains(msg, "required") {
 			t.Errorf("evaluators error = %q", msg)
 		}
+		b.screenshot("setup-form")
 		b.run("pick char-count", chromedp.Click(chromedp.CSS(`input[name="evaluators"][value="char-count"]`)))
 		if status := b.submit("#save-setup"); status != 200 {
 			t.Fatalf("create setup = %d", status)

@@ -283,10 +283,16 @@ func formFieldOf(field string) string {
 
 // fieldMessage is the message shown next to a form field: the request
 // field's own message, prefixed with the part of the field it concerns
-// when that is finer than the form field ("selector[1].operator: ...").
+// when that is finer than the form field ("selector[1].operator: ..."),
+// or with the field's name when the message has no subject ("evaluators
+// is required").
 func fieldMessage(fe *setups.FieldError) string {
-	if formFieldOf(fe.Field) != fe.Field && fe.Field != "backfill_from_timestamp_sec" {
+	switch {
+	case formFieldOf(fe.Field) != fe.Field && fe.Field != "backfill_from_timestamp_sec":
 		return fe.Field + ": " + fe.Msg
+	case strings.HasPrefix(fe.Msg, "is ") || strings.HasPrefix(fe.Msg, "must "):
+		// "is required" reads as a sentence with its subject.
+		return strings.ReplaceAll(formFieldOf(fe.Field), "_", " ") + " " + fe.Msg
 	}
 	return fe.Msg
 }

@@ -112,6 +112,9 @@ func TestConsoleStoredXSS(t *testing.T) {
 			if n := eval[int](b, `document.scripts.length`); n != 1 {
 				t.Errorf("%d script elements, want only console.js", n)
 			}
+			if pg.name == "trace page" {
+				b.screenshot("xss-trace")
+			}
 			if jsHref := eval[int](b, `[...document.querySelectorAll("a[href], form[action]")].filter(e => (e.getAttribute("href") || e.getAttribute("action")).trim().toLowerCase().startsWith("javascript:")).length`); jsHref != 0 {
 				t.Errorf("%d javascript: links", jsHref)
 			}
@@ -126,5 +129,4 @@ func TestConsoleStoredXSS(t *testing.T) {
 		}
 	})
 	assertNoProblems(t, b)
-	b.screenshot("xss-trace")
 }
