@@ -77,21 +77,27 @@ func (c *Console) currentSession(r *http.Request) (session, bool) {
 }
 
 // sameSite reports whether a state-changing request may come from this
-// console: browsers send Sec-Fetch-Site (and Origin) on form posts; a
-// cross-site value is refused even with a valid token.
+// console (a second line behind the CSRF token). Browsers send
+// Sec-Fetch-Site on form posts: only same-origin (or none, typed by the
+// user) passes. Without it, an Origin header must name this host (the
+// Host header, or X-Forwarded-Host behind a proxy that rewrites Host).
 func sameSite(r *http.Request) bool {
 	switch r.Header.Get("Sec-Fetch-Site") {
-	case "", "same-origin", "none":
+	case "same-origin", "none":
+		return true
+	case "":
 	default:
 		return false
 	}
-	if o := r.Header.Get("Origin"); o != "" && o != "null" {
-		u, err := url.Parse(o)
-		if err != nil || u.Host != r.Host {
-			return false
-		}
+	o := r.Header.Get("Origin")
+	if o == "" || o == "null" {
+		return true
 	}
-	return true
+	u, err := url.Parse(o)
+	if err != nil {
+		return false
+	}
+	return u.Host == r.Host || (r.Header.Get("X-Forwarded-Host") != "" && u.Host == r.Header.Get("X-Forwarded-Host"))
 }
 
 // secure reports whether cookies must be Secure for r.

@@ -249,6 +249,30 @@ func TestLogin(t *testing.T) {
 	})
 }
 
+func TestSameSite(t *testing.T) {
+	for _, tc := range []struct {
+		headers map[string]string
+		want    bool
+	}{
+		{map[string]string{}, true},
+		{map[string]string{"Sec-Fetch-Site": "same-origin"}, true},
+		{map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": "https://public.example"}, true}, // a proxy rewrote Host
+		{map[string]string{"Sec-Fetch-Site": "cross-site"}, false},
+		{map[string]string{"Sec-Fetch-Site": "same-site"}, false},
+		{map[string]string{"Origin": "http://console.test"}, true},
+		{map[string]string{"Origin": "https://evil.example"}, false},
+		{map[string]string{"Origin": "https://public.example", "X-Forwarded-Host": "public.example"}, true},
+	} {
+		r := httptest.NewRequest("POST", "http://console.test/ui/login", nil)
+		for k, v := range tc.headers {
+			r.Header.Set(k, v)
+		}
+		if got := sameSite(r); got != tc.want {
+			t.Errorf("%v: sameSite = %v, want %v", tc.headers, got, tc.want)
+		}
+	}
+}
+
 func TestSecureCookieOverTLS(t *testing.T) {
 	s := newTestServer(t, true, nil)
 	c := s.client(t)
