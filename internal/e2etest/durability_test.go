@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.yaml.in/yaml/v3"
 )
 
 // childAPIKey is the API key of the child collectors' configs.
@@ -46,15 +48,16 @@ func buildEvalcol(t *testing.T) string {
 }
 
 // childAddrs are the loopback endpoints and warehouse file of a child
-// collector; a restarted child reuses them.
+// collector; a restarted child reuses them. Telemetry is the address of
+// the collector's own Prometheus endpoint (8888 by default).
 type childAddrs struct {
-	API, OTLPHTTP, OTLPGRPC, DBPath string
+	API, OTLPHTTP, OTLPGRPC, Telemetry, DBPath string
 }
 
 func newChildAddrs(t *testing.T) childAddrs {
 	t.Helper()
 	return childAddrs{API: freeLoopbackAddr(t), OTLPHTTP: freeLoopbackAddr(t), OTLPGRPC: freeLoopbackAddr(t),
-		DBPath: filepath.Join(t.TempDir(), "evalcol.db")}
+		Telemetry: freeLoopbackAddr(t), DBPath: filepath.Join(t.TempDir(), "evalcol.db")}
 }
 
 // freeLoopbackAddr returns a loopback address whose port is free now.
@@ -68,9 +71,11 @@ func freeLoopbackAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// exampleConfig reads examples/<name> and moves its endpoints, API key and
-// warehouse onto addrs, failing the test when the file no longer has the
-// values it replaces (so the test always runs the documented file).
+// exampleConfig reads examples/<name> and moves every port it opens (the
+// API, both OTLP protocols and the collector's own telemetry, 8888 by
+// default), its API key and its warehouse onto addrs, failing the test
+// when the file no longer has the values it replaces (so the test always
+// runs the documented file).
 func exampleConfig(t *testing.T, name string, addrs childAddrs) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", name))
@@ -90,7 +95,51 @@ func exampleConfig(t *testing.T, name string, addrs childAddrs) string {
 		}
 		cfg = strings.ReplaceAll(cfg, r[0], r[1])
 	}
-	return cfg
+	return moveTelemetry(t, cfg, addrs.Telemetry)
+}
+
+// moveTelemetry returns cfg with the collector's own metrics served on
+// addr instead of the default 127.0.0.1:8888 (another collector on the
+// machine may hold it), and fails the test if cfg already configures
+// telemetry readers, which this would override.
+func moveTelemetry(t *testing.T, cfg, addr string) string {
+	t.Helper()
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(cfg), &doc); err != nil {
+		t.Fatalf("parse config: %v", err)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	portNum, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	service, _ := doc["service"].(map[string]any)
+	if service == nil {
+		t.Fatal("config has no service section")
+	}
+	telemetry, _ := service["telemetry"].(map[string]any)
+	if telemetry == nil {
+		telemetry = map[string]any{}
+		service["telemetry"] = telemetry
+	}
+	metrics, _ := telemetry["metrics"].(map[string]any)
+	if metrics == nil {
+		metrics = map[string]any{}
+		telemetry["metrics"] = metrics
+	}
+	if _, ok := metrics["readers"]; ok {
+		t.Fatal("config already sets service.telemetry.metrics.readers; move its port explicitly")
+	}
+	metrics["readers"] = []any{map[string]any{"pull": map[string]any{"exporter": map[string]any{
+		"prometheus": map[string]any{"host": host, "port": portNum}}}}}
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		t.Fatalf("render config: %v", err)
+	}
+	return string(out)
 }
 
 // childCollector is an evalcol binary running as a child process.
