@@ -116,3 +116,55 @@ func reserve(t *testing.T) net.Listener {
 	}
 	return l
 }
+
+// TestPipelineThatWouldMisfileRefusesToStart: a receiver authenticating
+// with evalapi, and a batch processor (which drops each request's API key)
+// without a tenant processor before the warehouse exporter, would file
+// every span under the default environment; the collector refuses to
+// start, in one line naming the fix, and frees its ports.
+func TestPipelineThatWouldMisfileRefusesToStart(t *testing.T) {
+	api, otlp := reserve(t), reserve(t)
+	cfg := strings.NewReplacer("{{API}}", api.Addr().String(), "{{OTLP}}", otlp.Addr().String(), "{{DIR}}", t.TempDir()).Replace(`
+extensions:
+  evalapi:
+    endpoint: {{API}}
+    warehouse: {backend: sqlite, path: {{DIR}}/w.db}
+    api_keys: [{key: a-valid-key, environment: production}]
+receivers:
+  otlp:
+    protocols:
+      http: {endpoint: {{OTLP}}, auth: {authenticator: evalapi}}
+processors:
+  batch: {}
+exporters:
+  warehouse: {api: evalapi, sending_queue: {enabled: true}}
+service:
+  telemetry: {metrics: {level: none}}
+  extensions: [evalapi]
+  pipelines:
+    traces: {receivers: [otlp], processors: [batch], exporters: [warehouse]}
+`)
+	api.Close()
+	otlp.Close()
+	var stderr bytes.Buffer
+	if code := run([]string{"--config", writeConfig(t, cfg)}, &stderr); code == 0 {
+		t.Fatal("exit code 0 for a pipeline that files every span under the default environment")
+	}
+	out := stderr.String()
+	if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "evalcol: ") {
+		t.Errorf("stderr is not one line starting with 'evalcol: ': %q", out)
+	}
+	for _, want := range []string{`service::pipelines::traces: receiver "otlp" authenticates with "evalapi"`,
+		`add the tenant processor before "batch"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr %q does not say %q", out, want)
+		}
+	}
+	for _, l := range []string{api.Addr().String(), otlp.Addr().String()} {
+		if ln, err := net.Listen("tcp", l); err != nil {
+			t.Errorf("port %s still in use after the failed start: %v", l, err)
+		} else {
+			ln.Close()
+		}
+	}
+}

@@ -2,6 +2,7 @@ package warehouseexporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,17 +14,28 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/evalcol/evalcol/exporter/warehouseexporter/internal/groupcommit"
 	"github.com/evalcol/evalcol/internal/spanconv"
+	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
+// maxItemsPerCommit bounds the spans and metric points of one group
+// commit: large enough that SQLite's per-transaction cost vanishes, small
+// enough that one commit takes a fraction of a second.
+const maxItemsPerCommit = 16384
+
 type warehouseExporter struct {
-	cfg    *Config
-	logger *zap.Logger
-	meters metric.MeterProvider
-	store  warehouse.Store
-	orgs   spanconv.OrganizationFunc
-	status statusRecorder // nil when the provider does not follow spans
+	cfg       *Config
+	logger    *zap.Logger
+	meters    metric.MeterProvider
+	store     warehouse.Store
+	orgs      spanconv.OrganizationFunc
+	status    statusRecorder // nil when the provider does not follow spans
+	committer *groupcommit.Committer
+
+	tracesSizer  ptrace.ProtoMarshaler
+	metricsSizer pmetric.ProtoMarshaler
 }
 
 func newExporter(cfg *Config, set exporter.Settings) *warehouseExporter {
@@ -67,54 +79,111 @@ func (e *warehouseExporter) start(_ context.Context, host component.Host) error 
 		e.orgs = o.OrganizationOf
 	}
 	e.status, _ = ext.(statusRecorder)
+	if e.cfg.QueueConfig.HasValue() {
+		e.logger.Warn("sending_queue is enabled: OTLP requests are acknowledged before their data is committed, " +
+			"so a crash loses the queued data; remove sending_queue for acknowledgements that follow the commit")
+	}
+	e.committer = groupcommit.New(e.write, groupcommit.Settings{
+		MaxPendingBytes:   int64(e.cfg.MaxPendingMiB) << 20,
+		MaxItemsPerCommit: maxItemsPerCommit,
+		WriteTimeout:      e.cfg.TimeoutConfig.Timeout,
+		Interval:          e.cfg.CommitInterval,
+		IsRetryable:       isRetryable,
+	})
+	return nil
+}
+
+func (e *warehouseExporter) shutdown(ctx context.Context) error {
+	if e.committer == nil {
+		return nil
+	}
+	return e.committer.Close(ctx)
+}
+
+// write stores the spans, then the evaluation and OTLP metric points, of a
+// group of requests. Both writes are idempotent, so a group that failed
+// after its spans were committed is retried without storing them twice.
+func (e *warehouseExporter) write(ctx context.Context, spans []warehouse.Span, points []warehouse.MetricPoint) error {
+	if len(spans) > 0 {
+		if err := e.store.WriteSpans(ctx, spans); err != nil {
+			return fmt.Errorf("write %d spans: %w", len(spans), err)
+		}
+	}
+	if len(points) > 0 {
+		if err := e.store.WriteMetricPoints(ctx, points); err != nil {
+			return fmt.Errorf("write %d metric points: %w", len(points), err)
+		}
+	}
 	return nil
 }
 
 func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
-	batch := spanconv.Traces(td, spanconv.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs,
-		Redact: e.cfg.RedactContent})
-	for _, d := range batch.Dropped {
-		e.logger.Warn("dropping span that cannot be stored", zap.String("trace_id", d.TraceID), zap.String("span_id", d.SpanID), zap.String("reason", d.Reason))
+	batch := spanconv.Traces(td, e.options(ctx))
+	if n := len(batch.Dropped); n > 0 {
+		d := batch.Dropped[0]
+		e.logger.Warn("dropping spans that can never be stored", zap.Int("spans", n),
+			zap.String("reason", d.Reason), zap.String("first_trace_id", d.TraceID), zap.String("first_span_id", d.SpanID))
 	}
-	if len(batch.Spans) > 0 {
-		if err := e.store.WriteSpans(ctx, batch.Spans); err != nil {
-			if e.status != nil {
-				e.status.SpansNotStored(time.Now(), batch.Spans, err, !warehouse.IsRetryable(err))
-			}
-			return classify(fmt.Errorf("write %d spans: %w", len(batch.Spans), err))
-		}
-		if e.status != nil {
+	err := e.committer.Commit(ctx, groupcommit.Batch{Spans: batch.Spans, Points: batch.Points, Bytes: int64(e.tracesSizer.TracesSize(td))})
+	err = e.classify(err, len(batch.Spans)+len(batch.Points))
+	if e.status != nil && len(batch.Spans) > 0 {
+		if err == nil {
 			e.status.SpansStored(time.Now(), batch.Spans)
+		} else {
+			e.status.SpansNotStored(time.Now(), batch.Spans, err, consumererror.IsPermanent(err))
 		}
 	}
-	if len(batch.Points) > 0 {
-		if err := e.store.WriteMetricPoints(ctx, batch.Points); err != nil {
-			// The spans are stored; retrying the whole request would store
-			// them again, so only a transient failure is retried (span
-			// writes are idempotent upserts keyed by environment, trace and
-			// span id).
-			return classify(fmt.Errorf("write %d evaluation metric points: %w", len(batch.Points), err))
-		}
-	}
-	return nil
+	return err
 }
 
 func (e *warehouseExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
-	pts := spanconv.Metrics(md, spanconv.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs})
-	if len(pts) == 0 {
-		return nil
-	}
-	if err := e.store.WriteMetricPoints(ctx, pts); err != nil {
-		return classify(fmt.Errorf("write %d metric points: %w", len(pts), err))
-	}
-	return nil
+	pts := spanconv.Metrics(md, e.options(ctx))
+	err := e.committer.Commit(ctx, groupcommit.Batch{Points: pts, Bytes: int64(e.metricsSizer.MetricsSize(md))})
+	return e.classify(err, len(pts))
 }
 
-// classify marks non-transient store errors permanent, so the exporter
-// helper retries only what may succeed later.
-func classify(err error) error {
-	if warehouse.IsRetryable(err) {
-		return err
+// options are the conversion options of a request. When the request was
+// authenticated by an API key (its context carries the tenant, which it
+// does when no batch processor or queue stands between the receiver and
+// the exporter), the key's environment files everything; else the
+// resource's deployment.environment.name (stamped by the tenant processor),
+// else default_environment.
+func (e *warehouseExporter) options(ctx context.Context) spanconv.Options {
+	opts := spanconv.Options{DefaultEnvironment: e.cfg.DefaultEnvironment, Organization: e.orgs, Redact: e.cfg.RedactContent}
+	if t, ok := tenant.FromContext(ctx); ok {
+		opts.Environment = t.Environment
 	}
-	return consumererror.NewPermanent(err)
+	return opts
+}
+
+// Errors the senders see: the receivers answer them (as the status
+// message), so they name no internal detail; the log has the cause.
+var (
+	errRetryLater = fmt.Errorf("warehouse unavailable or slow, retry later: %w", warehouse.ErrUnavailable)
+	errRefused    = errors.New("the warehouse cannot store this data (the collector log says why)")
+)
+
+// classify returns err as the pipeline should see it. A busy, slow,
+// locked or unreachable warehouse, and a request that timed out waiting
+// for its commit, are retryable: the receiver answers HTTP 503 / gRPC
+// UNAVAILABLE and the sender retries. Only an error the warehouse
+// reported for this request alone, that is not transient, is permanent:
+// that data can never be stored, and is dropped with a log line.
+func (e *warehouseExporter) classify(err error, items int) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, groupcommit.ErrBusy):
+		return err
+	case isRetryable(err):
+		e.logger.Warn("warehouse write failed, the sender is asked to retry", zap.Int("spans_and_points", items), zap.Error(err))
+		return errRetryLater
+	}
+	e.logger.Error("dropping data the warehouse refuses", zap.Int("spans_and_points", items), zap.Error(err))
+	return consumererror.NewPermanent(errRefused)
+}
+
+// isRetryable reports whether a write error is transient.
+func isRetryable(err error) bool {
+	return warehouse.IsRetryable(err) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }

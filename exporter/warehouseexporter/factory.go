@@ -13,6 +13,9 @@ import (
 	"github.com/evalcol/evalcol/exporter/warehouseexporter/internal/metadata"
 )
 
+// defaultMaxPendingMiB is the default of max_pending_mib.
+const defaultMaxPendingMiB = 32
+
 // NewFactory returns the factory of the warehouse exporter.
 func NewFactory() exporter.Factory {
 	return exporter.NewFactory(metadata.Type, createDefaultConfig,
@@ -20,19 +23,26 @@ func NewFactory() exporter.Factory {
 		exporter.WithMetrics(createMetrics, metadata.MetricsStability))
 }
 
+// createDefaultConfig: no sending queue and no retries inside the
+// collector, so that an OTLP success answer follows the commit and a
+// refusal reaches the sender, which retries.
 func createDefaultConfig() component.Config {
+	retry := configretry.NewDefaultBackOffConfig()
+	retry.Enabled = false
 	return &Config{
 		API:                component.MustNewID("evalapi"),
 		DefaultEnvironment: "default",
+		MaxPendingMiB:      defaultMaxPendingMiB,
 		TimeoutConfig:      exporterhelper.NewDefaultTimeoutConfig(),
-		QueueConfig:        configoptional.Some(exporterhelper.NewDefaultQueueConfig()),
-		RetryConfig:        configretry.NewDefaultBackOffConfig(),
+		QueueConfig:        configoptional.Default(exporterhelper.NewDefaultQueueConfig()),
+		RetryConfig:        retry,
 	}
 }
 
 func helperOptions(cfg *Config, e *warehouseExporter) []exporterhelper.Option {
 	return []exporterhelper.Option{
 		exporterhelper.WithStart(e.start),
+		exporterhelper.WithShutdown(e.shutdown),
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		exporterhelper.WithTimeout(cfg.TimeoutConfig),
 		exporterhelper.WithQueue(cfg.QueueConfig),

@@ -104,10 +104,6 @@ func exampleConfig(t *testing.T, name string, addrs childAddrs) string {
 // telemetry readers, which this would override.
 func moveTelemetry(t *testing.T, cfg, addr string) string {
 	t.Helper()
-	var doc map[string]any
-	if err := yaml.Unmarshal([]byte(cfg), &doc); err != nil {
-		t.Fatalf("parse config: %v", err)
-	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		t.Fatal(err)
@@ -116,30 +112,50 @@ func moveTelemetry(t *testing.T, cfg, addr string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	service, _ := doc["service"].(map[string]any)
-	if service == nil {
-		t.Fatal("config has no service section")
+	return editConfig(t, cfg, func(doc map[string]any) {
+		metrics := subMap(t, doc, "service", "telemetry", "metrics")
+		if _, ok := metrics["readers"]; ok {
+			t.Fatal("config already sets service.telemetry.metrics.readers; move its port explicitly")
+		}
+		metrics["readers"] = []any{map[string]any{"pull": map[string]any{"exporter": map[string]any{
+			"prometheus": map[string]any{"host": host, "port": portNum}}}}}
+	})
+}
+
+// editConfig parses the YAML config cfg, lets edit change it and renders
+// it again.
+func editConfig(t *testing.T, cfg string, edit func(doc map[string]any)) string {
+	t.Helper()
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(cfg), &doc); err != nil {
+		t.Fatalf("parse config: %v", err)
 	}
-	telemetry, _ := service["telemetry"].(map[string]any)
-	if telemetry == nil {
-		telemetry = map[string]any{}
-		service["telemetry"] = telemetry
-	}
-	metrics, _ := telemetry["metrics"].(map[string]any)
-	if metrics == nil {
-		metrics = map[string]any{}
-		telemetry["metrics"] = metrics
-	}
-	if _, ok := metrics["readers"]; ok {
-		t.Fatal("config already sets service.telemetry.metrics.readers; move its port explicitly")
-	}
-	metrics["readers"] = []any{map[string]any{"pull": map[string]any{"exporter": map[string]any{
-		"prometheus": map[string]any{"host": host, "port": portNum}}}}}
+	edit(doc)
 	out, err := yaml.Marshal(doc)
 	if err != nil {
 		t.Fatalf("render config: %v", err)
 	}
 	return string(out)
+}
+
+// subMap returns the map at path in doc, creating missing levels; it fails
+// the test when a level is not a map.
+func subMap(t *testing.T, doc map[string]any, path ...string) map[string]any {
+	t.Helper()
+	m := doc
+	for _, k := range path {
+		switch v := m[k].(type) {
+		case map[string]any:
+			m = v
+		case nil:
+			next := map[string]any{}
+			m[k] = next
+			m = next
+		default:
+			t.Fatalf("config: %s is not a map", strings.Join(path, "."))
+		}
+	}
+	return m
 }
 
 // childCollector is an evalcol binary running as a child process.
@@ -408,34 +424,83 @@ func streamUntilKilled(t *testing.T, c *childCollector, senders, spansPerRequest
 	return ledger
 }
 
-// TestCrashLosesNoAcknowledgedSpan streams OTLP requests into an evalcol
-// child process, SIGKILLs it mid-stream, restarts it on the same SQLite
-// file, and reads the warehouse back through /v2/warehouse/spans.
+// legacyShape turns examples/config.yaml into the shape it had before it
+// was durable: a batch processor (with a 1 h timeout, which makes the loss
+// certain rather than a matter of timing) in front of the warehouse
+// exporter, whose in-memory sending_queue and retries hold what batch
+// acknowledged.
+func legacyShape(t *testing.T, cfg string) string {
+	t.Helper()
+	return editConfig(t, cfg, func(doc map[string]any) {
+		subMap(t, doc, "processors")["batch"] = map[string]any{"timeout": "1h"}
+		w := subMap(t, doc, "exporters", "warehouse")
+		w["sending_queue"] = map[string]any{"enabled": true}
+		w["retry_on_failure"] = map[string]any{"enabled": true}
+		for _, name := range []string{"traces", "metrics"} {
+			p := subMap(t, doc, "service", "pipelines", name)
+			procs, _ := p["processors"].([]any)
+			p["processors"] = append(procs, "batch")
+		}
+	})
+}
+
+// sendThenKill sends requests of spansPerRequest spans (1 KB prompt and
+// completion each) one after the other to c, and SIGKILLs c right after
+// the last answer.
+func sendThenKill(t *testing.T, c *childCollector, requests, spansPerRequest int) *ackLedger {
+	t.Helper()
+	ledger := &ackLedger{}
+	exp := newHTTPSpanExporter(t, c.OTLPHTTP)
+	runID := uint64(time.Now().UnixNano())
+	for r := range requests {
+		names := make([]string, spansPerRequest)
+		spans := chatSpans(spansPerRequest, runID+uint64(r)<<12, 1024, func(i int) string {
+			names[i] = fmt.Sprintf("sequential-%d-%d", r, i)
+			return names[i]
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ledger.record(names, exp.ExportSpans(ctx, spans))
+		cancel()
+	}
+	c.kill(t) // right after the last answer
+	return ledger
+}
+
+// TestCrashLosesNoAcknowledgedSpan runs examples/config.yaml as shipped in
+// an evalcol child process, SIGKILLs it, restarts it on the same SQLite
+// file, and reads the warehouse back through /v2/warehouse/spans: every
+// acknowledged span must be stored exactly once, whether the kill comes in
+// the middle of a stream of concurrent requests or right after the answer
+// to the last of 40 requests of 50 spans with 1 KB texts.
 //
-// With examples/durable.yaml (no batch processor, no sending queue) every
-// acknowledged span is stored exactly once. With the default shape
-// (examples/config.yaml: batch processor and in-memory sending queue) a
-// crash loses acknowledged spans: the batch processor acknowledges a
-// request as soon as it is buffered. A 1 h batch timeout makes that loss
-// certain rather than a matter of timing.
+// The old default shape (batch processor and in-memory sending queue) runs
+// too, as the test's own check: it acknowledges requests before storing
+// them, so the crash must lose spans there.
 func TestCrashLosesNoAcknowledgedSpan(t *testing.T) {
 	bin := buildEvalcol(t)
 	for _, tc := range []struct {
-		name     string
-		example  string
-		rewrite  func(string) string
-		durable  bool
-		minAcked int
+		name    string
+		legacy  bool
+		traffic func(t *testing.T, c *childCollector) *ackLedger
 	}{
-		{name: "durable.yaml", example: "durable.yaml", rewrite: func(s string) string { return s }, durable: true, minAcked: 400},
-		{name: "config.yaml with batch and queue", example: "config.yaml", durable: false, minAcked: 100,
-			rewrite: func(s string) string { return strings.Replace(s, "batch: {}", "batch: {timeout: 1h}", 1) }},
+		{name: "config.yaml, kill mid-stream", traffic: func(t *testing.T, c *childCollector) *ackLedger {
+			return streamUntilKilled(t, c, 4, 20, 400)
+		}},
+		{name: "config.yaml, kill after the last answer", traffic: func(t *testing.T, c *childCollector) *ackLedger {
+			return sendThenKill(t, c, 40, 50)
+		}},
+		{name: "old shape with batch and queue", legacy: true, traffic: func(t *testing.T, c *childCollector) *ackLedger {
+			return streamUntilKilled(t, c, 4, 20, 100)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addrs := newChildAddrs(t)
-			cfg := tc.rewrite(exampleConfig(t, tc.example, addrs))
+			cfg := exampleConfig(t, "config.yaml", addrs)
+			if tc.legacy {
+				cfg = legacyShape(t, cfg)
+			}
 			c := startChild(t, bin, cfg, addrs)
-			ledger := streamUntilKilled(t, c, 4, 20, tc.minAcked)
+			ledger := tc.traffic(t, c)
 			if len(ledger.acked) == 0 {
 				t.Fatalf("no request acknowledged before the kill (%d refused)", ledger.refused)
 			}
@@ -455,10 +520,10 @@ func TestCrashLosesNoAcknowledgedSpan(t *testing.T) {
 			}
 			t.Logf("%d requests: %d spans acknowledged, %d requests failed; %d spans stored, %d acknowledged spans missing",
 				ledger.requests, len(ledger.acked), ledger.refused, len(stored), missing)
-			if tc.durable && missing > 0 {
+			if !tc.legacy && missing > 0 {
 				t.Errorf("%d of %d acknowledged spans were lost in the crash", missing, len(ledger.acked))
 			}
-			if !tc.durable && missing == 0 {
+			if tc.legacy && missing == 0 {
 				t.Errorf("all %d acknowledged spans survived, want the batch processor's buffer lost", len(ledger.acked))
 			}
 		})

@@ -151,14 +151,13 @@ receivers:
       http: {endpoint: {{.OTLPHTTP}}, auth: {authenticator: evalapi}}
 processors:
   tenant: {}
-  batch: {timeout: 20ms}
 exporters:
   warehouse: {api: evalapi}
 service:
   telemetry: {metrics: {level: none}, logs: {level: warn}}
   extensions: [evalapi]
   pipelines:
-    traces: {receivers: [otlp], processors: [tenant, batch], exporters: [warehouse]}
+    traces: {receivers: [otlp], processors: [tenant], exporters: [warehouse]}
 `
 
 func TestIngestIsAuthenticatedAndTenantsAreSeparate(t *testing.T) {
@@ -209,14 +208,66 @@ func TestIngestIsAuthenticatedAndTenantsAreSeparate(t *testing.T) {
 	}
 }
 
+// TestKeyFilesSpansWithoutTenantProcessor: in a pipeline without a tenant
+// processor (and nothing between the receiver and the exporter that drops
+// the request's context), the warehouse exporter files each request under
+// the environment of the API key that sent it, even when the resource
+// names another environment; nothing lands under default_environment.
+func TestKeyFilesSpansWithoutTenantProcessor(t *testing.T) {
+	cfg := twoTenantConfig
+	for _, r := range [][2]string{
+		{"processors:\n  tenant: {}\n", ""},
+		{"processors: [tenant]", "processors: []"},
+		{"warehouse: {api: evalapi}", "warehouse: {api: evalapi, default_environment: nobody}"},
+	} {
+		if !strings.Contains(cfg, r[0]) {
+			t.Fatalf("twoTenantConfig no longer contains %q", r[0])
+		}
+		cfg = strings.Replace(cfg, r[0], r[1], 1)
+	}
+	c := testcollector.Start(t, cfg)
+	sendChatSpan(t, c, testcollector.HTTP, "key-of-team-a", "plain-of-a", nil)
+	sendChatSpan(t, c, testcollector.GRPC, "key-of-team-a", "claims-team-b", resource.NewSchemaless(
+		attribute.String("service.name", "a-service"), attribute.String("deployment.environment.name", "team-b")))
+	sendChatSpan(t, c, testcollector.HTTP, "key-of-team-b", "plain-of-b", nil)
+	for _, tc := range []struct {
+		key  string
+		want []string
+	}{
+		{"key-of-team-a", []string{"claims-team-b", "plain-of-a"}},
+		{"key-of-team-b", []string{"plain-of-b"}},
+	} {
+		_, got := querySpans(t, c, tc.key, url.Values{"sort_by": {"span_name"}})
+		var names []string
+		for _, s := range got.Spans.Data {
+			names = append(names, s.SpanName)
+		}
+		if strings.Join(names, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s sees %v, want %v", tc.key, names, tc.want)
+		}
+	}
+}
+
 // TestSIGTERMFlushes sends SIGTERM to this test process: the collector's own
 // signal handler catches it and shuts down gracefully, so a span accepted
 // just before is stored when the collector starts again on the same
-// warehouse.
+// warehouse. It runs the non-durable shape (a batch processor and the
+// exporter's sending_queue, which acknowledge before the commit), where
+// that flush matters; the default shape answers only after the commit.
 func TestSIGTERMFlushes(t *testing.T) {
 	// A long batch timeout: the span is still in the batch processor when
 	// SIGTERM arrives, so only a graceful shutdown stores it.
-	cfg := strings.Replace(testcollector.DefaultConfig, "batch: {timeout: 50ms}", "batch: {timeout: 1h}", 1)
+	cfg := testcollector.DefaultConfig
+	for _, r := range [][2]string{
+		{"  evaluator: {api: evalapi}\n", "  evaluator: {api: evalapi}\n  batch: {timeout: 1h}\n"},
+		{"warehouse: {api: evalapi}", "warehouse: {api: evalapi, sending_queue: {enabled: true}}"},
+		{"processors: [tenant, evaluator]", "processors: [tenant, evaluator, batch]"},
+	} {
+		if !strings.Contains(cfg, r[0]) {
+			t.Fatalf("testcollector.DefaultConfig no longer contains %q", r[0])
+		}
+		cfg = strings.Replace(cfg, r[0], r[1], 1)
+	}
 	c := testcollector.StartWithSignals(t, cfg)
 	sc := sendChatSpan(t, c, testcollector.HTTP, testcollector.DefaultAPIKey, "before-sigterm", nil)
 	// The collector registers its signal handler just after it reports

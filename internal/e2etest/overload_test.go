@@ -33,9 +33,9 @@ const (
 )
 
 // overloadConfig is the default pipeline with a low memory limit and a
-// cheap evaluator on every span: the receiver takes requests faster than
-// the warehouse stores them, so they pile up in the batch processor and the
-// exporter's in-memory queue until the memory_limiter refuses more.
+// cheap evaluator on every span: the receivers take requests faster than
+// the warehouse stores them, so they pile up waiting for their commit until
+// the exporter (max_pending_mib) or the memory_limiter refuses more.
 const overloadConfig = `
 extensions:
   evalapi:
@@ -53,14 +53,13 @@ processors:
   evaluator:
     monitors:
       - {name: all, evaluators: [char-count]}
-  batch: {timeout: 1s}
 exporters:
   warehouse: {api: evalapi}
 service:
   telemetry: {metrics: {level: none}, logs: {level: warn}}
   extensions: [evalapi]
   pipelines:
-    traces: {receivers: [otlp], processors: [memory_limiter, tenant, evaluator, batch], exporters: [warehouse]}
+    traces: {receivers: [otlp], processors: [memory_limiter, tenant, evaluator], exporters: [warehouse]}
 `
 
 // largeTracesRequest is an OTLP/protobuf request of n spans whose prompt and

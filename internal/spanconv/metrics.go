@@ -25,7 +25,7 @@ func Metrics(md pmetric.Metrics, opts Options) []warehouse.MetricPoint {
 	for i := 0; i < rms.Len(); i++ {
 		rm := rms.At(i)
 		res := rm.Resource().Attributes()
-		env := Environment(res, opts.DefaultEnvironment)
+		env := opts.environment(res)
 		service := str(res, attrServiceName)
 		org := opts.organization(env)
 		sms := rm.ScopeMetrics()

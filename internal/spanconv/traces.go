@@ -19,13 +19,26 @@ type OrganizationFunc func(environment string) string
 
 // Options of a conversion.
 type Options struct {
-	// DefaultEnvironment is used when the resource names none.
+	// Environment, when set, is the environment of everything converted
+	// (the environment of the API key that authenticated the request: the
+	// key decides, whatever the resource says).
+	Environment string
+	// DefaultEnvironment is used when Environment is empty and the
+	// resource names none.
 	DefaultEnvironment string
 	// Organization maps an environment to its organization id; nil means "".
 	Organization OrganizationFunc
 	// Redact drops or hashes the prompt and completion text of spans
 	// (RedactDrop, RedactHash); RedactNone (empty) keeps it.
 	Redact string
+}
+
+// environment returns the environment of a resource's data.
+func (o Options) environment(res pcommon.Map) string {
+	if o.Environment != "" {
+		return o.Environment
+	}
+	return Environment(res, o.DefaultEnvironment)
 }
 
 func (o Options) organization(env string) string {
@@ -89,7 +102,7 @@ func Traces(td ptrace.Traces, opts Options) TraceBatch {
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
 		res := rs.Resource().Attributes()
-		env := Environment(res, opts.DefaultEnvironment)
+		env := opts.environment(res)
 		service := ""
 		if v, ok := res.Get(attrServiceName); ok {
 			service = v.AsString()

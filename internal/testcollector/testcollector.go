@@ -52,7 +52,6 @@ receivers:
 processors:
   tenant: {}
   evaluator: {api: evalapi}
-  batch: {timeout: 50ms}
 exporters:
   warehouse: {api: evalapi}
 service:
@@ -61,8 +60,8 @@ service:
     logs: {level: warn}
   extensions: [evalapi]
   pipelines:
-    traces: {receivers: [otlp], processors: [tenant, evaluator, batch], exporters: [warehouse]}
-    metrics: {receivers: [otlp], processors: [tenant, batch], exporters: [warehouse]}
+    traces: {receivers: [otlp], processors: [tenant, evaluator], exporters: [warehouse]}
+    metrics: {receivers: [otlp], processors: [tenant], exporters: [warehouse]}
 `
 
 // Ports are the loopback addresses a config template can use.

@@ -213,17 +213,23 @@ type unavailableErr struct{ err error }
 func (e unavailableErr) Error() string   { return e.err.Error() }
 func (e unavailableErr) Unwrap() []error { return []error{e.err, warehouse.ErrUnavailable} }
 
-// mapErr marks lock, I/O, disk-full and closed-database errors as
-// warehouse.ErrUnavailable so that callers answer 503 or retry.
+// mapErr marks lock, I/O, disk-full and closed-database errors, and a
+// statement or transaction that ran out of time (a busy or slow warehouse:
+// "begin: context deadline exceeded" while another write holds the one
+// writer connection), as warehouse.ErrUnavailable so that callers answer
+// 503 or retry.
 func mapErr(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || errors.Is(err, warehouse.ErrUnavailable) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return unavailableErr{err}
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL,
-			sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_PROTOCOL:
+			sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_PROTOCOL, sqlite3.SQLITE_INTERRUPT:
 			return unavailableErr{err}
 		}
 	}

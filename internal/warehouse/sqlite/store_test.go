@@ -203,3 +203,60 @@ func TestRetentionConformance(t *testing.T) {
 		return st
 	})
 }
+
+// TestBusyOrSlowWriteIsRetryable: a write that cannot get the write lock
+// in time (another process holds it) or whose context ends first fails
+// with an error the exporter retries, and stores nothing.
+func TestBusyOrSlowWriteIsRetryable(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "warehouse.db")
+	st, err := Open(ctx, path, Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	span := warehouse.Span{Environment: "e", TraceID: "t1", SpanID: "s1", Timestamp: 5000}
+
+	// Another connection (as another process would) holds the write lock.
+	other, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	err = st.WriteSpans(ctx, []warehouse.Span{span})
+	if err == nil || !warehouse.IsRetryable(err) {
+		t.Errorf("write while another connection holds the lock: %v, want a retryable error", err)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+
+	// A context that has ended: "begin: context deadline exceeded".
+	expired, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	defer cancel()
+	err = st.WriteSpans(expired, []warehouse.Span{span})
+	if err == nil || !warehouse.IsRetryable(err) {
+		t.Errorf("write with an expired context: %v, want a retryable error", err)
+	}
+	err = st.WriteMetricPoints(expired, []warehouse.MetricPoint{{Environment: "e", MetricName: "m", EventTime: 1}})
+	if err == nil || !warehouse.IsRetryable(err) {
+		t.Errorf("metric write with an expired context: %v, want a retryable error", err)
+	}
+
+	page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"e"}})
+	if err != nil || len(page.Spans) != 0 {
+		t.Fatalf("after the failed writes: %d spans, %v; want none", len(page.Spans), err)
+	}
+	// The span is stored once the warehouse is free again.
+	if err := st.WriteSpans(ctx, []warehouse.Span{span}); err != nil {
+		t.Fatalf("write after the lock is released: %v", err)
+	}
+}

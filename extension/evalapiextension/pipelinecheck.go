@@ -1,0 +1,19 @@
+package evalapiextension
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/extension/extensioncapabilities"
+
+	"github.com/evalcol/evalcol/internal/pipelinecheck"
+)
+
+var _ extensioncapabilities.ConfigSnapshotWatcher = (*evalAPI)(nil)
+
+// NotifyConfigSnapshot refuses to start pipelines that would silently lose
+// or mis-file what the warehouse exporter stores (see package
+// pipelinecheck): the collector calls it after the extensions started and
+// before the pipelines do, and fails to start with its error.
+func (e *evalAPI) NotifyConfigSnapshot(_ context.Context, snapshot extensioncapabilities.ConfigSnapshot) error {
+	return pipelinecheck.Check(snapshot.Effective())
+}
