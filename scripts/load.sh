@@ -11,6 +11,21 @@
 #   storeonly    (only when named in MODES) otlp -> memory_limiter -> tenant
 #                -> batch -> warehouse: what storing costs without the
 #                evaluator processor
+#   burst        (only when named in MODES) examples/config.yaml as shipped
+#                (DEFAULT_CONFIG), flooded far above capacity (BURST_ARGS:
+#                25 000 spans/s offered, 128 requests in flight, 30 s, 1 KB
+#                texts); loadgen then checks through the API that every
+#                span it got a success answer for is stored (the process
+#                stays alive), and the row counts the acknowledged spans
+#                that are not
+#
+# The warehouse modes run the durable pipeline shape of examples/config.yaml
+# (PIPELINE=durable, the default: no batch processor, the exporter answers
+# after its group commit) or the shape it had before (PIPELINE=legacy:
+# batch processor and the exporter's in-memory sending_queue and retries),
+# so that an older build runs the shape it shipped with. EVALCOL_BIN runs a
+# prebuilt binary instead of building cmd/evalcol (old build vs new build:
+# run the script twice into the same OUT with APPEND=1 and LABEL).
 #
 # plus telemetrygen (small non-LLM spans) against the passthrough config.
 # For each run it records spans/s sent, acknowledged and refused, the
@@ -25,6 +40,9 @@
 #   MODES=full LOADGEN_ARGS="-min-bytes 1024 -max-bytes 1024" LABEL="1 KB" \
 #     APPEND=1 scripts/load.sh /tmp/out   # add rows with 1 KB texts
 #
+#   EVALCOL_BIN=/tmp/old/evalcol PIPELINE=legacy LABEL=old MODES="full nomatch burst" \
+#     DEFAULT_CONFIG=/tmp/old-src/examples/config.yaml APPEND=1 scripts/load.sh /tmp/out
+#
 # Loopback only; each load run lasts DURATION (default 15 s, at most 60 s).
 # Needs go, curl, python3 (to read the histogram), and telemetrygen
 # v0.161.0 in $PATH or ~/go/bin for its baseline (skipped when missing).
@@ -35,6 +53,9 @@ OUT=${1:-./_load}
 RATES=${RATES:-"1000 2000 3000 4000 6000 max"}
 DURATION=${DURATION:-15s}
 MODES=${MODES:-"passthrough full nomatch"}
+PIPELINE=${PIPELINE:-durable}
+DEFAULT_CONFIG=${DEFAULT_CONFIG:-examples/config.yaml}
+BURST_ARGS=${BURST_ARGS:-"-rate 25000 -concurrency 128 -duration 30s -min-bytes 1024 -max-bytes 1024"}
 KEY=load-test-key
 API=127.0.0.1:28080 HTTP=127.0.0.1:24318 METRICS_PORT=28888
 mkdir -p "$OUT"
@@ -47,21 +68,31 @@ case ${DURATION%s} in
 esac
 if (( ${DURATION%s} > 60 )); then echo "DURATION must be at most 60s" >&2; exit 2; fi
 
-echo "building evalcol and loadgen..." >&2
-go build -o "$WORK/evalcol" ./cmd/evalcol
+case $PIPELINE in durable | legacy) ;; *) echo "PIPELINE must be durable or legacy" >&2; exit 2 ;; esac
+if [[ -n ${EVALCOL_BIN:-} ]]; then
+  cp "$EVALCOL_BIN" "$WORK/evalcol"
+else
+  echo "building evalcol..." >&2
+  go build -o "$WORK/evalcol" ./cmd/evalcol
+fi
+echo "building loadgen..." >&2
 go build -o "$WORK/loadgen" ./cmd/loadgen
 TELEMETRYGEN=$(command -v telemetrygen || true)
 [[ -z $TELEMETRYGEN && -x $HOME/go/bin/telemetrygen ]] && TELEMETRYGEN=$HOME/go/bin/telemetrygen
 
 # config MODE DBDIR: prints the collector config of a mode.
 config() {
-  local mode=$1 db=$2 processors exporter monitor=""
+  local mode=$1 db=$2 processors exporter monitor="" batch="" warehouse="{api: evalapi}"
+  if [[ $PIPELINE == legacy ]]; then
+    batch=", batch"
+    warehouse="{api: evalapi, sending_queue: {enabled: true}, retry_on_failure: {enabled: true}}"
+  fi
   case $mode in
     passthrough) processors="[batch]" exporter=debug ;;
-    full) processors="[memory_limiter, tenant, evaluator, batch]" exporter=warehouse ;;
-    nomatch) processors="[memory_limiter, tenant, evaluator, batch]" exporter=warehouse
+    full) processors="[memory_limiter, tenant, evaluator$batch]" exporter=warehouse ;;
+    nomatch) processors="[memory_limiter, tenant, evaluator$batch]" exporter=warehouse
       monitor="condition: 'attributes[\"traceloop.workflow.name\"] == \"no-such-workflow\"'" ;;
-    storeonly) processors="[memory_limiter, tenant, batch]" exporter=warehouse ;;
+    storeonly) processors="[memory_limiter, tenant$batch]" exporter=warehouse ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac
   cat <<EOF
@@ -85,7 +116,7 @@ processors:
   batch: {}
 exporters:
   debug: {verbosity: basic, sampling_initial: 1, sampling_thereafter: 1000000}
-  warehouse: {api: evalapi}
+  warehouse: $warehouse
 service:
   telemetry:
     logs: {level: warn}
@@ -155,8 +186,17 @@ run() {
   local name="$mode${LABEL:+-${LABEL// /}}-$gen-$rate"
   local db="$WORK/db-$name"
   mkdir -p "$db"
-  config "$mode" "$db" >"$WORK/config.yaml"
-  "$WORK/evalcol" --config "$WORK/config.yaml" >"$WORK/collector.log" 2>&1 &
+  local telemetry=()
+  if [[ $mode == burst ]]; then
+    # examples/config.yaml as shipped, on the script's ports and key.
+    sed -e "s#127.0.0.1:8080#$API#; s#127.0.0.1:4318#$HTTP#; s#127.0.0.1:4317#127.0.0.1:24317#" \
+        -e "s#./data/evalcol.db#$db/evalcol.db#" -e "s#\${env:EVALCOL_API_KEY:-evalcol-dev-key}#$KEY#" \
+        "$DEFAULT_CONFIG" >"$WORK/config.yaml"
+    telemetry=(--config "yaml:service::telemetry::metrics::readers: [{pull: {exporter: {prometheus: {host: 127.0.0.1, port: $METRICS_PORT}}}}]")
+  else
+    config "$mode" "$db" >"$WORK/config.yaml"
+  fi
+  "$WORK/evalcol" --config "$WORK/config.yaml" "${telemetry[@]}" >"$WORK/collector-$name.log" 2>&1 &
   local pid=$!
   for _ in $(seq 100); do
     curl -sf "http://$API/healthz" >/dev/null 2>&1 && curl -s -o /dev/null "http://$HTTP/" 2>/dev/null && break
@@ -168,7 +208,10 @@ run() {
   local loadrate=$rate
   [[ $rate == max ]] && loadrate=0
   local report="$OUT/$name.json"
-  if [[ $gen == loadgen ]]; then
+  if [[ $mode == burst ]]; then
+    # shellcheck disable=SC2086 # BURST_ARGS is a list of flags
+    "$WORK/loadgen" -endpoint "$HTTP" -api-key "$KEY" $BURST_ARGS -verify-api "$API" >"$report" &
+  elif [[ $gen == loadgen ]]; then
     # shellcheck disable=SC2086 # LOADGEN_ARGS is a list of flags
     "$WORK/loadgen" -endpoint "$HTTP" -api-key "$KEY" -rate "$loadrate" -duration "$DURATION" ${LOADGEN_ARGS:-} >"$report" &
   else
@@ -190,6 +233,7 @@ run() {
   sleep 1 # let the last batch through before scraping
   curl -s "http://127.0.0.1:$METRICS_PORT/metrics" >"$OUT/$name.prom"
   kill $pid && wait $pid || true
+  cp "$WORK/collector-$name.log" "$OUT/" 2>/dev/null || true
   local secs cpu acc ref p50 p99 load
   secs=$(echo "$t1 - $t0" | bc -l)
   cpu=$(echo "100 * ($c1 - $c0) / $clk / $secs" | bc -l)
@@ -201,6 +245,15 @@ run() {
     read -r accps refps < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["acknowledged_per_s"], r["refused_per_s"])' "$report")
   fi
   load=$(cut -d' ' -f1 /proc/loadavg)
+  if [[ $mode == burst ]]; then
+    local verdict
+    verdict=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+print("%d acknowledged, %d refused (503), %d failed (timeouts), %d stored, **%d acknowledged lost**%s" % (r["acknowledged_spans"], r["refused_spans"], r["failed_spans"], r.get("stored_spans", 0), r["acknowledged_lost"], "" if r.get("verified") else " (not verified: %s)" % r.get("verify_error", "")))' "$report")
+    printf '| %s | loadgen, %s | %s | %.0f | – | %.0f | – | – | %.0f | %s | – | %s |\n' \
+      "$mode${LABEL:+ $LABEL}" "$(basename "$DEFAULT_CONFIG")" "$BURST_ARGS" "$accps" "$refps" \
+      "$((peak / 1024))" "$verdict" "$load" | tee -a "$OUT/results.md"
+    return
+  fi
   printf '| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s |\n' \
     "$mode${LABEL:+ $LABEL}" "$gen" "$rate" "$accps" "$(echo "$exported / $secs" | bc -l)" "$refps" "$cpu" "$(echo "100 * $accps / ($cpu + 0.001)" | bc -l)" \
     "$((peak / 1024))" "$p50" "$p99" "$load" | tee -a "$OUT/results.md"

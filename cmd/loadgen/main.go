@@ -5,6 +5,12 @@
 //
 //	loadgen -endpoint 127.0.0.1:4318 -rate 2000 -duration 20s
 //
+// With -verify-api it then checks, through the evalcol API's
+// GET /v2/warehouse/spans, that every span the endpoint acknowledged is
+// stored (it waits until the stored count stops growing first):
+//
+//	loadgen -rate 25000 -concurrency 128 -duration 30s -verify-api 127.0.0.1:8080
+//
 // Spans carry 1–4 KB prompts and completions of varied English text
 // generated deterministically from -seed, the GenAI semantic-convention
 // keys on even spans and the legacy OpenLLMetry keys on odd ones, and come
@@ -54,6 +60,8 @@ type options struct {
 	maxBytes    int
 	seed        uint64
 	timeout     time.Duration
+	verifyAPI   string
+	verifyWait  time.Duration
 }
 
 func parseOptions(args []string) (options, error) {
@@ -71,6 +79,8 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.maxBytes, "max-bytes", 4096, "largest prompt or completion, bytes")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the generated text")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "timeout of one export")
+	fs.StringVar(&o.verifyAPI, "verify-api", "", "evalcol API host:port: after the run, check that every acknowledged span is stored")
+	fs.DurationVar(&o.verifyWait, "verify-wait", 2*time.Minute, "with -verify-api, how long to wait for the stored spans to settle")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("parse flags: %w", err)
 	}
@@ -85,6 +95,8 @@ func parseOptions(args []string) (options, error) {
 		return o, fmt.Errorf("-batch %d, -concurrency %d: both must be at least 1", o.batch, o.concurrency)
 	case o.minBytes < 1 || o.maxBytes < o.minBytes:
 		return o, fmt.Errorf("-min-bytes %d, -max-bytes %d: want 1 ≤ min ≤ max", o.minBytes, o.maxBytes)
+	case o.verifyWait <= 0:
+		return o, fmt.Errorf("-verify-wait %s: must be positive", o.verifyWait)
 	}
 	return o, nil
 }
@@ -103,6 +115,13 @@ type Report struct {
 	AcknowledgedPer float64        `json:"acknowledged_per_s"`
 	RefusedPerS     float64        `json:"refused_per_s"`
 	Errors          map[string]int `json:"errors,omitempty"`
+	// Verification (with -verify-api): spans stored in the run's time
+	// range, acknowledged spans not stored, and how long it took.
+	Verified           bool    `json:"verified,omitempty"`
+	StoredSpans        int64   `json:"stored_spans,omitempty"`
+	AcknowledgedLost   int64   `json:"acknowledged_lost"`
+	VerifySeconds      float64 `json:"verify_seconds,omitempty"`
+	VerifyError        string  `json:"verify_error,omitempty"`
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
@@ -130,6 +149,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	tokens := pace(runCtx, o.rate, o.batch, &missed)
 	runID := uint64(time.Now().UnixNano())
 	start := time.Now()
+	var ledger *ackLedger
+	if o.verifyAPI != "" {
+		ledger = newAckLedger()
+	}
 	var wg sync.WaitGroup
 	for w, exp := range exporters {
 		gen := newSpanGen(o.seed+uint64(w), runID+uint64(w)<<40, o.minBytes, o.maxBytes)
@@ -144,6 +167,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 				switch classify(err) {
 				case "":
 					acked.Add(n)
+					ledger.add(spans)
 				case "refused":
 					refused.Add(n)
 				default:
@@ -166,6 +190,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if len(errs) > 0 {
 		rep.Errors = errs
+	}
+	if ledger != nil {
+		verifyStart := time.Now()
+		stored, lost, err := verify(ctx, o, ledger, start.Add(-time.Hour))
+		rep.Verified, rep.StoredSpans, rep.AcknowledgedLost = err == nil, stored, lost
+		rep.VerifySeconds = time.Since(verifyStart).Seconds()
+		if err != nil {
+			rep.VerifyError = err.Error()
+		}
 	}
 	return json.NewEncoder(stdout).Encode(rep)
 }
