@@ -117,11 +117,11 @@ type Report struct {
 	Errors          map[string]int `json:"errors,omitempty"`
 	// Verification (with -verify-api): spans stored in the run's time
 	// range, acknowledged spans not stored, and how long it took.
-	Verified           bool    `json:"verified,omitempty"`
-	StoredSpans        int64   `json:"stored_spans,omitempty"`
-	AcknowledgedLost   int64   `json:"acknowledged_lost"`
-	VerifySeconds      float64 `json:"verify_seconds,omitempty"`
-	VerifyError        string  `json:"verify_error,omitempty"`
+	Verified         bool    `json:"verified,omitempty"`
+	StoredSpans      int64   `json:"stored_spans,omitempty"`
+	AcknowledgedLost int64   `json:"acknowledged_lost"`
+	VerifySeconds    float64 `json:"verify_seconds,omitempty"`
+	VerifyError      string  `json:"verify_error,omitempty"`
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
