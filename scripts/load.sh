@@ -232,8 +232,10 @@ run() {
   t1=$(date +%s.%N) c1=$(cpu_ticks $pid) clk=$(getconf CLK_TCK)
   sleep 1 # let the last batch through before scraping
   curl -s "http://127.0.0.1:$METRICS_PORT/metrics" >"$OUT/$name.prom"
-  kill $pid && wait $pid || true
+  kill $pid && wait $pid || true # SIGTERM: SQLite checkpoints its WAL into the file
   cp "$WORK/collector-$name.log" "$OUT/" 2>/dev/null || true
+  local diskbytes
+  diskbytes=$(du -sb "$db" | cut -f1)
   local secs cpu acc ref p50 p99 load
   secs=$(echo "$t1 - $t0" | bc -l)
   cpu=$(echo "100 * ($c1 - $c0) / $clk / $secs" | bc -l)
@@ -249,14 +251,16 @@ run() {
     local verdict
     verdict=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
 print("%d acknowledged, %d refused (503), %d failed (timeouts), %d stored, **%d acknowledged lost**%s" % (r["acknowledged_spans"], r["refused_spans"], r["failed_spans"], r.get("stored_spans", 0), r["acknowledged_lost"], "" if r.get("verified") else " (not verified: %s)" % r.get("verify_error", "")))' "$report")
-    printf '| %s | loadgen, %s | %s | %.0f | – | %.0f | – | – | %.0f | %s | – | %s |\n' \
+    printf '| %s | loadgen, %s | %s | %.0f | – | %.0f | – | – | %.0f | %s | – | – | %s |\n' \
       "$mode${LABEL:+ $LABEL}" "$(basename "$DEFAULT_CONFIG")" "$BURST_ARGS" "$accps" "$refps" \
       "$((peak / 1024))" "$verdict" "$load" | tee -a "$OUT/results.md"
     return
   fi
-  printf '| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s |\n' \
+  local perspan="–"
+  [[ $mode != passthrough && $acc -gt 0 ]] && perspan=$((diskbytes / acc)) # per span answered success (all stored by now)
+  printf '| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |\n' \
     "$mode${LABEL:+ $LABEL}" "$gen" "$rate" "$accps" "$(echo "$exported / $secs" | bc -l)" "$refps" "$cpu" "$(echo "100 * $accps / ($cpu + 0.001)" | bc -l)" \
-    "$((peak / 1024))" "$p50" "$p99" "$load" | tee -a "$OUT/results.md"
+    "$((peak / 1024))" "$p50" "$p99" "$perspan" "$load" | tee -a "$OUT/results.md"
 }
 
 [[ -n ${APPEND:-} && -f $OUT/results.md ]] || {
@@ -264,8 +268,8 @@ print("%d acknowledged, %d refused (503), %d failed (timeouts), %d stored, **%d 
   echo
   echo "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load average at start: $(cut -d' ' -f1-3 /proc/loadavg); duration $DURATION per run"
   echo
-  echo "| mode | generator | target spans/s | acknowledged spans/s | exported spans/s | refused spans/s | collector CPU % | acknowledged per CPU-s | peak RSS MiB | eval p50 ms | eval p99 ms | load avg |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| mode | generator | target spans/s | acknowledged spans/s | exported spans/s | refused spans/s | collector CPU % | acknowledged per CPU-s | peak RSS MiB | eval p50 ms | eval p99 ms | disk bytes per span | load avg |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } | tee "$OUT/results.md"
 
 for mode in $MODES; do

@@ -1,8 +1,10 @@
 package genai
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,10 +26,28 @@ const (
 	prefixOIOutput         = "llm.output_messages."
 )
 
-// Extract reads the LLM content of a span from its attributes.
+// Extract reads the LLM content of a span from its attributes. The result
+// does not depend on the attributes' order.
 func Extract(attrs pcommon.Map) Content {
 	var x extractor
 	for k, v := range attrs.All() {
+		x.add(k, v)
+	}
+	return x.finish()
+}
+
+// ExtractStrings is Extract over attributes in their stored form, every
+// value as its text (pcommon.Value.AsString), as the warehouse keeps span
+// attributes. Prompts, completions, input and output come out as Extract
+// gives them for the original attributes, whatever their types: every
+// value Extract reads as text is its AsString, and
+// gen_ai.response.finish_reasons, an array, is read back from its JSON
+// text.
+func ExtractStrings(attrs map[string]string) Content {
+	var x extractor
+	v := pcommon.NewValueEmpty()
+	for k, s := range attrs {
+		v.SetStr(s)
 		x.add(k, v)
 	}
 	return x.finish()
@@ -39,6 +59,7 @@ type extractor struct {
 	legacyPrompts, legacyCompletions []Message
 	genPrompts, genCompletions       []Message
 	oiPrompts, oiCompletions         []Message
+	oiPromptParts, oiCompletionParts []oiPart
 
 	inputMessages, outputMessages, systemInstructions  string
 	entityInput, entityOutput, inputValue, outputValue string
@@ -88,10 +109,10 @@ func (x *extractor) add(k string, v pcommon.Value) {
 		setIndexed(&x.genCompletions, k[len(prefixGenAICompletion):], v)
 		return
 	case strings.HasPrefix(k, prefixOIInput):
-		setOpenInference(&x.oiPrompts, k[len(prefixOIInput):], v)
+		setOpenInference(&x.oiPrompts, &x.oiPromptParts, k[len(prefixOIInput):], v)
 		return
 	case strings.HasPrefix(k, prefixOIOutput):
-		setOpenInference(&x.oiCompletions, k[len(prefixOIOutput):], v)
+		setOpenInference(&x.oiCompletions, &x.oiCompletionParts, k[len(prefixOIOutput):], v)
 		return
 	}
 	switch k {
@@ -102,9 +123,7 @@ func (x *extractor) add(k string, v pcommon.Value) {
 	case "gen_ai.system_instructions":
 		x.systemInstructions = v.AsString()
 	case "gen_ai.response.finish_reasons":
-		if v.Type() == pcommon.ValueTypeSlice {
-			x.finishReasons, x.hasFinishReasons = v.Slice(), true
-		}
+		x.finishReasons, x.hasFinishReasons = finishReasons(v)
 	case "traceloop.entity.input":
 		x.entityInput = v.AsString()
 	case "traceloop.entity.output":
@@ -186,6 +205,8 @@ func (x *extractor) finish() Content {
 		c.Agent = x.entity
 	}
 
+	joinParts(x.oiPrompts, x.oiPromptParts)
+	joinParts(x.oiCompletions, x.oiCompletionParts)
 	if x.inputMessages != "" {
 		c.Prompts = decodeMessages(x.inputMessages)
 	}
@@ -297,9 +318,18 @@ func setIndexed(ms *[]Message, rest string, v pcommon.Value) {
 	}
 }
 
+// oiPart is the text of one part of an OpenInference message
+// (<msg>.message.contents.<part>.message_content.text).
+type oiPart struct {
+	msg, part int
+	text      string
+}
+
 // setOpenInference reads an OpenInference key suffix
-// "<i>.message.role|content" or "<i>.message.contents.<j>.message_content.text".
-func setOpenInference(ms *[]Message, rest string, v pcommon.Value) {
+// "<i>.message.role|content|finish_reason" or
+// "<i>.message.contents.<j>.message_content.text"; the parts are joined in
+// finish (joinParts), so that the attributes' order does not matter.
+func setOpenInference(ms *[]Message, parts *[]oiPart, rest string, v pcommon.Value) {
 	i, field, ok := parseIndex(rest)
 	if !ok || !strings.HasPrefix(field, "message.") {
 		return
@@ -313,14 +343,49 @@ func setOpenInference(ms *[]Message, rest string, v pcommon.Value) {
 	case "finish_reason":
 		at(ms, i).FinishReason = v.AsString()
 	default:
-		if strings.HasPrefix(field, "contents.") && strings.HasSuffix(field, ".message_content.text") {
-			m := at(ms, i)
-			if m.Content != "" {
-				m.Content += "\n"
+		if part, ok := strings.CutPrefix(field, "contents."); ok && strings.HasSuffix(part, ".message_content.text") {
+			if j, _, ok := parseIndex(part); ok {
+				at(ms, i)
+				*parts = append(*parts, oiPart{msg: i, part: j, text: v.AsString()})
 			}
-			m.Content += v.AsString()
 		}
 	}
+}
+
+// joinParts appends the text parts of OpenInference messages to their
+// content, in part order, each on its own line.
+func joinParts(ms []Message, parts []oiPart) {
+	slices.SortStableFunc(parts, func(a, b oiPart) int { return cmp.Or(cmp.Compare(a.msg, b.msg), cmp.Compare(a.part, b.part)) })
+	for _, p := range parts {
+		m := &ms[p.msg]
+		if m.Content != "" {
+			m.Content += "\n"
+		}
+		m.Content += p.text
+	}
+}
+
+// finishReasons reads gen_ai.response.finish_reasons: an array, or its JSON
+// text (as SDKs that flatten attributes, and the warehouse, store it).
+func finishReasons(v pcommon.Value) (pcommon.Slice, bool) {
+	switch v.Type() {
+	case pcommon.ValueTypeSlice:
+		return v.Slice(), true
+	case pcommon.ValueTypeStr:
+		s := strings.TrimSpace(v.Str())
+		if len(s) < 2 || s[0] != '[' {
+			break
+		}
+		var raw []any
+		if json.Unmarshal([]byte(s), &raw) != nil {
+			break
+		}
+		sl := pcommon.NewSlice()
+		if sl.FromRaw(raw) == nil {
+			return sl, true
+		}
+	}
+	return pcommon.Slice{}, false
 }
 
 // contentText returns the text of an OpenLLMetry content value, which is

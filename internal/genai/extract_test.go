@@ -280,6 +280,47 @@ func TestExtract(t *testing.T) {
 			},
 		},
 		{
+			name: "OpenInference text parts joined in part order",
+			attrs: map[string]any{
+				"llm.output_messages.0.message.role":                                 "assistant",
+				"llm.output_messages.0.message.contents.10.message_content.text":     "third",
+				"llm.output_messages.0.message.contents.2.message_content.text":      "second",
+				"llm.output_messages.0.message.contents.0.message_content.text":      "first",
+				"llm.output_messages.0.message.contents.1.message_content.image.url": "https://example.com/x.png",
+			},
+			want: Content{
+				Completions: []Message{{Role: "assistant", Content: "first\nsecond\nthird"}},
+				Output:      "first\nsecond\nthird",
+			},
+		},
+		{
+			name: "finish reasons as JSON text",
+			attrs: map[string]any{
+				"gen_ai.completion.0.role":       "assistant",
+				"gen_ai.completion.0.content":    "Hi.",
+				"gen_ai.response.finish_reasons": `["stop"]`,
+			},
+			want: Content{
+				Completions: []Message{{Role: "assistant", Content: "Hi.", FinishReason: "stop"}},
+				Output:      "Hi.",
+			},
+		},
+		{
+			name: "typed values: structured content parts, numeric finish reasons",
+			attrs: map[string]any{
+				"llm.prompts.0.role":             "user",
+				"llm.prompts.0.content":          []any{map[string]any{"type": "text", "text": "Describe"}, map[string]any{"type": "image_url"}},
+				"llm.completions.0.content":      "A cat.",
+				"gen_ai.response.finish_reasons": []any{int64(1)},
+			},
+			want: Content{
+				Prompts:     []Message{{Role: "user", Content: "Describe"}},
+				Completions: []Message{{Content: "A cat.", FinishReason: "1"}},
+				Input:       "Describe",
+				Output:      "A cat.",
+			},
+		},
+		{
 			name:  "span without LLM content",
 			attrs: map[string]any{"http.method": "GET", "http.route": "/users/{id}"},
 			want:  Content{},
@@ -287,9 +328,23 @@ func TestExtract(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Extract(attrMap(t, tt.attrs))
+			attrs := attrMap(t, tt.attrs)
+			got := Extract(attrs)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Extract() =\n%+v\nwant\n%+v", got, tt.want)
+			}
+			// The warehouse keeps every attribute as its text and derives
+			// the messages, input and output from that at read.
+			stored := map[string]string{}
+			for k, v := range attrs.All() {
+				stored[k] = v.AsString()
+			}
+			for range 5 { // map order varies between runs
+				back := ExtractStrings(stored)
+				if !reflect.DeepEqual(back.Prompts, got.Prompts) || !reflect.DeepEqual(back.Completions, got.Completions) ||
+					back.Input != got.Input || back.Output != got.Output {
+					t.Fatalf("ExtractStrings() of the stored attributes =\n%+v\nwant the messages, input and output of\n%+v", back, got)
+				}
 			}
 		})
 	}

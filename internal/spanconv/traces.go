@@ -120,7 +120,12 @@ func Traces(td ptrace.Traces, opts Options) TraceBatch {
 					continue
 				}
 				s := span(sp, env, service, resAttrs, ss.Scope())
-				redact(&s, opts.Redact)
+				if opts.Redact != RedactNone {
+					redact(&s, opts.Redact)
+					// Hashed JSON messages no longer yield the (hashed)
+					// prompts: the store keeps the redacted values as given.
+					s.DerivedContent = false
+				}
 				b.Spans = append(b.Spans, s)
 				b.Points = append(b.Points, evaluationPoints(&s, sp, org)...)
 			}
@@ -164,6 +169,10 @@ func span(sp ptrace.Span, env, service string, resAttrs map[string]string, scope
 		ResponseModel:      content.ResponseModel,
 		Vendor:             content.Vendor,
 		TotalTokens:        content.TotalTokens,
+		// Prompts, completions, input and output come from the attributes
+		// as stored (SpanAttributes, every value as its text) just as
+		// warehouse.DeriveContent reads them back.
+		DerivedContent: true,
 	}
 	s.Evaluations = evaluations(sp.Events())
 	return s

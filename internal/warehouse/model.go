@@ -43,6 +43,13 @@ type Span struct {
 
 	// Evaluations are the evaluator results recorded on the span.
 	Evaluations []Evaluation
+
+	// DerivedContent reports that Prompts, Completions, Input and Output
+	// are what DeriveContent reads from SpanAttributes (the exporter
+	// derives them so). A store may then keep only the attributes, each
+	// text once, and derive the four again at read; without it, a store
+	// returns the four as they were written.
+	DerivedContent bool
 }
 
 // Evaluation is one evaluator result recorded on a span. Output holds the

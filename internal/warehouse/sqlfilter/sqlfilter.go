@@ -26,6 +26,9 @@ type Expr struct {
 
 // Dialect holds the SQL of one engine.
 type Dialect struct {
+	// Column, when set, is the SQL of a column by its name (a backend may
+	// compute a column from others); nil uses the name.
+	Column func(name string) string
 	// NotNull tests that a nullable column holds a value.
 	NotNull func(column string) string
 	// Attribute returns the value of the attribute key of a field kind and
@@ -67,12 +70,16 @@ func (d Dialect) Cond(f warehouse.Filter, ref warehouse.FieldRef) Expr {
 	mode := cmpText
 	column := ref.Kind == warehouse.KindColumn
 	if column {
-		val = Expr{SQL: ref.Column}
+		colSQL := ref.Column
+		if d.Column != nil {
+			colSQL = d.Column(ref.Column)
+		}
+		val = Expr{SQL: colSQL}
 		switch {
 		case NullableColumns[ref.Column]:
-			exists = Expr{SQL: d.NotNull(ref.Column)}
+			exists = Expr{SQL: d.NotNull(colSQL)}
 		case ref.ColType == warehouse.ColText:
-			exists = Expr{SQL: ref.Column + " != ''"}
+			exists = Expr{SQL: colSQL + " != ''"}
 		default:
 			exists = Expr{SQL: "1"}
 		}

@@ -11,6 +11,14 @@ import (
 // dialect is SQLite's SQL for sqlfilter: attributes are JSON documents
 // (a missing one reads as NULL), numbers of text through evalcol_num.
 var dialect = sqlfilter.Dialect{
+	// input and output may be references to the attribute holding the
+	// text (see contentExprs).
+	Column: func(column string) string {
+		if e, ok := contentExprs[column]; ok {
+			return e
+		}
+		return column
+	},
 	NotNull: func(column string) string { return column + " IS NOT NULL" },
 	Attribute: func(kind warehouse.FieldKind, key string) (value, exists sqlfilter.Expr) {
 		return attrExprs(docColumn(kind), key)

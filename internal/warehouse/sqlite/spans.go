@@ -18,16 +18,45 @@ import (
 const insertSpanSQL = `INSERT INTO spans (seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
 	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
 	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
-	resource_id, span_attributes, prompts, completions, input, output, evaluations, verdicts) VALUES `
+	resource_id, span_attributes, prompts, completions, input, input_key, output, output_key, evaluations, verdicts) VALUES `
 
 // spanColumns is the number of columns insertSpanSQL names.
-const spanColumns = 30
+const spanColumns = 32
 
 const selectSpanColumns = `seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
 	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
 	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
 	(SELECT attributes FROM resources WHERE id = spans.resource_id), span_attributes, prompts, completions,
 	input, output, evaluations`
+
+// derivedContent is what the prompts column holds for a span whose
+// content is derived from its attributes at read (a stored map is JSON,
+// never empty).
+const derivedContent = ""
+
+// contentColumns renders a span's prompts, completions, input and output
+// as stored: once, in the attributes, when the span's content is derived
+// from them (see migration 00011_content_once.sql).
+func contentColumns(sp *warehouse.Span) (prompts, completions, input, inputKey, output, outputKey string) {
+	if !sp.DerivedContent {
+		return encodeMap(sp.Prompts), encodeMap(sp.Completions), sp.Input, "", sp.Output, ""
+	}
+	input, output = sp.Input, sp.Output
+	if inputKey = warehouse.ContentKey(sp.SpanAttributes, input); inputKey != "" {
+		input = ""
+	}
+	if outputKey = warehouse.ContentKey(sp.SpanAttributes, output); outputKey != "" {
+		output = ""
+	}
+	return derivedContent, derivedContent, input, inputKey, output, outputKey
+}
+
+// contentExprs are the SQL of the input and output columns for filters:
+// the referenced attribute, or the stored text.
+var contentExprs = map[string]string{
+	"input":  `(CASE input_key WHEN '' THEN input ELSE json_extract(span_attributes, '$."' || input_key || '"') END)`,
+	"output": `(CASE output_key WHEN '' THEN output ELSE json_extract(span_attributes, '$."' || output_key || '"') END)`,
+}
 
 // WriteSpans stores spans in one transaction.
 func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
@@ -69,11 +98,12 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 		if err != nil {
 			return fmt.Errorf("write spans: span %d: resource: %w", i, mapErr(err))
 		}
+		prompts, completions, input, inputKey, output, outputKey := contentColumns(sp)
 		if err := rows.add(ctx, seq, sp.Environment, sp.Timestamp, sp.Duration, sp.TotalTokens,
 			sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState, sp.SpanName, sp.SpanKind, sp.ServiceName,
 			sp.ScopeName, sp.ScopeVersion, sp.StatusCode, sp.StatusMessage, sp.WorkflowName, sp.EntityName,
 			sp.AgentName, sp.RequestModel, sp.ResponseModel, sp.Vendor, resID,
-			encodeMap(sp.SpanAttributes), encodeMap(sp.Prompts), encodeMap(sp.Completions), sp.Input, sp.Output,
+			encodeMap(sp.SpanAttributes), prompts, completions, input, inputKey, output, outputKey,
 			warehouse.EncodeEvaluations(sp.Evaluations), warehouse.VerdictIndex(sp.Evaluations)); err != nil {
 			return fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
@@ -185,11 +215,24 @@ func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {
 	if sp.SpanAttributes, err = decodeMap(attrs); err != nil {
 		return sp, 0, fmt.Errorf("span %d span_attributes: %w", seq, err)
 	}
-	if sp.Prompts, err = decodeMap(prompts); err != nil {
-		return sp, 0, fmt.Errorf("span %d prompts: %w", seq, err)
-	}
-	if sp.Completions, err = decodeMap(compls); err != nil {
-		return sp, 0, fmt.Errorf("span %d completions: %w", seq, err)
+	if prompts == derivedContent {
+		// The content is derived from the attributes; a stored input or
+		// output text (one no attribute holds verbatim) is the original.
+		input, output := sp.Input, sp.Output
+		warehouse.DeriveContent(&sp)
+		if input != "" {
+			sp.Input = input
+		}
+		if output != "" {
+			sp.Output = output
+		}
+	} else {
+		if sp.Prompts, err = decodeMap(prompts); err != nil {
+			return sp, 0, fmt.Errorf("span %d prompts: %w", seq, err)
+		}
+		if sp.Completions, err = decodeMap(compls); err != nil {
+			return sp, 0, fmt.Errorf("span %d completions: %w", seq, err)
+		}
 	}
 	if evals != "" && evals != "[]" {
 		if err := json.Unmarshal([]byte(evals), &sp.Evaluations); err != nil {

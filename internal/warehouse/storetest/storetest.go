@@ -21,6 +21,7 @@ type Opener func(t *testing.T) warehouse.Store
 // Run runs the whole suite against the backend that open creates.
 func Run(t *testing.T, open Opener) {
 	t.Run("SpanRoundTrip", func(t *testing.T) { testSpanRoundTrip(t, open) })
+	t.Run("SpanContent", func(t *testing.T) { testSpanContent(t, open) })
 	t.Run("SpanEmpty", func(t *testing.T) { testSpanEmpty(t, open) })
 	t.Run("SpanTenancy", func(t *testing.T) { testSpanTenancy(t, open) })
 	t.Run("SpanTimeRange", func(t *testing.T) { testSpanTimeRange(t, open) })
