@@ -31,7 +31,8 @@ type warehouseExporter struct {
 	meters    metric.MeterProvider
 	store     warehouse.Store
 	orgs      spanconv.OrganizationFunc
-	status    statusRecorder // nil when the provider does not follow spans
+	status    statusRecorder     // nil when the provider does not follow spans
+	prep      warehouse.Preparer // nil when the store has nothing to prepare
 	committer *groupcommit.Committer
 
 	tracesSizer  ptrace.ProtoMarshaler
@@ -69,6 +70,7 @@ func (e *warehouseExporter) start(_ context.Context, host component.Host) error 
 	if e.store == nil {
 		return fmt.Errorf("warehouse exporter: api: extension %q has not opened its warehouse", e.cfg.API)
 	}
+	e.prep, _ = e.store.(warehouse.Preparer) // the store's own, not the timing wrapper's
 	timed, err := newTimedStore(e.store, e.meters)
 	if err != nil {
 		return fmt.Errorf("warehouse exporter: %w", err)
@@ -124,6 +126,11 @@ func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) er
 		e.logger.Warn("dropping spans that can never be stored", zap.Int("spans", n),
 			zap.String("reason", d.Reason), zap.String("first_trace_id", d.TraceID), zap.String("first_span_id", d.SpanID))
 	}
+	if p := e.prep; p != nil {
+		// Here, in parallel with other requests, not in the one writer.
+		p.PrepareSpans(batch.Spans)
+		p.PreparePoints(batch.Points)
+	}
 	err := e.committer.Commit(ctx, groupcommit.Batch{Spans: batch.Spans, Points: batch.Points, Bytes: int64(e.tracesSizer.TracesSize(td))})
 	err = e.classify(err, len(batch.Spans)+len(batch.Points))
 	if e.status != nil && len(batch.Spans) > 0 {
@@ -138,6 +145,9 @@ func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) er
 
 func (e *warehouseExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
 	pts := spanconv.Metrics(md, e.options(ctx))
+	if p := e.prep; p != nil {
+		p.PreparePoints(pts)
+	}
 	err := e.committer.Commit(ctx, groupcommit.Batch{Points: pts, Bytes: int64(e.metricsSizer.MetricsSize(md))})
 	return e.classify(err, len(pts))
 }

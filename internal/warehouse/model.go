@@ -50,6 +50,11 @@ type Span struct {
 	// text once, and derive the four again at read; without it, a store
 	// returns the four as they were written.
 	DerivedContent bool
+
+	// Prepared is a store's own encoding of the span, made by its
+	// PrepareSpans (see Preparer); a store ignores a value it did not
+	// make. A span must not change after it was prepared.
+	Prepared any
 }
 
 // Evaluation is one evaluator result recorded on a span. Output holds the
@@ -105,6 +110,11 @@ type MetricPoint struct {
 	SpanID         string
 	Labels         map[string]string
 	Attributes     map[string]string
+
+	// Prepared is a store's own encoding of the point, made by its
+	// PreparePoints (see Preparer); a store ignores a value it did not
+	// make. A point must not change after it was prepared.
+	Prepared any
 }
 
 // MetricGroup holds the points of one metric name within a page.

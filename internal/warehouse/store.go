@@ -34,6 +34,17 @@ type Store interface {
 	Close() error
 }
 
+// Preparer is optionally implemented by a Store whose writes are
+// serialised (SQLite has one writer): PrepareSpans and PreparePoints do the
+// part of a write that needs no lock (encoding attributes and labels,
+// dedup keys, index hashes) on the caller's goroutine and keep it in each
+// span's or point's Prepared, so that concurrent callers share that work
+// and the writer only writes.
+type Preparer interface {
+	PrepareSpans(spans []Span)
+	PreparePoints(pts []MetricPoint)
+}
+
 // ErrUnavailable marks errors caused by the backend being down, busy or
 // closed: the HTTP layer answers 503 and the exporter retries. Backends wrap
 // it (fmt.Errorf("...: %w", ErrUnavailable)).

@@ -67,17 +67,14 @@ func newPostings(first int64) *postings {
 	return &postings{first: first, lists: map[postingKey][]int64{}}
 }
 
-// add indexes one span: its trace id and its indexable span attributes.
-func (p *postings) add(seq int64, sp *warehouse.Span) {
-	hour, off := hourOf(sp.Timestamp), seq-p.first
-	k := postingKey{hour, attrHash(sp.Environment, traceIDKey, sp.TraceID)}
-	p.lists[k] = append(p.lists[k], off)
-	for key, v := range sp.SpanAttributes {
-		if indexable(v) {
-			k := postingKey{hour, attrHash(sp.Environment, key, v)}
-			if l := p.lists[k]; len(l) == 0 || l[len(l)-1] != off { // a hash twice in one span
-				p.lists[k] = append(l, off)
-			}
+// add indexes one span of start time timestamp: hashes are those of its
+// trace id and indexable span attributes (prepared.hashes).
+func (p *postings) add(seq, timestamp int64, hashes []int64) {
+	hour, off := hourOf(timestamp), seq-p.first
+	for _, h := range hashes {
+		k := postingKey{hour, h}
+		if l := p.lists[k]; len(l) == 0 || l[len(l)-1] != off { // a hash twice in one span
+			p.lists[k] = append(l, off)
 		}
 	}
 }

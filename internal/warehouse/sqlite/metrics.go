@@ -30,21 +30,22 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		return nil
 	}
 	s.lastWrite.Store(time.Now().UnixNano())
+	// Encoding needs no lock: before the transaction (or already done by
+	// PreparePoints on the caller's goroutine).
+	var labelsEnc, attrsEnc lastEncoding
+	preps := make([]*preparedPoint, len(pts))
+	keys := make([]int64, len(pts))
+	for i := range pts {
+		preps[i] = preparedPointOf(&pts[i], &labelsEnc, &attrsEnc)
+		keys[i] = preps[i].key
+	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("write metric points: begin: %w", mapErr(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	var labelsEnc, attrsEnc lastEncoding
 	rows := newRowInserter(tx, insertPointSQL, pointColumns, rowsPerInsert)
 	defer rows.close()
-	labels, attrs := make([]string, len(pts)), make([]string, len(pts))
-	keys := make([]int64, len(pts))
-	for i := range pts {
-		p := &pts[i]
-		l, a := labelsEnc.encode(p.Labels), attrsEnc.encode(p.Attributes)
-		labels[i], attrs[i], keys[i] = l.json, a.json, pointKey(p, l, a)
-	}
 	fresh, err := insertKeys(ctx, tx, "point_keys", keys)
 	if err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
@@ -74,7 +75,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		}
 		seq++
 		if err := rows.add(ctx, seq, p.Environment, p.OrganizationID, p.MetricName, p.Source, p.EventTime,
-			b, n, e, p.TraceID, p.SpanID, labels[i], attrs[i]); err != nil {
+			b, n, e, p.TraceID, p.SpanID, preps[i].labels, preps[i].attributes); err != nil {
 			return fmt.Errorf("write metric points: points up to %d: %w", i, mapErr(err))
 		}
 	}
@@ -84,6 +85,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("write metric points: commit: %w", mapErr(err))
 	}
+	s.checkpoints.poke()
 	return nil
 }
 

@@ -67,6 +67,15 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 		return nil
 	}
 	s.lastWrite.Store(time.Now().UnixNano())
+	// Encoding needs no lock: before the transaction (or already done by
+	// PrepareSpans on the caller's goroutine).
+	var resEnc lastEncoding
+	preps := make([]*prepared, len(spans))
+	keys := make([]int64, len(spans))
+	for i := range spans {
+		preps[i] = preparedOf(&spans[i], &resEnc)
+		keys[i] = preps[i].key
+	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("write spans: begin: %w", mapErr(err))
@@ -75,10 +84,6 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	var seq int64
 	if err := tx.QueryRowContext(ctx, spansHighWater).Scan(&seq); err != nil {
 		return fmt.Errorf("write spans: next sequence: %w", mapErr(err))
-	}
-	keys := make([]int64, len(spans))
-	for i := range spans {
-		keys[i] = dedupKey(spans[i].Environment, spans[i].TraceID, spans[i].SpanID)
 	}
 	fresh, err := insertKeys(ctx, tx, "span_keys", keys)
 	if err != nil {
@@ -89,25 +94,24 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	index := newPostings(seq + 1)
 	res := s.resources.begin()
 	for i := range spans {
-		sp := &spans[i]
+		sp, p := &spans[i], preps[i]
 		if !fresh[i] {
 			continue // stored by an earlier write of the same span
 		}
 		seq++
-		resID, err := res.id(ctx, tx, encodeMap(sp.ResourceAttributes))
+		resID, err := res.id(ctx, tx, p.resource)
 		if err != nil {
 			return fmt.Errorf("write spans: span %d: resource: %w", i, mapErr(err))
 		}
-		prompts, completions, input, inputKey, output, outputKey := contentColumns(sp)
 		if err := rows.add(ctx, seq, sp.Environment, sp.Timestamp, sp.Duration, sp.TotalTokens,
 			sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState, sp.SpanName, sp.SpanKind, sp.ServiceName,
 			sp.ScopeName, sp.ScopeVersion, sp.StatusCode, sp.StatusMessage, sp.WorkflowName, sp.EntityName,
 			sp.AgentName, sp.RequestModel, sp.ResponseModel, sp.Vendor, resID,
-			encodeMap(sp.SpanAttributes), prompts, completions, input, inputKey, output, outputKey,
-			warehouse.EncodeEvaluations(sp.Evaluations), warehouse.VerdictIndex(sp.Evaluations)); err != nil {
+			p.attributes, p.prompts, p.completions, p.input, p.inputKey, p.output, p.outputKey,
+			p.evaluations, p.verdicts); err != nil {
 			return fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
-		index.add(seq, sp)
+		index.add(seq, sp.Timestamp, p.hashes)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write spans: %w", mapErr(err))
@@ -118,6 +122,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("write spans: commit: %w", mapErr(err))
 	}
+	s.checkpoints.poke()
 	res.commit()
 	return nil
 }

@@ -64,7 +64,9 @@ type Store struct {
 	warehouse.QueryPath
 	writer *sql.DB // one connection: SQLite allows one writer at a time
 	reader *sql.DB // read-only pool; WAL lets readers run beside the writer
-	closed atomic.Bool
+	// checkpoints copies the WAL into the file beside the writer.
+	checkpoints *checkpointer
+	closed      atomic.Bool
 	// resources caches resource attribute set ids for the writer.
 	resources resourceCache
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it).
@@ -119,7 +121,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		"temp_store(memory)",
 	}
 	writer, err := sql.Open("sqlite", dsn(path, "immediate", append(common,
-		"synchronous(NORMAL)", "wal_autocheckpoint(4000)")))
+		"synchronous(NORMAL)", "wal_autocheckpoint("+strconv.Itoa(writerAutocheckpoint)+")")))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
 	}
@@ -147,7 +149,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
-	s := &Store{writer: writer, reader: reader, maxIndexCandidates: defaultMaxIndexCandidates,
+	ckpt, err := sql.Open("sqlite", dsn(path, "", append(common, "synchronous(NORMAL)")))
+	if err != nil {
+		writer.Close()
+		reader.Close()
+		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
+	}
+	ckpt.SetMaxOpenConns(1)
+	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), maxIndexCandidates: defaultMaxIndexCandidates,
 		retention: opts.Retention.WithDefaults()}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.Ping(ctx); err != nil {
@@ -190,7 +199,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.pruning.Stop()
-	return errors.Join(s.reader.Close(), s.writer.Close())
+	return errors.Join(s.checkpoints.close(), s.reader.Close(), s.writer.Close())
 }
 
 // SchemaVersion returns the highest applied schema migration.

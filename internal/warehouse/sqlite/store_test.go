@@ -260,3 +260,25 @@ func TestBusyOrSlowWriteIsRetryable(t *testing.T) {
 		t.Fatalf("write after the lock is released: %v", err)
 	}
 }
+
+// preparingStore prepares every write on the caller's side first, as the
+// exporter does.
+type preparingStore struct{ *Store }
+
+func (p preparingStore) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
+	spans = slices.Clone(spans) // the suite compares its own spans with what it reads back
+	p.PrepareSpans(spans)
+	return p.Store.WriteSpans(ctx, spans)
+}
+
+func (p preparingStore) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoint) error {
+	pts = slices.Clone(pts)
+	p.PreparePoints(pts)
+	return p.Store.WriteMetricPoints(ctx, pts)
+}
+
+// TestConformancePrepared runs the suite with every span and point
+// prepared (PrepareSpans, PreparePoints) before it is written.
+func TestConformancePrepared(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) warehouse.Store { return preparingStore{openTemp(t)} })
+}

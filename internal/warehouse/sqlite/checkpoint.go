@@ -1,0 +1,71 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// checkpointInterval is the shortest time between two background
+// checkpoints.
+const checkpointInterval = 250 * time.Millisecond
+
+// writerAutocheckpoint is the WAL size (pages) at which the writer
+// checkpoints by itself: a safety net for when the background checkpoints
+// fall behind (16 000 pages of 16 KiB: 256 MiB).
+const writerAutocheckpoint = 16000
+
+// checkpointer copies the WAL into the database file on its own connection
+// (PRAGMA wal_checkpoint(PASSIVE), which runs beside the writer and the
+// readers), so that the one writer, which every commit waits for, does not
+// spend its time copying pages and syncing the file. The writer pokes it
+// after its commits; it checkpoints at most every checkpointInterval.
+type checkpointer struct {
+	db   *sql.DB
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startCheckpointer(db *sql.DB) *checkpointer {
+	c := &checkpointer{db: db, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go c.run()
+	return c
+}
+
+// poke asks for a checkpoint soon; it never blocks.
+func (c *checkpointer) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *checkpointer) run() {
+	defer close(c.done)
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.wake:
+		}
+		// A failed checkpoint (another one running, the file busy) is
+		// retried after the next commit; the writer's own autocheckpoint
+		// bounds the WAL meanwhile.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, _ = c.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+		cancel()
+		select {
+		case <-c.stop:
+			return
+		case <-time.After(checkpointInterval):
+		}
+	}
+}
+
+// close stops the checkpoints and closes the connection.
+func (c *checkpointer) close() error {
+	close(c.stop)
+	<-c.done
+	return c.db.Close()
+}

@@ -1,0 +1,91 @@
+package sqlite
+
+import (
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// prepared is the encoding of one span that WriteSpans stores: everything
+// but the row ids, which only the writer can assign.
+type prepared struct {
+	resource    string // encodeMap(ResourceAttributes)
+	attributes  string // encodeMap(SpanAttributes)
+	prompts     string
+	completions string
+	input       string
+	inputKey    string
+	output      string
+	outputKey   string
+	evaluations string
+	verdicts    string  // warehouse.VerdictIndex(Evaluations)
+	key         int64   // dedupKey(environment, trace id, span id)
+	hashes      []int64 // attribute index hashes: the trace id, then the indexable attributes
+}
+
+var _ warehouse.Preparer = (*Store)(nil)
+
+// PrepareSpans encodes spans for WriteSpans on the caller's goroutine (see
+// warehouse.Preparer): the exporter prepares each request while the
+// writer commits others.
+func (s *Store) PrepareSpans(spans []warehouse.Span) {
+	var res lastEncoding // spans of one resource share its map
+	for i := range spans {
+		spans[i].Prepared = prepare(&spans[i], &res)
+	}
+}
+
+// preparedOf returns sp's encoding: the one PrepareSpans made, else a new
+// one.
+func preparedOf(sp *warehouse.Span, res *lastEncoding) *prepared {
+	if p, ok := sp.Prepared.(*prepared); ok {
+		return p
+	}
+	return prepare(sp, res)
+}
+
+func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
+	p := &prepared{
+		resource:    res.encode(sp.ResourceAttributes).json,
+		attributes:  encodeMap(sp.SpanAttributes),
+		evaluations: warehouse.EncodeEvaluations(sp.Evaluations),
+		verdicts:    warehouse.VerdictIndex(sp.Evaluations),
+		key:         dedupKey(sp.Environment, sp.TraceID, sp.SpanID),
+	}
+	p.prompts, p.completions, p.input, p.inputKey, p.output, p.outputKey = contentColumns(sp)
+	p.hashes = make([]int64, 0, 1+len(sp.SpanAttributes))
+	p.hashes = append(p.hashes, attrHash(sp.Environment, traceIDKey, sp.TraceID))
+	for key, v := range sp.SpanAttributes {
+		if indexable(v) {
+			p.hashes = append(p.hashes, attrHash(sp.Environment, key, v))
+		}
+	}
+	return p
+}
+
+// preparedPoint is the encoding of one metric point.
+type preparedPoint struct {
+	labels, attributes string // encodeMap JSON
+	key                int64  // pointKey
+}
+
+// PreparePoints encodes points for WriteMetricPoints on the caller's
+// goroutine (see warehouse.Preparer).
+func (s *Store) PreparePoints(pts []warehouse.MetricPoint) {
+	var labels, attrs lastEncoding // points of one evaluation share their maps
+	for i := range pts {
+		pts[i].Prepared = preparePoint(&pts[i], &labels, &attrs)
+	}
+}
+
+// preparedPointOf returns p's encoding: the one PreparePoints made, else a
+// new one.
+func preparedPointOf(p *warehouse.MetricPoint, labels, attrs *lastEncoding) *preparedPoint {
+	if pp, ok := p.Prepared.(*preparedPoint); ok {
+		return pp
+	}
+	return preparePoint(p, labels, attrs)
+}
+
+func preparePoint(p *warehouse.MetricPoint, labels, attrs *lastEncoding) *preparedPoint {
+	l, a := labels.encode(p.Labels), attrs.encode(p.Attributes)
+	return &preparedPoint{labels: l.json, attributes: a.json, key: pointKey(p, l, a)}
+}
