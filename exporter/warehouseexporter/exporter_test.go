@@ -33,7 +33,9 @@ type provider struct {
 
 func (p provider) Warehouse() warehouse.Store { return p.store }
 
-type host struct{ ext map[component.ID]component.Component }
+type host struct {
+	ext map[component.ID]component.Component
+}
 
 func (h host) GetExtensions() map[component.ID]component.Component { return h.ext }
 
