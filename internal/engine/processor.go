@@ -80,8 +80,9 @@ type Processor struct {
 	provider    monitor.Provider
 	observer    Observer
 	workers     int
-	sem         chan struct{}
-	stuck       atomic.Int64 // abandoned evaluations still running
+	turns       *turns        // the workers, oldest request first
+	tickets     atomic.Uint64 // request arrival order
+	stuck       atomic.Int64  // abandoned evaluations still running
 	maxStuck    int
 	timeout     time.Duration
 	maxText     int
@@ -109,7 +110,7 @@ func New(set Settings) (*Processor, error) {
 	return &Processor{
 		static:      set.Static,
 		workers:     set.Workers,
-		sem:         make(chan struct{}, set.Workers),
+		turns:       newTurns(set.Workers),
 		maxStuck:    stuckPerWorker * set.Workers,
 		timeout:     set.Timeout,
 		maxText:     set.MaxTextBytes,
@@ -285,8 +286,15 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 	// (a completion checked for toxicity, sexism and profanity is
 	// normalised once).
 	ctx = evaluators.WithTextCache(ctx)
+	ticket := p.tickets.Add(1) // earlier requests get the workers first
 	var next atomic.Int64
 	work := func() {
+		held := false // a worker, kept from one job to the next
+		defer func() {
+			if held {
+				p.turns.release()
+			}
+		}()
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(jobs) {
@@ -295,9 +303,13 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 			if jobs[i].invalid {
 				continue
 			}
-			p.sem <- struct{}{}
+			if held {
+				p.turns.yield(ticket)
+			} else {
+				p.turns.acquire(ticket)
+				held = true
+			}
 			p.evaluate(ctx, &jobs[i])
-			<-p.sem
 		}
 	}
 	n := min(p.workers, len(jobs))

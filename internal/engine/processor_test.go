@@ -589,6 +589,66 @@ func TestWorkersBoundConcurrency(t *testing.T) {
 	}
 }
 
+// TestOlderRequestsGetWorkersFirst: requests that wait for workers are
+// served in arrival order, each to the end, instead of sharing the
+// workers (when they would all finish late together).
+func TestOlderRequestsGetWorkersFirst(t *testing.T) {
+	var mu sync.Mutex
+	var order []string // the completion of each evaluation, in start order
+	started := make(chan struct{}, 100)
+	gate := make(chan struct{})
+	run := func(_ context.Context, _ *evaluators.Definition, req evaluators.Request) (evaluators.Result, error) {
+		mu.Lock()
+		order = append(order, fmt.Sprint(req.Input["text"]))
+		mu.Unlock()
+		started <- struct{}{}
+		<-gate
+		return evaluators.Result{"word_count": 1}, nil
+	}
+	// One worker: the order is deterministic (with more, a worker that took
+	// a request's last job may start it after the next request's first).
+	tp := newProc(t, Settings{Static: compile(t, monitor.Spec{Name: "m", Evaluators: evs("word-count")}), Workers: 1}, run)
+	request := func(name string, n int) ptrace.Traces {
+		spans := make([]map[string]any, n)
+		for i := range spans {
+			a := chatAttrs()
+			a["gen_ai.completion.0.content"] = name
+			spans[i] = a
+		}
+		return newTraces(t, spans...)
+	}
+	waiting := func(n int) func() bool {
+		return func() bool { tp.turns.mu.Lock(); defer tp.turns.mu.Unlock(); return tp.turns.waiting.Len() == n }
+	}
+	var wg sync.WaitGroup
+	// Request "first" takes the worker; "second" and "third" arrive in that
+	// order while it runs. (A shared semaphore would serve the three in
+	// turn, one evaluation each.)
+	wg.Go(func() { _, _ = tp.ProcessTraces(context.Background(), request("first", 6)) })
+	<-started
+	wg.Go(func() { _, _ = tp.ProcessTraces(context.Background(), request("second", 6)) })
+	waitFor(t, waiting(1))
+	wg.Go(func() { _, _ = tp.ProcessTraces(context.Background(), request("third", 6)) })
+	waitFor(t, waiting(2))
+	close(gate)
+	wg.Wait()
+	want := strings.Repeat("first ", 6) + strings.Repeat("second ", 6) + strings.Repeat("third ", 6)
+	if got := strings.Join(order, " ") + " "; got != want {
+		t.Errorf("evaluations started in the order\n%s\nwant each request to the end, in arrival order", got)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached within 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func TestNewRejectsBadSettings(t *testing.T) {
 	_, err := New(Settings{})
 	if err == nil || !strings.Contains(err.Error(), "timeout must be positive") {
