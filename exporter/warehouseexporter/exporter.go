@@ -185,6 +185,10 @@ func (e *warehouseExporter) classify(err error, items int) error {
 		return nil
 	case errors.Is(err, groupcommit.ErrBusy):
 		return err
+	case errors.Is(err, groupcommit.ErrWaitEnded):
+		// The request's own deadline, or its sender gone: nothing failed.
+		e.logger.Debug("request ended while waiting for its commit", zap.Int("spans_and_points", items), zap.Error(err))
+		return errRetryLater
 	case isRetryable(err):
 		e.logger.Warn("warehouse write failed, the sender is asked to retry", zap.Int("spans_and_points", items), zap.Error(err))
 		return errRetryLater

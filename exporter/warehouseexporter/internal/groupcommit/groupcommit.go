@@ -67,6 +67,10 @@ type Settings struct {
 // warehouse.ErrUnavailable: the request may succeed later.
 var ErrBusy = fmt.Errorf("warehouse busy: too much data waiting for a commit, retry later: %w", warehouse.ErrUnavailable)
 
+// ErrWaitEnded wraps the context error of a request whose context ended
+// while it waited for its commit.
+var ErrWaitEnded = errors.New("wait for the warehouse commit")
+
 // errClosed is the error of a request that arrives after Close.
 var errClosed = fmt.Errorf("exporter shut down: %w", warehouse.ErrUnavailable)
 
@@ -140,7 +144,7 @@ func (c *Committer) Commit(ctx context.Context, b Batch) error {
 			c.unqueue(r)
 		}
 		c.mu.Unlock()
-		return fmt.Errorf("wait for the warehouse commit: %w", ctx.Err())
+		return fmt.Errorf("%w: %w", ErrWaitEnded, ctx.Err())
 	}
 }
 
