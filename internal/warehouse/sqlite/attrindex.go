@@ -93,7 +93,7 @@ const insertIndexSQL = "INSERT INTO span_attr_index (hour, hash, base, offsets) 
 // write inserts the posting lists in key order (the B-tree inserts walk
 // forward). Each row holds base, a sequence number, and offsets, a JSON
 // array of the row's sequence numbers minus base.
-func (p *postings) write(ctx context.Context, tx *sql.Tx) error {
+func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) error {
 	keys := make([]postingKey, 0, len(p.lists))
 	for k := range p.lists {
 		keys = append(keys, k)
@@ -101,7 +101,7 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx) error {
 	slices.SortFunc(keys, func(a, b postingKey) int {
 		return cmp.Or(cmp.Compare(a.hour, b.hour), cmp.Compare(a.hash, b.hash))
 	})
-	rows := newRowInserter(tx, insertIndexSQL, 4, indexRowsPerInsert)
+	rows := newRowInserter(tx, stmts, insertIndexSQL, 4, indexRowsPerInsert)
 	defer rows.close()
 	var buf []byte
 	for _, k := range keys {

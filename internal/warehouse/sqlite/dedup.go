@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -105,13 +106,16 @@ func sameMap(a, b map[string]string) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// keysPerInsert is how many keys one INSERT of insertKeys carries.
-const keysPerInsert = 500
+// keysPerInsert is how many keys one INSERT of insertKeys carries at most.
+const keysPerInsert = 512
 
 // insertKeys records keys in table (one INTEGER PRIMARY KEY column, key)
 // and reports for each whether it was new: false when an earlier write
-// stored it, or when it comes earlier in keys.
-func insertKeys(ctx context.Context, tx *sql.Tx, table string, keys []int64) ([]bool, error) {
+// stored it, or when it comes earlier in keys. The statements come
+// compiled from stmts: keysPerInsert keys, and the last chunk padded with
+// a repeat of its last key to a power of two (a repeat inserts nothing and
+// returns nothing).
+func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table string, keys []int64) ([]bool, error) {
 	fresh := make([]bool, len(keys))
 	first := make(map[int64]int, len(keys)) // key -> its first index in keys
 	distinct := make([]any, 0, len(keys))
@@ -121,19 +125,22 @@ func insertKeys(ctx context.Context, tx *sql.Tx, table string, keys []int64) ([]
 			distinct = append(distinct, k)
 		}
 	}
-	full := ""
 	for len(distinct) > 0 {
 		chunk := distinct[:min(len(distinct), keysPerInsert)]
 		distinct = distinct[len(chunk):]
-		query := full
-		if len(chunk) < keysPerInsert || full == "" {
-			query = "INSERT OR IGNORE INTO " + table + " (key) VALUES " +
-				strings.TrimSuffix(strings.Repeat("(?), ", len(chunk)), ", ") + " RETURNING key"
-			if len(chunk) == keysPerInsert {
-				full = query
+		if n := 1 << bits.Len(uint(len(chunk)-1)); n > len(chunk) { // pad to a power of two
+			padded := make([]any, n)
+			copy(padded, chunk)
+			for i := len(chunk); i < n; i++ {
+				padded[i] = chunk[len(chunk)-1]
 			}
+			chunk = padded
 		}
-		rows, err := tx.QueryContext(ctx, query, chunk...)
+		stmt, err := stmts.in(ctx, tx, insertKeysStatement(table, len(chunk)))
+		if err != nil {
+			return nil, fmt.Errorf("insert keys: %w", err)
+		}
+		rows, err := stmt.QueryContext(ctx, chunk...)
 		if err != nil {
 			return nil, fmt.Errorf("insert keys: %w", err)
 		}
@@ -153,4 +160,10 @@ func insertKeys(ctx context.Context, tx *sql.Tx, table string, keys []int64) ([]
 		}
 	}
 	return fresh, nil
+}
+
+// insertKeysStatement is the INSERT of n keys into table of insertKeys.
+func insertKeysStatement(table string, n int) string {
+	return "INSERT OR IGNORE INTO " + table + " (key) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?), ", n), ", ") + " RETURNING key"
 }

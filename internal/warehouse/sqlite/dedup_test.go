@@ -114,7 +114,7 @@ func TestInsertKeysReportsFreshKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		fresh, err := insertKeys(ctx, tx, "span_keys", keys)
+		fresh, err := insertKeys(ctx, tx, st.stmts, "span_keys", keys)
 		if err != nil {
 			t.Fatalf("insertKeys: %v", err)
 		}

@@ -44,9 +44,9 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		return fmt.Errorf("write metric points: begin: %w", mapErr(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	rows := newRowInserter(tx, insertPointSQL, pointColumns, rowsPerInsert)
+	rows := newRowInserter(tx, s.stmts, insertPointSQL, pointColumns, rowsPerInsert)
 	defer rows.close()
-	fresh, err := insertKeys(ctx, tx, "point_keys", keys)
+	fresh, err := insertKeys(ctx, tx, s.stmts, "point_keys", keys)
 	if err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}

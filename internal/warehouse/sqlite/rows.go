@@ -4,31 +4,35 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
 // rowsPerInsert is how many rows one INSERT statement of a rowInserter
 // carries by default. One statement per row spent more time in the driver
-// than in SQLite; 64 rows of 29 columns stay far below SQLite's limit of
+// than in SQLite; 64 rows of 31 columns stay far below SQLite's limit of
 // 32 766 bound parameters.
 const rowsPerInsert = 64
 
 // rowInserter inserts rows through multi-row INSERT statements within one
 // transaction: add collects a row, and every perInsert rows (and on flush)
-// one statement writes them.
+// one statement writes them. The statements come compiled from the store's
+// cache: perInsert rows, and the rest of a flush in power-of-two parts.
 type rowInserter struct {
 	tx        *sql.Tx
+	stmts     *stmtCache
 	prefix    string // "INSERT INTO t (c1, ...) VALUES "
 	columns   int
 	perInsert int
-	full      *sql.Stmt // prepared for perInsert rows, on first use
+	full      *sql.Stmt // the statement of perInsert rows, on first use
 	args      []any
 }
 
 // newRowInserter inserts rows of columns values with prefix, perInsert
 // rows per statement.
-func newRowInserter(tx *sql.Tx, prefix string, columns, perInsert int) *rowInserter {
-	return &rowInserter{tx: tx, prefix: prefix, columns: columns, perInsert: perInsert, args: make([]any, 0, perInsert*columns)}
+func newRowInserter(tx *sql.Tx, stmts *stmtCache, prefix string, columns, perInsert int) *rowInserter {
+	return &rowInserter{tx: tx, stmts: stmts, prefix: prefix, columns: columns, perInsert: perInsert,
+		args: make([]any, 0, perInsert*columns)}
 }
 
 // add queues one row of values, one per column.
@@ -41,9 +45,9 @@ func (r *rowInserter) add(ctx context.Context, values ...any) error {
 		return nil
 	}
 	if r.full == nil {
-		stmt, err := r.tx.PrepareContext(ctx, r.statement(r.perInsert))
+		stmt, err := r.stmts.in(ctx, r.tx, r.statement(r.perInsert))
 		if err != nil {
-			return fmt.Errorf("prepare insert: %w", err)
+			return fmt.Errorf("insert rows: %w", err)
 		}
 		r.full = stmt
 	}
@@ -54,32 +58,38 @@ func (r *rowInserter) add(ctx context.Context, values ...any) error {
 	return nil
 }
 
-// flush writes the queued rows.
+// flush writes the queued rows: in parts of a power of two rows each, so
+// that a few compiled statements serve every count.
 func (r *rowInserter) flush(ctx context.Context) error {
-	n := len(r.args) / r.columns
-	if n == 0 {
-		return nil
-	}
-	if _, err := r.tx.ExecContext(ctx, r.statement(n), r.args...); err != nil {
-		return fmt.Errorf("insert %d rows: %w", n, err)
+	args := r.args
+	for n := len(args) / r.columns; n > 0; {
+		part := 1 << (bits.Len(uint(n)) - 1) // the largest power of two ≤ n
+		stmt, err := r.stmts.in(ctx, r.tx, r.statement(part))
+		if err != nil {
+			return fmt.Errorf("insert rows: %w", err)
+		}
+		if _, err := stmt.ExecContext(ctx, args[:part*r.columns]...); err != nil {
+			return fmt.Errorf("insert %d rows: %w", part, err)
+		}
+		args = args[part*r.columns:]
+		n -= part
 	}
 	r.args = r.args[:0]
 	return nil
 }
 
-// close releases the prepared statement.
-func (r *rowInserter) close() {
-	if r.full != nil {
-		r.full.Close()
-	}
-}
+// close is kept for symmetry with the statements' life: the cache owns them.
+func (r *rowInserter) close() {}
 
 // statement is the INSERT of n rows.
-func (r *rowInserter) statement(n int) string {
-	row := "(" + placeholders(r.columns) + ")"
+func (r *rowInserter) statement(n int) string { return insertStatement(r.prefix, r.columns, n) }
+
+// insertStatement is prefix followed by n rows of columns placeholders.
+func insertStatement(prefix string, columns, n int) string {
+	row := "(" + placeholders(columns) + ")"
 	var b strings.Builder
-	b.Grow(len(r.prefix) + n*(len(row)+2))
-	b.WriteString(r.prefix)
+	b.Grow(len(prefix) + n*(len(row)+2))
+	b.WriteString(prefix)
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")

@@ -85,11 +85,11 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if err := tx.QueryRowContext(ctx, spansHighWater).Scan(&seq); err != nil {
 		return fmt.Errorf("write spans: next sequence: %w", mapErr(err))
 	}
-	fresh, err := insertKeys(ctx, tx, "span_keys", keys)
+	fresh, err := insertKeys(ctx, tx, s.stmts, "span_keys", keys)
 	if err != nil {
 		return fmt.Errorf("write spans: %w", mapErr(err))
 	}
-	rows := newRowInserter(tx, insertSpanSQL, spanColumns, rowsPerInsert)
+	rows := newRowInserter(tx, s.stmts, insertSpanSQL, spanColumns, rowsPerInsert)
 	defer rows.close()
 	index := newPostings(seq + 1)
 	res := s.resources.begin()
@@ -116,7 +116,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write spans: %w", mapErr(err))
 	}
-	if err := index.write(ctx, tx); err != nil {
+	if err := index.write(ctx, tx, s.stmts); err != nil {
 		return fmt.Errorf("write spans: attribute index: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {

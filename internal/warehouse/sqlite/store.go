@@ -66,7 +66,9 @@ type Store struct {
 	reader *sql.DB // read-only pool; WAL lets readers run beside the writer
 	// checkpoints copies the WAL into the file beside the writer.
 	checkpoints *checkpointer
-	closed      atomic.Bool
+	// stmts keeps the writer's multi-row statements compiled.
+	stmts  *stmtCache
+	closed atomic.Bool
 	// resources caches resource attribute set ids for the writer.
 	resources resourceCache
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it).
@@ -156,8 +158,15 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
 	}
 	ckpt.SetMaxOpenConns(1)
-	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), maxIndexCandidates: defaultMaxIndexCandidates,
-		retention: opts.Retention.WithDefaults()}
+	stmts, err := newStmtCache(ctx, writer, writerStatements())
+	if err != nil {
+		writer.Close()
+		reader.Close()
+		ckpt.Close()
+		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
+	}
+	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts,
+		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults()}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
@@ -199,7 +208,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.pruning.Stop()
-	return errors.Join(s.checkpoints.close(), s.reader.Close(), s.writer.Close())
+	return errors.Join(s.checkpoints.close(), s.stmts.close(), s.reader.Close(), s.writer.Close())
 }
 
 // SchemaVersion returns the highest applied schema migration.
