@@ -106,51 +106,64 @@ func sameMap(a, b map[string]string) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// keysPerInsert is how many keys one INSERT of insertKeys carries at most.
-const keysPerInsert = 512
+// timedKey is a dedup key and the time (Unix ms) it is filed under.
+type timedKey struct{ ts, key int64 }
 
-// insertKeys records keys in table (one INTEGER PRIMARY KEY column, key)
-// and reports for each whether it was new: false when an earlier write
-// stored it, or when it comes earlier in keys. The statements come
-// compiled from stmts: keysPerInsert keys, and the last chunk padded with
-// a repeat of its last key to a power of two (a repeat inserts nothing and
-// returns nothing).
-func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table string, keys []int64) ([]bool, error) {
+// keyTable is a dedup table (see migration 00012_time_ordered_keys.sql):
+// the time-ordered table keys go to, and the table of the keys written
+// before it, to check for keys no later than legacyMaxTS.
+type keyTable struct {
+	timed, legacy string
+	hasLegacy     bool
+	legacyMaxTS   int64
+}
+
+// pairsPerInsert is how many keys one INSERT of insertKeys carries at most.
+const pairsPerInsert = 256
+
+// insertKeys records keys in table and reports for each whether it was
+// new: false when an earlier write stored it, or when it comes earlier in
+// keys. The statements come compiled from stmts: pairsPerInsert keys, and
+// the last chunk padded with a repeat of its last key to a power of two (a
+// repeat inserts nothing and returns nothing).
+func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table keyTable, keys []timedKey) ([]bool, error) {
 	fresh := make([]bool, len(keys))
-	first := make(map[int64]int, len(keys)) // key -> its first index in keys
-	distinct := make([]any, 0, len(keys))
+	first := make(map[timedKey]int, len(keys)) // key -> its first index in keys
+	distinct := make([]timedKey, 0, len(keys))
 	for i, k := range keys {
 		if _, dup := first[k]; !dup {
 			first[k] = i
 			distinct = append(distinct, k)
 		}
 	}
+	var old []int64 // fresh keys the legacy table may hold
 	for len(distinct) > 0 {
-		chunk := distinct[:min(len(distinct), keysPerInsert)]
+		chunk := distinct[:min(len(distinct), pairsPerInsert)]
 		distinct = distinct[len(chunk):]
-		if n := 1 << bits.Len(uint(len(chunk)-1)); n > len(chunk) { // pad to a power of two
-			padded := make([]any, n)
-			copy(padded, chunk)
-			for i := len(chunk); i < n; i++ {
-				padded[i] = chunk[len(chunk)-1]
-			}
-			chunk = padded
+		n := 1 << bits.Len(uint(len(chunk)-1)) // padded to a power of two
+		args := make([]any, 0, 2*n)
+		for i := range n {
+			k := chunk[min(i, len(chunk)-1)]
+			args = append(args, k.ts, k.key)
 		}
-		stmt, err := stmts.in(ctx, tx, insertKeysStatement(table, len(chunk)))
+		stmt, err := stmts.in(ctx, tx, insertKeysStatement(table.timed, n))
 		if err != nil {
 			return nil, fmt.Errorf("insert keys: %w", err)
 		}
-		rows, err := stmt.QueryContext(ctx, chunk...)
+		rows, err := stmt.QueryContext(ctx, args...)
 		if err != nil {
 			return nil, fmt.Errorf("insert keys: %w", err)
 		}
 		for rows.Next() {
-			var k int64
-			if err := rows.Scan(&k); err != nil {
+			var k timedKey
+			if err := rows.Scan(&k.ts, &k.key); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("insert keys: %w", err)
 			}
 			fresh[first[k]] = true
+			if table.hasLegacy && k.ts <= table.legacyMaxTS {
+				old = append(old, k.key)
+			}
 		}
 		if err := rows.Close(); err != nil {
 			return nil, fmt.Errorf("insert keys: %w", err)
@@ -159,11 +172,51 @@ func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table string,
 			return nil, fmt.Errorf("insert keys: %w", err)
 		}
 	}
+	if len(old) > 0 {
+		if err := dropLegacy(ctx, tx, table.legacy, old, keys, fresh); err != nil {
+			return nil, fmt.Errorf("insert keys: %w", err)
+		}
+	}
 	return fresh, nil
+}
+
+// dropLegacy marks not fresh the keys of candidates that the legacy table
+// holds (stored before the time-ordered tables).
+func dropLegacy(ctx context.Context, tx *sql.Tx, legacy string, candidates []int64, keys []timedKey, fresh []bool) error {
+	stored := map[int64]bool{}
+	for len(candidates) > 0 {
+		chunk := candidates[:min(len(candidates), 500)]
+		candidates = candidates[len(chunk):]
+		args := make([]any, len(chunk))
+		for i, k := range chunk {
+			args[i] = k
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT key FROM "+legacy+" WHERE key IN ("+placeholders(len(chunk))+")", args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k int64
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return err
+			}
+			stored[k] = true
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
+	for i, k := range keys {
+		if stored[k.key] {
+			fresh[i] = false
+		}
+	}
+	return nil
 }
 
 // insertKeysStatement is the INSERT of n keys into table of insertKeys.
 func insertKeysStatement(table string, n int) string {
-	return "INSERT OR IGNORE INTO " + table + " (key) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?), ", n), ", ") + " RETURNING key"
+	return "INSERT OR IGNORE INTO " + table + " (ts, key) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", ") + " RETURNING ts, key"
 }

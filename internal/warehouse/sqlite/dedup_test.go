@@ -98,8 +98,8 @@ func TestLastEncodingReusesOnlyTheSameMap(t *testing.T) {
 }
 
 // TestInsertKeysReportsFreshKeys checks insertKeys against a real file:
-// keys stored by an earlier call, repeated within one call, and more keys
-// than one INSERT carries.
+// keys stored by an earlier call, repeated within one call, the same key at
+// another time (another key), and more keys than one INSERT carries.
 func TestInsertKeysReportsFreshKeys(t *testing.T) {
 	ctx := context.Background()
 	st, err := Open(ctx, filepath.Join(t.TempDir(), "warehouse.db"), Options{})
@@ -107,14 +107,14 @@ func TestInsertKeysReportsFreshKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	insert := func(keys []int64) []bool {
+	insert := func(keys ...timedKey) []bool {
 		t.Helper()
 		tx, err := st.writer.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		fresh, err := insertKeys(ctx, tx, st.stmts, "span_keys", keys)
+		fresh, err := insertKeys(ctx, tx, st.stmts, st.spanKeys, keys)
 		if err != nil {
 			t.Fatalf("insertKeys: %v", err)
 		}
@@ -123,27 +123,61 @@ func TestInsertKeysReportsFreshKeys(t *testing.T) {
 		}
 		return fresh
 	}
-	if got, want := insert([]int64{1, 2, 2, -3}), []bool{true, true, false, true}; !slices.Equal(got, want) {
+	if got, want := insert(timedKey{10, 1}, timedKey{10, 2}, timedKey{10, 2}, timedKey{11, -3}), []bool{true, true, false, true}; !slices.Equal(got, want) {
 		t.Errorf("first call: fresh = %v, want %v", got, want)
 	}
-	if got, want := insert([]int64{4, 1, -3, 4, 5}), []bool{true, false, false, false, true}; !slices.Equal(got, want) {
+	if got, want := insert(timedKey{12, 4}, timedKey{10, 1}, timedKey{11, -3}, timedKey{12, 4}, timedKey{12, 5}, timedKey{99, 1}),
+		[]bool{true, false, false, false, true, true}; !slices.Equal(got, want) {
 		t.Errorf("second call: fresh = %v, want %v", got, want)
 	}
-	many := make([]int64, 2*keysPerInsert+7)
+	many := make([]timedKey, 2*pairsPerInsert+7)
 	for i := range many {
-		many[i] = int64(i) + 3 // 4 and 5 are stored already
+		many[i] = timedKey{12, int64(i) + 3} // 4 and 5 are stored already
 	}
-	fresh := insert(many)
+	fresh := insert(many...)
 	for i, f := range fresh {
-		if want := many[i] != 4 && many[i] != 5; f != want {
-			t.Errorf("key %d of %d: fresh = %v, want %v", many[i], len(many), f, want)
+		if want := many[i].key != 4 && many[i].key != 5; f != want {
+			t.Errorf("key %d of %d: fresh = %v, want %v", many[i].key, len(many), f, want)
 		}
 	}
 	var n int
-	if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM span_keys`).Scan(&n); err != nil {
+	if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM span_keys_by_time`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if want := 5 + len(many) - 2; n != want {
-		t.Errorf("span_keys holds %d keys, want %d", n, want)
+	if want := 6 + len(many) - 2; n != want {
+		t.Errorf("span_keys_by_time holds %d keys, want %d", n, want)
+	}
+}
+
+// TestKeysFromBeforeTheUpgradeStillDedup: a warehouse of the previous
+// schema (testdata/schema_v4.sql), whose dedup keys are in span_keys and
+// point_keys, still skips a span it stored before the upgrade (points go
+// the same way), and stores new ones.
+func TestKeysFromBeforeTheUpgradeStillDedup(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "previous.db")
+	loadSQL(t, path, "testdata/schema_v4.sql")
+	st, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if !st.spanKeys.hasLegacy || !st.pointKeys.hasLegacy {
+		t.Fatalf("legacy keys not found: spans %+v, points %+v", st.spanKeys, st.pointKeys)
+	}
+	page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"prod", "dev"}})
+	if err != nil || len(page.Spans) == 0 {
+		t.Fatalf("old spans: %d, %v", len(page.Spans), err)
+	}
+	before := len(page.Spans)
+	old := page.Spans[0]
+	fresh := old
+	fresh.SpanID, fresh.Timestamp = "fresh-after-upgrade", old.Timestamp
+	if err := st.WriteSpans(ctx, []warehouse.Span{old, fresh}); err != nil {
+		t.Fatal(err)
+	}
+	page, err = st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"prod", "dev"}})
+	if err != nil || len(page.Spans) != before+1 {
+		t.Fatalf("after writing an old span again and a new one: %d spans, %v; want %d", len(page.Spans), err, before+1)
 	}
 }

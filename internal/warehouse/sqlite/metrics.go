@@ -34,10 +34,10 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	// PreparePoints on the caller's goroutine).
 	var labelsEnc, attrsEnc lastEncoding
 	preps := make([]*preparedPoint, len(pts))
-	keys := make([]int64, len(pts))
+	keys := make([]timedKey, len(pts))
 	for i := range pts {
 		preps[i] = preparedPointOf(&pts[i], &labelsEnc, &attrsEnc)
-		keys[i] = preps[i].key
+		keys[i] = timedKey{pts[i].EventTime, preps[i].key}
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
@@ -46,7 +46,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	rows := newRowInserter(tx, s.stmts, insertPointSQL, pointColumns, rowsPerInsert)
 	defer rows.close()
-	fresh, err := insertKeys(ctx, tx, s.stmts, "point_keys", keys)
+	fresh, err := insertKeys(ctx, tx, s.stmts, s.pointKeys, keys)
 	if err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}

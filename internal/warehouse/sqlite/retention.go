@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -23,14 +23,15 @@ import (
 
 // retentionTable describes one pruned table.
 type retentionTable struct {
-	name     string // spans or metric_points
-	timeCol  string // the column ages are measured on
-	keyTable string // its dedup keys (span_keys, point_keys)
+	name      string // spans or metric_points
+	timeCol   string // the column ages are measured on
+	keyTable  string // its dedup keys by time (span_keys_by_time, point_keys_by_time)
+	oldKeyTab string // its dedup keys of before 00012_time_ordered_keys.sql (span_keys, point_keys)
 }
 
 var (
-	spansRetention  = retentionTable{name: "spans", timeCol: "timestamp", keyTable: "span_keys"}
-	pointsRetention = retentionTable{name: "metric_points", timeCol: "event_time", keyTable: "point_keys"}
+	spansRetention  = retentionTable{name: "spans", timeCol: "timestamp", keyTable: "span_keys_by_time", oldKeyTab: "span_keys"}
+	pointsRetention = retentionTable{name: "metric_points", timeCol: "event_time", keyTable: "point_keys_by_time", oldKeyTab: "point_keys"}
 )
 
 // Pruning pace: rows per delete transaction, and the pause after each
@@ -285,13 +286,19 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE seq IN ("+placeholders(len(args))+")", args...); err != nil {
 		return 0, fmt.Errorf("delete: %w", mapErr(err))
 	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	keyArgs := make([]any, len(keys))
+	// The keys, by (time, key) and, for rows from before the time-ordered
+	// key tables, by key.
+	timed := make([]any, 0, 2*len(keys))
+	plain := make([]any, len(keys))
 	for i, k := range keys {
-		keyArgs[i] = k
+		timed = append(timed, k.ts, k.key)
+		plain[i] = k.key
 	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.keyTable+" WHERE key IN ("+placeholders(len(keyArgs))+")", keyArgs...); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.keyTable+" WHERE (ts, key) IN (VALUES "+
+		strings.TrimSuffix(strings.Repeat("(?, ?), ", len(keys)), ", ")+")", timed...); err != nil {
+		return 0, fmt.Errorf("delete keys: %w", mapErr(err))
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.oldKeyTab+" WHERE key IN ("+placeholders(len(plain))+")", plain...); err != nil {
 		return 0, fmt.Errorf("delete keys: %w", mapErr(err))
 	}
 	return len(seqs), nil
@@ -300,8 +307,8 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 // expiredRows reads the oldest rows of env in t older than bound and
 // numbered below mark (by the (environment, time) index): their sequence
 // numbers and dedup keys.
-func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (seqs, keys []int64, err error) {
-	cols := "seq, trace_id, span_id"
+func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (seqs []int64, keys []timedKey, err error) {
+	cols := "seq, timestamp, trace_id, span_id"
 	if t.name == pointsRetention.name {
 		cols = "seq, " + selectPointColumns
 	}
@@ -313,19 +320,20 @@ func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, 
 	defer rows.Close()
 	var labelsEnc, attrsEnc lastEncoding
 	for rows.Next() {
-		var seq, key int64
+		var seq int64
+		var key timedKey
 		if t.name == pointsRetention.name {
 			p, err := scanPoint(rows, &seq)
 			if err != nil {
 				return nil, nil, fmt.Errorf("expired rows: %w", err)
 			}
-			key = pointKey(&p, labelsEnc.encode(p.Labels), attrsEnc.encode(p.Attributes))
+			key = timedKey{p.EventTime, pointKey(&p, labelsEnc.encode(p.Labels), attrsEnc.encode(p.Attributes))}
 		} else {
 			var traceID, spanID string
-			if err := rows.Scan(&seq, &traceID, &spanID); err != nil {
+			if err := rows.Scan(&seq, &key.ts, &traceID, &spanID); err != nil {
 				return nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
 			}
-			key = dedupKey(env, traceID, spanID)
+			key.key = dedupKey(env, traceID, spanID)
 		}
 		seqs, keys = append(seqs, seq), append(keys, key)
 	}

@@ -102,7 +102,7 @@ func TestRetentionMetricPaginationStaysExact(t *testing.T) {
 	if want := []string{"new-0", "new-1", "new-2", "new-3", "new-4", "new-5"}; !slices.Equal(seen, want) {
 		t.Errorf("pagination across the prune: %v, want %v", seen, want)
 	}
-	if n := count(t, st, `SELECT count(*) FROM point_keys`); n != 6 {
+	if n := count(t, st, `SELECT count(*) FROM point_keys_by_time`); n != 6 {
 		t.Errorf("%d point keys kept, want 6 (the deleted points' keys go too)", n)
 	}
 }
@@ -134,7 +134,7 @@ func TestRetentionNeverReusesSequenceNumbers(t *testing.T) {
 	if got, err := st.Prune(ctx); err != nil || got.Spans != 4 || got.MetricPoints != 1 {
 		t.Fatalf("Prune: %+v, %v; want 4 spans and 1 point", got, err)
 	}
-	if n := count(t, st, `SELECT count(*) FROM spans`) + count(t, st, `SELECT count(*) FROM span_keys`) +
+	if n := count(t, st, `SELECT count(*) FROM spans`) + count(t, st, `SELECT count(*) FROM span_keys_by_time`) +
 		count(t, st, `SELECT count(*) FROM span_attr_index`) + count(t, st, `SELECT count(*) FROM metric_points`); n != 0 {
 		t.Errorf("%d rows of spans, keys, index and points left, want none", n)
 	}

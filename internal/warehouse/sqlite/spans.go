@@ -71,10 +71,10 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	// PrepareSpans on the caller's goroutine).
 	var resEnc lastEncoding
 	preps := make([]*prepared, len(spans))
-	keys := make([]int64, len(spans))
+	keys := make([]timedKey, len(spans))
 	for i := range spans {
 		preps[i] = preparedOf(&spans[i], &resEnc)
-		keys[i] = preps[i].key
+		keys[i] = timedKey{spans[i].Timestamp, preps[i].key}
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
@@ -85,7 +85,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if err := tx.QueryRowContext(ctx, spansHighWater).Scan(&seq); err != nil {
 		return fmt.Errorf("write spans: next sequence: %w", mapErr(err))
 	}
-	fresh, err := insertKeys(ctx, tx, s.stmts, "span_keys", keys)
+	fresh, err := insertKeys(ctx, tx, s.stmts, s.spanKeys, keys)
 	if err != nil {
 		return fmt.Errorf("write spans: %w", mapErr(err))
 	}

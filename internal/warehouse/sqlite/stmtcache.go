@@ -66,8 +66,8 @@ func writerStatements() []string {
 			out = append(out, insertStatement(ins.prefix, ins.columns, n))
 		}
 	}
-	for _, table := range []string{"span_keys", "point_keys"} {
-		for n := 1; n <= keysPerInsert; n *= 2 {
+	for _, table := range []string{"span_keys_by_time", "point_keys_by_time"} {
+		for n := 1; n <= pairsPerInsert; n *= 2 {
 			out = append(out, insertKeysStatement(table, n))
 		}
 	}

@@ -67,8 +67,10 @@ type Store struct {
 	// checkpoints copies the WAL into the file beside the writer.
 	checkpoints *checkpointer
 	// stmts keeps the writer's multi-row statements compiled.
-	stmts  *stmtCache
-	closed atomic.Bool
+	stmts *stmtCache
+	// spanKeys and pointKeys are the dedup tables of spans and points.
+	spanKeys, pointKeys keyTable
+	closed              atomic.Bool
 	// resources caches resource attribute set ids for the writer.
 	resources resourceCache
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it).
@@ -166,8 +168,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 	}
 	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts,
+		spanKeys:           keyTable{timed: "span_keys_by_time", legacy: "span_keys"},
+		pointKeys:          keyTable{timed: "point_keys_by_time", legacy: "point_keys"},
 		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults()}
 	s.QueryPath = warehouse.NewQueryPath(s)
+	if err := s.loadLegacyKeys(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
+	}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
@@ -209,6 +217,29 @@ func (s *Store) Close() error {
 	}
 	s.pruning.Stop()
 	return errors.Join(s.checkpoints.close(), s.stmts.close(), s.reader.Close(), s.writer.Close())
+}
+
+// loadLegacyKeys reads which keys the dedup tables from before the
+// time-ordered ones hold (see 00012_time_ordered_keys.sql).
+func (s *Store) loadLegacyKeys(ctx context.Context) error {
+	rows, err := s.writer.QueryContext(ctx, `SELECT tbl, max_ts FROM legacy_keys WHERE max_ts IS NOT NULL`)
+	if err != nil {
+		return fmt.Errorf("legacy dedup keys: %w", mapErr(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tbl string
+		var maxTS int64
+		if err := rows.Scan(&tbl, &maxTS); err != nil {
+			return fmt.Errorf("legacy dedup keys: %w", mapErr(err))
+		}
+		for _, t := range []*keyTable{&s.spanKeys, &s.pointKeys} {
+			if t.legacy == tbl {
+				t.hasLegacy, t.legacyMaxTS = true, maxTS
+			}
+		}
+	}
+	return rows.Err()
 }
 
 // SchemaVersion returns the highest applied schema migration.
