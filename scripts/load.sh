@@ -11,6 +11,9 @@
 #   storeonly    (only when named in MODES) otlp -> memory_limiter -> tenant
 #                -> batch -> warehouse: what storing costs without the
 #                evaluator processor
+#   default      (only when named in MODES) examples/config.yaml as shipped
+#                (DEFAULT_CONFIG: its safety monitor, toxicity and pii on
+#                chat spans), driven like the other modes
 #   burst        (only when named in MODES) examples/config.yaml as shipped
 #                (DEFAULT_CONFIG), flooded far above capacity (BURST_ARGS:
 #                25 000 spans/s offered, 128 requests in flight, 30 s, 1 KB
@@ -187,7 +190,7 @@ run() {
   local db="$WORK/db-$name"
   mkdir -p "$db"
   local telemetry=()
-  if [[ $mode == burst ]]; then
+  if [[ $mode == burst || $mode == default ]]; then
     # examples/config.yaml as shipped, on the script's ports and key.
     sed -e "s#127.0.0.1:8080#$API#; s#127.0.0.1:4318#$HTTP#; s#127.0.0.1:4317#127.0.0.1:24317#" \
         -e "s#./data/evalcol.db#$db/evalcol.db#" -e "s#\${env:EVALCOL_API_KEY:-evalcol-dev-key}#$KEY#" \
