@@ -203,10 +203,10 @@ func testSpanContent(t *testing.T, open Opener) {
 	}
 }
 
-// contentView is sp without its storage hint (DerivedContent),
+// contentView is sp without its storage hints (DerivedContent, Prepared),
 // which a store need not keep.
 func contentView(sp warehouse.Span) warehouse.Span {
-	sp.DerivedContent = false
+	sp.DerivedContent, sp.Prepared = false, nil
 	return sp
 }
 
