@@ -54,14 +54,13 @@ processors:
       - name: safety
         evaluators: [toxicity-detector, pii-detector]
         condition: 'attributes["gen_ai.operation.name"] == "chat"'
-  batch: {timeout: 50ms}
 exporters:
   warehouse: {api: evalapi}
 service:
   telemetry: {metrics: {level: none}, logs: {level: warn}}
   extensions: [evalapi]
   pipelines:
-    traces: {receivers: [otlp], processors: [tenant, evaluator, batch], exporters: [warehouse]}
+    traces: {receivers: [otlp], processors: [tenant, evaluator], exporters: [warehouse]}
 `
 
 // chromiumPath returns the browser the suite drives: $EVALCOL_CHROMIUM,
