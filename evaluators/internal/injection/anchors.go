@@ -86,7 +86,7 @@ func (idx *anchorIndex) scan(lower []byte, out []occurrence) (n int, ok bool) {
 // matchOccurrences is matchAround on the occurrences found by scan: for each
 // of the rule's anchors, the regular expression runs around its
 // occurrences, each starting past the previous one, until one matches.
-func (idx *anchorIndex) matchOccurrences(rule int, text string, occ []occurrence) bool {
+func (idx *anchorIndex) matchOccurrences(rule int, text string, lower []byte, occ []occurrence) bool {
 	r := &phraseRules[rule]
 	for _, a := range idx.ruleAnchors[rule] {
 		next := 0
@@ -96,7 +96,7 @@ func (idx *anchorIndex) matchOccurrences(rule int, text string, occ []occurrence
 				continue
 			}
 			at := int(o.at)
-			if r.matchWindow(window(text, at, alen)) {
+			if lo, hi := window(text, at, alen); r.matchWindow(text[lo:hi], lower[lo:hi]) {
 				return true
 			}
 			next = at + alen
@@ -105,15 +105,15 @@ func (idx *anchorIndex) matchOccurrences(rule int, text string, occ []occurrence
 	return false
 }
 
-// window returns the text around an anchor of length alen at byte offset
-// at, widened to whole runes.
-func window(text string, at, alen int) string {
-	lo, hi := max(0, at-regexWindowBefore), min(len(text), at+alen+regexWindowAfter)
+// window returns the bounds of the text around an anchor of length alen at
+// byte offset at, widened to whole runes.
+func window(text string, at, alen int) (lo, hi int) {
+	lo, hi = max(0, at-regexWindowBefore), min(len(text), at+alen+regexWindowAfter)
 	for lo > 0 && !utf8.RuneStart(text[lo]) {
 		lo--
 	}
 	for hi < len(text) && !utf8.RuneStart(text[hi]) {
 		hi++
 	}
-	return text[lo:hi]
+	return lo, hi
 }

@@ -34,7 +34,7 @@ func TestAnchorScanAgreesWithPerAnchorSearch(t *testing.T) {
 		for i := range phraseRules {
 			want := phraseRules[i].matchAround(text, lower)
 			if complete {
-				if got := phraseAnchors.matchOccurrences(i, text, occ[:n]); got != want {
+				if got := phraseAnchors.matchOccurrences(i, text, lower, occ[:n]); got != want {
 					t.Errorf("rule %d (%s) on %.60q: scan says %v, per-anchor search %v", i, phraseRules[i].name, text, got, want)
 				}
 			}
@@ -105,9 +105,10 @@ func TestNeedWordsAreNecessary(t *testing.T) {
 						if k < 0 {
 							break
 						}
-						w := window(variant, from+k, len(a))
+						lo, hi := window(variant, from+k, len(a))
+						w := variant[lo:hi]
 						want := r.re.MatchString(w)
-						if got := r.matchWindow(w); got != want {
+						if got := r.matchWindow(w, lower[lo:hi]); got != want {
 							t.Errorf("%s on %q: %v with the word prefilter, %v without", r.name, w, got, want)
 						}
 						checked++

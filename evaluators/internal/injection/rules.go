@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/evalcol/evalcol/evaluators/internal/prefilter"
 	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 )
 
@@ -41,10 +42,19 @@ type phraseRule struct {
 	// before the expression runs. Common English anchors ("mode",
 	// "policy", "task") make the expressions run often on benign text.
 	needWords []string
+	// filter is the necessary condition on literal text read from re
+	// (package prefilter): a window lacking a word every match needs
+	// ("instructions" or "rules" after "ignore ... previous") is skipped
+	// before the expression runs.
+	filter *prefilter.Filter
 }
 
-// matchWindow reports whether the rule's expression matches w.
-func (r *phraseRule) matchWindow(w string) bool {
+// matchWindow reports whether the rule's expression matches w, whose
+// ASCII-lower-case copy is lowerW.
+func (r *phraseRule) matchWindow(w string, lowerW []byte) bool {
+	if !r.filter.MayMatch(lowerW) {
+		return false
+	}
 	if r.needWords != nil && !textclass.HasWord(w, r.needWords) {
 		return false
 	}
@@ -101,7 +111,8 @@ func anchors(s ...string) [][]byte {
 }
 
 func rule(name string, score float64, anc [][]byte, re string) phraseRule {
-	return phraseRule{name: name, score: score, anchors: anc, re: regexp.MustCompile(`(?i)` + re)}
+	compiled := regexp.MustCompile(`(?i)` + re)
+	return phraseRule{name: name, score: score, anchors: anc, re: compiled, filter: prefilter.New(compiled)}
 }
 
 // phraseRules are the instruction-override, reveal, persona and
@@ -331,7 +342,7 @@ func matchPlain(text string, lower []byte, shared *textclass.Text) Finding {
 		}
 		var hit bool
 		if scanned {
-			hit = phraseAnchors.matchOccurrences(i, text, occ[:n])
+			hit = phraseAnchors.matchOccurrences(i, text, lower, occ[:n])
 		} else {
 			hit = r.matchAround(text, lower)
 		}
@@ -370,7 +381,7 @@ func (r *phraseRule) matchAround(text string, lower []byte) bool {
 				break
 			}
 			at := from + i
-			if r.matchWindow(window(text, at, len(a))) {
+			if lo, hi := window(text, at, len(a)); r.matchWindow(text[lo:hi], lower[lo:hi]) {
 				return true
 			}
 			// The next window starts past this one's reach.

@@ -1,0 +1,275 @@
+package prefilter
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestConditions(t *testing.T) {
+	cases := []struct{ expr, want string }{
+		{`hello`, `{hello}`},
+		{`(?i)Hello`, `{hello}`},
+		{`\bignor(?:e|ing)\s+(?:previous|prior)\s+instructions?\b`, `and({\bignore,\bignoring} {instruction\b,instructions\b} {previous,prior})`},
+		{`(?i)(?:set\s+aside|ignore|drop)\s+rules`, `and(or(and({aside} {set}) {drop,ignore}) {rules})`},
+		{`abc|d.*`, `true`}, // the second alternative requires nothing useful
+		{`a.c`, `true`},     // pieces shorter than minUseful
+		{`[0-9]{4}-secret`, `{-secret}`},
+		{`(?i)(?:key|token)s?`, `{key,token}`},
+		{`(?i)übergeh\w*`, `{Übergeh,übergeh}`}, // ü also matches Ü, which ASCII lower-casing keeps
+		{`[éè]bergeh`, `{èbergeh,ébergeh}`},
+		{`(?i)[ü]bergeh`, `{Übergeh,übergeh}`}, // parsed as a folded literal
+		{`(?i)\bnew\b`, `{\bnew\b}`},
+		{`abc\x00def`, `and({abc} {def})`}, // a NUL would read as a boundary mark
+		{`(?:ab)+cde`, `{cde}`},       // "ab" alone is too short to be worth requiring
+		{`x*`, `true`},
+		{`(?:foo)?bar`, `{bar}`},
+		{`(?:foo){2,3}bar`, `and({bar} {foo})`},
+		{`do\s+anything\s+now|dan\s+mode|(?:developer|god)\s+mode\s+enabled`, `or(and({anything} {now}) and({dan} {mode}) and({developer,god} {enabled} {mode}))`},
+	}
+	for _, c := range cases {
+		t.Run(c.expr, func(t *testing.T) {
+			f, err := Compile(c.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := f.String(); got != c.want {
+				t.Errorf("condition = %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+// TestLargeConditionsAreWeakened: an alternation of many conjunctions is
+// reduced to one leaf of their best strings.
+func TestLargeConditionsAreWeakened(t *testing.T) {
+	var alts []string
+	for i := range 60 {
+		alts = append(alts, fmt.Sprintf("alpha%02d\\s+beta%02dx", i, i))
+	}
+	f, err := Compile(strings.Join(alts, "|"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.String(); strings.Contains(got, "and(") || !strings.Contains(got, "07") {
+		t.Errorf("condition = %.200s, want one leaf", got)
+	}
+}
+
+func TestCompileRejectsBadExpression(t *testing.T) {
+	if _, err := Compile(`a(b`); err == nil || !strings.Contains(err.Error(), "missing closing )") {
+		t.Fatalf("err = %v, want a parse error", err)
+	}
+}
+
+func TestNilAndEmptyFilterLetEverythingThrough(t *testing.T) {
+	var f *Filter
+	if !f.MayMatch([]byte("x")) {
+		t.Error("nil filter rejected a text")
+	}
+	g, err := Compile(`.*`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.MayMatch(nil) {
+		t.Error("empty filter rejected a text")
+	}
+}
+
+// TestWordBoundaries: a required string marked with \b is only found
+// where the boundary holds.
+func TestWordBoundaries(t *testing.T) {
+	f, err := Compile(`(?i)\bdan\s+mode\b`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]bool{
+		"guidance model":     false,
+		"the dan model":      false, // "mode" not followed by a boundary
+		"abundant mode":      false,
+		"Dan mode":           true,
+		"dan-mode, DAN MODE": true,
+		"(dan) mode.":        true,
+		"_dan mode":          false, // '_' is a word byte
+	} {
+		if got := f.MayMatch(LowerASCII(nil, text)); got != want {
+			t.Errorf("%q: MayMatch = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestFoldVariantsLetThrough: (?i) matches 'k' as U+212A and 's' as
+// U+017F, which ASCII lower-casing does not map; such texts pass.
+func TestFoldVariantsLetThrough(t *testing.T) {
+	re := regexp.MustCompile(`(?i)secret key`)
+	f := New(re)
+	for _, text := range []string{"the \u017fecret key", "the secret \u212aey"} {
+		if !re.MatchString(text) {
+			t.Fatalf("%q: the expression should match", text)
+		}
+		lower := LowerASCII(nil, text)
+		if !f.MayMatch(lower) {
+			t.Errorf("%q: filtered out a match", text)
+		}
+	}
+	if f.MayMatch(LowerASCII(nil, "the secret door")) {
+		t.Error("a text without the key word passed")
+	}
+}
+
+// gen writes random expressions and, beside each, strings that tend to
+// match it.
+type gen struct{ rng *rand.Rand }
+
+// node returns an expression and a sampler of strings it may match.
+func (g gen) node(depth int) (string, func() string) {
+	if depth <= 0 || g.rng.IntN(3) == 0 {
+		return g.atom()
+	}
+	switch g.rng.IntN(6) {
+	case 0, 1: // concatenation
+		n := 2 + g.rng.IntN(3)
+		var exprs []string
+		var samplers []func() string
+		for range n {
+			e, s := g.node(depth - 1)
+			exprs, samplers = append(exprs, e), append(samplers, s)
+		}
+		return strings.Join(exprs, ""), func() string {
+			var b strings.Builder
+			for _, s := range samplers {
+				b.WriteString(s())
+			}
+			return b.String()
+		}
+	case 2: // alternation
+		n := 2 + g.rng.IntN(3)
+		var exprs []string
+		var samplers []func() string
+		for range n {
+			e, s := g.node(depth - 1)
+			exprs, samplers = append(exprs, e), append(samplers, s)
+		}
+		return "(?:" + strings.Join(exprs, "|") + ")", func() string { return samplers[g.rng.IntN(len(samplers))]() }
+	case 3: // repetition
+		e, s := g.node(depth - 1)
+		ops := []struct {
+			op       string
+			min, max int
+		}{{"?", 0, 1}, {"*", 0, 3}, {"+", 1, 3}, {"{2}", 2, 2}, {"{1,3}", 1, 3}, {"{0,2}", 0, 2}, {"{2,}", 2, 4}, {"+?", 1, 2}}
+		o := ops[g.rng.IntN(len(ops))]
+		return "(?:" + e + ")" + o.op, func() string {
+			var b strings.Builder
+			for range o.min + g.rng.IntN(o.max-o.min+1) {
+				b.WriteString(s())
+			}
+			return b.String()
+		}
+	case 4: // case-insensitive group
+		e, s := g.node(depth - 1)
+		return "(?i:" + e + ")", func() string { return g.recase(s()) }
+	default: // capture
+		e, s := g.node(depth - 1)
+		return "(" + e + ")", s
+	}
+}
+
+var words = []string{"ab", "_", "kit", "sos", "key", "Über", "ü", "пример", "и", "x", "Secret", "tok", "忽略", "ſ", "ǅ"}
+
+func (g gen) atom() (string, func() string) {
+	switch g.rng.IntN(9) {
+	case 0, 1, 2, 3:
+		w := words[g.rng.IntN(len(words))]
+		return regexp.QuoteMeta(w), func() string { return w }
+	case 4:
+		cls := []string{"[a-c]", "[kK]", "[sS]", "[xyz]", "[üÜ]", "[^x]", "[0-9]", "[\\s-]"}
+		c := cls[g.rng.IntN(len(cls))]
+		re := regexp.MustCompile("^" + c + "$")
+		return c, func() string {
+			for range 100 {
+				r := string(rune(32 + g.rng.IntN(0x250)))
+				if re.MatchString(r) {
+					return r
+				}
+			}
+			return ""
+		}
+	case 5:
+		return `\s+`, func() string { return strings.Repeat(" ", 1+g.rng.IntN(2)) }
+	case 6:
+		return `.`, func() string { return string(rune(32 + g.rng.IntN(0x250))) }
+	case 7:
+		return `\b`, func() string { return "" }
+	default:
+		return `\pL`, func() string { return string(rune('a' + g.rng.IntN(26))) }
+	}
+}
+
+// recase flips the case of some letters and swaps in the non-ASCII folds
+// of k and s.
+func (g gen) recase(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case (r == 'k' || r == 'K') && g.rng.IntN(4) == 0:
+			r = '\u212a'
+		case (r == 's' || r == 'S') && g.rng.IntN(4) == 0:
+			r = '\u017f'
+		case g.rng.IntN(2) == 0:
+			if u := []rune(strings.ToUpper(string(r))); len(u) == 1 {
+				r = u[0]
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// TestNeverFiltersAMatch: on random expressions and texts built to match
+// them, every text the expression matches passes the filter.
+func TestNeverFiltersAMatch(t *testing.T) {
+	g := gen{rng: rand.New(rand.NewPCG(7, 11))}
+	var matched, filtered, total int
+	for range 3000 {
+		expr, sample := g.node(4)
+		if g.rng.IntN(2) == 0 {
+			expr = "(?i)" + expr
+		}
+		re := regexp.MustCompile(expr)
+		f := New(re)
+		for range 20 {
+			text := sample()
+			if strings.HasPrefix(expr, "(?i)") {
+				text = g.recase(text)
+			}
+			if g.rng.IntN(2) == 0 {
+				text = "pre " + text + " post"
+			}
+			if g.rng.IntN(4) == 0 {
+				// A damaged copy, so that some texts do not match.
+				rs := []rune(text)
+				if len(rs) > 0 {
+					rs[g.rng.IntN(len(rs))] = '#'
+				}
+				text = string(rs)
+			}
+			total++
+			lower := LowerASCII(nil, text)
+			may := f.MayMatch(lower)
+			if re.MatchString(text) {
+				matched++
+				if !may {
+					t.Fatalf("%q matches %q, but the filter %s rejected it", expr, text, f)
+				}
+			} else if !may {
+				filtered++
+			}
+		}
+	}
+	t.Logf("%d texts: %d matched, %d rejected by the filter", total, matched, filtered)
+	if matched < total/3 || filtered < (total-matched)/10 {
+		t.Errorf("%d texts: %d matched, %d filtered: the generator no longer exercises the filter", total, matched, filtered)
+	}
+}
