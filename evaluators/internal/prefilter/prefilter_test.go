@@ -23,7 +23,7 @@ func TestConditions(t *testing.T) {
 		{`(?i)[ü]bergeh`, `{Übergeh,übergeh}`}, // parsed as a folded literal
 		{`(?i)\bnew\b`, `{\bnew\b}`},
 		{`abc\x00def`, `and({abc} {def})`}, // a NUL would read as a boundary mark
-		{`(?:ab)+cde`, `{cde}`},       // "ab" alone is too short to be worth requiring
+		{`(?:ab)+cde`, `{cde}`},            // "ab" alone is too short to be worth requiring
 		{`x*`, `true`},
 		{`(?:foo)?bar`, `{bar}`},
 		{`(?:foo){2,3}bar`, `and({bar} {foo})`},
