@@ -62,18 +62,18 @@ func atOperatingPoint(p float64) float64 {
 
 // ModelProbability is the highest model probability over the windows of
 // text (see Windows), with zero-width and tag characters removed first,
-// moved to the operating point (see ModelOperatingPoint).
+// moved to the operating point (see ModelOperatingPoint). Overlapping
+// windows share the work of scoring (textclass.MaxWindowProbability).
 // Scoring windows rather than the whole text keeps an injection appended
 // to a long benign prompt visible, and keeps text length from deciding.
 func (d *Detector) ModelProbability(text string) float64 {
 	if hasHidden(text) {
 		text = stripHidden(text)
 	}
-	best := 0.0
-	Windows(text, func(w string) {
-		best = max(best, d.model.Probability(w))
-	})
-	return atOperatingPoint(best)
+	var arr [16][2]int
+	bounds := arr[:0]
+	windowBounds(text, func(lo, hi int) { bounds = append(bounds, [2]int{lo, hi}) })
+	return atOperatingPoint(d.model.MaxWindowProbability(text, bounds))
 }
 
 // stripHidden removes zero-width and tag characters.
@@ -98,6 +98,11 @@ const (
 // A text of up to WindowWords words is a single window. It does not
 // allocate.
 func Windows(text string, fn func(window string)) {
+	windowBounds(text, func(lo, hi int) { fn(text[lo:hi]) })
+}
+
+// windowBounds is Windows with each window as its byte offsets.
+func windowBounds(text string, fn func(lo, hi int)) {
 	// starts[k] is the byte offset of the k-th word, kept for the current
 	// window only: a ring of WindowWords+1 offsets.
 	var starts [WindowWords + 1]int
@@ -111,7 +116,7 @@ func Windows(text string, fn func(window string)) {
 			inWord = true
 			if words >= WindowWords && (words-WindowWords)%WindowStride == 0 {
 				// Window of the WindowWords words before this one.
-				fn(text[starts[(words-WindowWords)%len(starts)]:lastEnd])
+				fn(starts[(words-WindowWords)%len(starts)], lastEnd)
 			}
 			starts[words%len(starts)] = i
 			words++
@@ -125,12 +130,12 @@ func Windows(text string, fn func(window string)) {
 	}
 	switch {
 	case words == 0:
-		fn(text)
+		fn(0, len(text))
 	case words <= WindowWords:
-		fn(text[starts[0]:lastEnd])
+		fn(starts[0], lastEnd)
 	default:
 		// The window of the last WindowWords words.
-		fn(text[starts[(words-WindowWords)%len(starts)]:lastEnd])
+		fn(starts[(words-WindowWords)%len(starts)], lastEnd)
 	}
 }
 

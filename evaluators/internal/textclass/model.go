@@ -22,6 +22,10 @@ type Model struct {
 	platt    platt
 	bufs     sync.Pool // *[]byte normalisation buffers
 	feats    sync.Pool // *[]feature buffers of Score
+	// windowScorers pools the prefix sums of MaxWindowProbability.
+	windowScorers sync.Pool
+	unitsOnce     sync.Once
+	unitsInfo     weightUnits // see units
 }
 
 // platt holds the calibration p = sigmoid(A·score + B).

@@ -2,6 +2,7 @@ package injection
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/evalcol/evalcol/evaluators/internal/textclass"
@@ -50,5 +51,37 @@ func TestPrefilterKeepsEveryMatch(t *testing.T) {
 	t.Logf("%d texts, %d windows: %d matched, %d skipped by the prefilter", len(texts), windows, matched, skipped)
 	if matched < 500 || skipped < windows/2 {
 		t.Errorf("%d windows, %d matched, %d skipped: the corpus no longer exercises the rules", windows, matched, skipped)
+	}
+}
+
+// TestModelProbabilityMatchesWindowByWindow: the shared scoring of
+// overlapping windows gives, bit for bit, the highest probability of the
+// windows scored one by one, on thousands of varied texts.
+func TestModelProbabilityMatchesWindowByWindow(t *testing.T) {
+	d, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := testcorpus.Texts()
+	if testing.Short() {
+		texts = texts[:len(texts)/10]
+	}
+	multi := 0
+	for _, text := range texts {
+		best, n := 0.0, 0
+		visible := text
+		if hasHidden(text) {
+			visible = stripHidden(text)
+		}
+		Windows(visible, func(w string) { best = max(best, d.model.Probability(w)); n++ })
+		if n > 1 {
+			multi++
+		}
+		if got, want := d.ModelProbability(text), atOperatingPoint(best); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("ModelProbability(%q) = %v, window by window %v", text, got, want)
+		}
+	}
+	if multi < 500 {
+		t.Errorf("only %d texts have more than one window", multi)
 	}
 }
