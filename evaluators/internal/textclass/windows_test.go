@@ -20,10 +20,10 @@ func windowModels(t *testing.T) map[string]*Model {
 	}
 	out := map[string]*Model{}
 	for name, f := range map[string]Features{
-		"injection shape":  {WordNgrams: 2, CharMinN: 2, CharMaxN: 5, HashBits: 18},
+		"injection shape":   {WordNgrams: 2, CharMinN: 2, CharMaxN: 5, HashBits: 18},
 		"trigrams, chars 1": {WordNgrams: 3, CharMinN: 1, CharMaxN: 3, HashBits: 12},
-		"words only":       {WordNgrams: 2, HashBits: 12},
-		"chars only":       {CharMinN: 3, CharMaxN: 6, HashBits: 12},
+		"words only":        {WordNgrams: 2, HashBits: 12},
+		"chars only":        {CharMinN: 3, CharMaxN: 6, HashBits: 12},
 	} {
 		m, err := Train(texts, labels, TrainOptions{Features: f, Epochs: 2, Seed: 3})
 		if err != nil {
