@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/evalcol/evalcol/evaluators/internal/prefilter"
 )
 
 // Word lists of the rules, as regexp alternations over folded text. The
@@ -81,6 +83,10 @@ type alt struct {
 	// intent: a match counts only in a sentence with a word of intent
 	// (intentPattern), so reports of violence are not threats.
 	intent bool
+	// filter is the necessary condition on literal text read from
+	// pattern (package prefilter): sentences that fail it are skipped
+	// before the pattern runs.
+	filter *prefilter.Filter
 }
 
 // a compiles pattern with anchors, "|"-separated.
@@ -127,6 +133,7 @@ var anchors = func() *anchorIndex {
 		for j := range rules[i].alts {
 			al := &rules[i].alts[j]
 			al.set, al.alsoSet = x.add(al.anchors), -1
+			al.filter = prefilter.New(al.pattern)
 			switch {
 			case al.also == nil:
 			case &al.also[0] == &protectedAnchors[0]:

@@ -96,11 +96,14 @@ func AnalyzeFolded(b []byte) (Category, bool, Flags) {
 			flags.MaySwear = true
 		}
 	}
+	// The patterns' prefilters read ASCII lower case, which folded text
+	// is (textclass.Fold lower-cases it).
+	filtered := !hasUpperASCII(b)
 	for i := range rules {
 		r := &rules[i]
 		for j := range r.alts {
 			al := &r.alts[j]
-			if all.has(al.set) && (al.alsoSet < 0 || all.has(al.alsoSet)) && al.used(folded, sentences, r.negatable) {
+			if all.has(al.set) && (al.alsoSet < 0 || all.has(al.alsoSet)) && al.used(folded, sentences, r.negatable, filtered) {
 				return r.category, true, flags
 			}
 		}
@@ -160,10 +163,21 @@ func splitSentences(folded string, dst []sentence) ([]sentence, anchorBits) {
 	return dst, all
 }
 
+// hasUpperASCII reports whether b holds an ASCII capital letter.
+func hasUpperASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
 // used reports whether the pattern matches, used and not mentioned, in a
 // sentence of folded that holds one of the anchors (and, with also, one of
-// the group anchors).
-func (al *alt) used(folded string, sentences []sentence, negatable bool) bool {
+// the group anchors). filtered: folded is in ASCII lower case, so the
+// pattern's prefilter may skip sentences.
+func (al *alt) used(folded string, sentences []sentence, negatable, filtered bool) bool {
 	for k := range sentences {
 		sn := &sentences[k]
 		if !sn.sets.has(al.set) || (al.alsoSet >= 0 && !sn.sets.has(al.alsoSet)) {
@@ -171,6 +185,9 @@ func (al *alt) used(folded string, sentences []sentence, negatable bool) bool {
 		}
 		start, sentence := sn.start, folded[sn.start:sn.end]
 		if al.needWords != nil && !textclass.HasWord(sentence, al.needWords) {
+			continue
+		}
+		if filtered && !al.filter.MayMatch(unsafe.Slice(unsafe.StringData(sentence), len(sentence))) {
 			continue
 		}
 		if al.starts != nil {

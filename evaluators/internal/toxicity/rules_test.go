@@ -278,7 +278,7 @@ func TestNeedWordsIsANecessaryCondition(t *testing.T) {
 				}
 				folded := string(b)
 				sentences, _ := splitSentences(folded, nil)
-				got, want := al.used(folded, sentences, rules[i].negatable), plain.used(folded, sentences, rules[i].negatable)
+				got, want := al.used(folded, sentences, rules[i].negatable, false), plain.used(folded, sentences, rules[i].negatable, false)
 				if got != want {
 					t.Errorf("%s alt %d on %q: %v with the word prefilter, %v without", rules[i].category, j, text, got, want)
 				}
