@@ -12,6 +12,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/evalcol/evalcol/internal/loadtext"
 )
 
 // app is one simulated LLM application: a service with its workflows.
@@ -37,7 +39,7 @@ var models = []struct{ vendor, model string }{
 
 // spanGen makes LLM spans, each with a unique trace and span id.
 type spanGen struct {
-	text     *textGen
+	text     *loadtext.Gen
 	runID    uint64
 	seq      uint64
 	minBytes int
@@ -45,14 +47,14 @@ type spanGen struct {
 }
 
 func newSpanGen(seed, runID uint64, minBytes, maxBytes int) *spanGen {
-	return &spanGen{text: newTextGen(seed), runID: runID, minBytes: minBytes, maxBytes: maxBytes}
+	return &spanGen{text: loadtext.New(seed), runID: runID, minBytes: minBytes, maxBytes: maxBytes}
 }
 
 // batch returns n spans of one application (one OTLP resource), alternating
 // between the GenAI semantic-convention keys and the legacy OpenLLMetry
 // keys.
 func (g *spanGen) batch(n int) []sdktrace.ReadOnlySpan {
-	rng := g.text.rng
+	rng := g.text.Rand()
 	a := apps[rng.IntN(len(apps))]
 	now := time.Now()
 	out := make([]sdktrace.ReadOnlySpan, n)
@@ -65,8 +67,8 @@ func (g *spanGen) batch(n int) []sdktrace.ReadOnlySpan {
 		binary.BigEndian.PutUint64(sid[:], g.runID^g.seq<<1|1)
 		m := models[rng.IntN(len(models))]
 		wf := a.workflows[rng.IntN(len(a.workflows))]
-		prompt := g.text.text(g.minBytes, g.maxBytes)
-		completion := g.text.text(g.minBytes, g.maxBytes)
+		prompt := g.text.Text(g.minBytes, g.maxBytes)
+		completion := g.text.Text(g.minBytes, g.maxBytes)
 		inTok, outTok := len(prompt)/4, len(completion)/4
 		attrs := []attribute.KeyValue{
 			attribute.String("traceloop.workflow.name", wf),

@@ -9,14 +9,14 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/evalcol/evalcol/internal/loadtext"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/testcorpus"
 )
 
 // benchBatches returns n batches of size chat spans, each with its own
-// 1 KB prompt and completion.
-func benchBatches(b *testing.B, n, size int) []ptrace.Traces {
-	rng := rand.New(rand.NewPCG(1, 2))
+// prompt and completion from text.
+func benchBatches(b *testing.B, n, size int, text func() string) []ptrace.Traces {
 	out := make([]ptrace.Traces, n)
 	for i := range out {
 		spans := make([]map[string]any, size)
@@ -26,9 +26,9 @@ func benchBatches(b *testing.B, n, size int) []ptrace.Traces {
 				"gen_ai.system":               "openai",
 				"gen_ai.request.model":        "gpt-4o-mini",
 				"gen_ai.prompt.0.role":        "user",
-				"gen_ai.prompt.0.content":     testcorpus.Prose(rng, 1024),
+				"gen_ai.prompt.0.content":     text(),
 				"gen_ai.completion.0.role":    "assistant",
-				"gen_ai.completion.0.content": testcorpus.Prose(rng, 1024),
+				"gen_ai.completion.0.content": text(),
 			}
 		}
 		out[i] = newTraces(b, spans...)
@@ -38,18 +38,31 @@ func benchBatches(b *testing.B, n, size int) []ptrace.Traces {
 
 // BenchmarkLoadBatch is the load test's full pipeline row inside the
 // engine: batches of 100 chat spans, each with its own 1 KB prompt and
-// completion of varied LLM-style prose (testcorpus.Prose), through the
-// load test's monitor (five real evaluators on every span). 20 distinct
-// batches (4 000 distinct texts) are cycled, so no text is seen twice
-// within a batch. It reports the wall time and the process CPU time (all
-// goroutines, GC included) per span; on a shared machine the CPU time is
-// the steadier figure.
+// completion, through the load test's monitor (five real evaluators on
+// every span). 20 distinct batches (4 000 distinct texts) are cycled, so
+// no text is seen twice within a batch. The texts are the load test's own
+// (loadtext, plain English from a small vocabulary) or varied LLM-style
+// prose with code, personal details and benign trigger words
+// (testcorpus.Prose). It reports the wall time and the process CPU time
+// (all goroutines, GC included) per span; on a shared machine the CPU
+// time is the steadier figure.
 func BenchmarkLoadBatch(b *testing.B) {
+	b.Run("loadgen", func(b *testing.B) {
+		g := loadtext.New(1)
+		loadBatchBench(b, func() string { return g.Text(1024, 1024) })
+	})
+	b.Run("prose", func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		loadBatchBench(b, func() string { return testcorpus.Prose(rng, 1024) })
+	})
+}
+
+func loadBatchBench(b *testing.B, text func() string) {
 	const spansPerBatch = 100
 	ms := compile(b, monitor.Spec{Name: "load",
 		Evaluators: evs("toxicity-detector", "pii-detector", "secrets-detector", "prompt-injection", "char-count")})
 	tp := newProc(b, Settings{Static: ms}, nil)
-	batches := benchBatches(b, 20, spansPerBatch)
+	batches := benchBatches(b, 20, spansPerBatch, text)
 	ctx := context.Background()
 	all := func(ptrace.SpanEvent) bool { return true }
 	process := func(td ptrace.Traces) {

@@ -98,15 +98,22 @@ type windowScorer struct {
 	m    *Model
 	norm []byte  // the normal form of the text
 	at   []int32 // at[i]: index in norm of text byte i (non-space bytes)
-	// charSum[i] is the sum, in units, of the character n-grams of the
-	// padded normal form " "+norm+" " starting before position i.
-	charSum []int64
-	// wordStart[j] is the index in norm of word j; wordSum[j] the sum of
-	// the word n-grams ending before word j; grams[j*WordNgrams+n-1] the
-	// n-gram of n words ending at word j.
+	// feats are the features of norm as Features.visit emits them (word
+	// n-grams word by word, then character n-grams start by start), and
+	// units their signed weights in units of 2^-24.
+	feats []feature
+	units []int64
+	// charFirst[i] is the index in units of the first character n-gram
+	// starting at byte i of the padded normal form " "+norm+" ";
+	// charSum[i] the sum of the character n-grams starting before i.
+	charFirst []int32
+	charSum   []int64
+	// wordStart[j] is the index in norm of word j; wordFirst[j] the index
+	// in units of its n-grams (n = 1, 2, ... words ending at word j);
+	// wordSum[j] the sum of the word n-grams ending before word j.
 	wordStart []int32
+	wordFirst []int32
 	wordSum   []int64
-	grams     []int64
 }
 
 // reset computes the prefix sums of text; false when the sums could
@@ -133,85 +140,73 @@ func (ws *windowScorer) reset(m *Model, text string) bool {
 		ws.norm = append(ws.norm, c)
 	}
 	f := m.features
-	padded := len(ws.norm) + 2
 	// Every feature's weight is at most maxAbs: bound the whole text's.
 	perByte := max(f.CharMaxN-f.CharMinN+1, 0) + f.WordNgrams
-	if float64(padded*perByte)*m.units().maxAbs*unitScale >= maxExactUnits {
+	if float64((len(ws.norm)+2)*perByte)*m.units().maxAbs*unitScale >= maxExactUnits {
 		return false
 	}
-	ws.charSum = append(ws.charSum[:0], 0)
-	var sum int64
-	for i := range padded {
-		sum += ws.charGrams(i, padded)
-		ws.charSum = append(ws.charSum, sum)
+	feats := ws.feats[:0]
+	f.visit(ws.norm, func(x feature) { feats = append(feats, x) })
+	ws.feats = feats
+	// Gather the weights in one tight loop (see Model.sumWeights).
+	if cap(ws.units) < len(feats) {
+		ws.units = make([]int64, len(feats))
 	}
-	ws.wordStart, ws.grams = ws.wordStart[:0], ws.grams[:0]
+	units := ws.units[:len(feats)]
+	w := m.weights
+	for k, x := range feats {
+		v := float64(w[x>>1])
+		if x&1 != 0 {
+			v = -v
+		}
+		units[k] = int64(v * unitScale)
+	}
+	ws.units = units
+	// Word n-grams come first: min(WordNgrams, j+1) for word j.
+	ws.wordStart, ws.wordFirst = ws.wordStart[:0], ws.wordFirst[:0]
 	ws.wordSum = append(ws.wordSum[:0], 0)
-	sum = 0
-	var recent [maxWordNgrams]uint64 // hashes of the last words, newest last
+	k := 0
+	var sum int64
 	for i := 0; f.WordNgrams > 0 && i < len(ws.norm); {
 		if !isWordByte(ws.norm[i]) {
 			i++
 			continue
 		}
-		j := i
-		for j < len(ws.norm) && isWordByte(ws.norm[j]) {
-			j++
-		}
-		copy(recent[:], recent[1:])
-		recent[maxWordNgrams-1] = fnv1a(fnvOffset, ws.norm[i:j])
-		word := len(ws.wordStart)
+		j := len(ws.wordStart)
 		ws.wordStart = append(ws.wordStart, int32(i))
-		acc := uint64(0x77)
-		for n := 1; n <= f.WordNgrams; n++ {
-			var u int64
-			if n <= word+1 {
-				acc = (acc^recent[maxWordNgrams-n])*fnvPrime + uint64(n)
-				u = ws.unitsOf(acc)
-			}
-			ws.grams = append(ws.grams, u)
-			sum += u
+		ws.wordFirst = append(ws.wordFirst, int32(k))
+		for range min(f.WordNgrams, j+1) {
+			sum += units[k]
+			k++
 		}
 		ws.wordSum = append(ws.wordSum, sum)
-		i = j
+		for i < len(ws.norm) && isWordByte(ws.norm[i]) {
+			i++
+		}
+	}
+	// Then character n-grams, start by start.
+	padded := len(ws.norm) + 2
+	ws.charFirst = ws.charFirst[:0]
+	ws.charSum = append(ws.charSum[:0], 0)
+	sum = 0
+	for i := 0; f.CharMaxN > 0 && i < padded; i++ {
+		ws.charFirst = append(ws.charFirst, int32(k))
+		for range charGramsAt(f, i, padded) {
+			sum += units[k]
+			k++
+		}
+		ws.charSum = append(ws.charSum, sum)
+	}
+	if k != len(units) {
+		panic("textclass: window scorer out of step with Features.visit")
 	}
 	return true
 }
 
-// unitsOf is the signed weight of the feature with hash h, in units.
-func (ws *windowScorer) unitsOf(h uint64) int64 {
-	h = mix(h)
-	w := float64(ws.m.weights[h>>(64-uint(ws.m.features.HashBits))])
-	if h&1 != 0 {
-		w = -w
-	}
-	return int64(w * unitScale)
-}
-
-// paddedByte is byte i of " "+norm+" ", whose length is padded.
-func (ws *windowScorer) paddedByte(i, padded int) byte {
-	if i == 0 || i == padded-1 {
-		return ' '
-	}
-	return ws.norm[i-1]
-}
-
-// charGrams is the sum of the character n-grams starting at i of the
-// first end bytes of the padded normal form, as Features.visit emits
-// them.
-func (ws *windowScorer) charGrams(i, end int) int64 {
-	f := ws.m.features
-	padded := len(ws.norm) + 2
-	h := uint64(fnvOffset) ^ 0x5bd1e995
-	var sum int64
-	for k := 0; k < f.CharMaxN && i+k < end; k++ {
-		h ^= uint64(ws.paddedByte(i+k, padded))
-		h *= fnvPrime
-		if k+1 >= f.CharMinN {
-			sum += ws.unitsOf(h + uint64(k))
-		}
-	}
-	return sum
+// charGramsAt is the number of character n-grams starting at byte i of a
+// padded text of n bytes.
+func charGramsAt(f Features, i, n int) int {
+	return max(min(f.CharMaxN, n-i)-f.CharMinN+1, 0)
 }
 
 // fits reports whether the normal form of text[lo:hi] is the piece of
@@ -230,17 +225,21 @@ func (ws *windowScorer) score(lo, hi int) float64 {
 	var units int64
 	count := 0
 	// Character n-grams of " "+norm[a:b]+" ", which is the padded text's
-	// bytes a..b+1: starts whose longest n-gram fits come from the prefix
-	// sums, the last few are cut by the window's end.
+	// bytes a..b+1: starts whose n-grams all fit come from the prefix
+	// sums; at the last few, only the shorter n-grams (the first ones of
+	// their start) fit.
 	if f.CharMaxN > 0 {
 		end := b + 2
 		full := max(end-f.CharMaxN+1, a) // first start whose n-grams are cut
 		units += ws.charSum[full] - ws.charSum[a]
 		for i := full; i < end; i++ {
-			units += ws.charGrams(i, end)
+			first := int(ws.charFirst[i])
+			for _, u := range ws.units[first : first+charGramsAt(f, i, end)] {
+				units += u
+			}
 		}
 		for i := a; i < end; i++ {
-			count += max(min(f.CharMaxN, end-i)-f.CharMinN+1, 0)
+			count += charGramsAt(f, i, end)
 		}
 	}
 	// Word n-grams: those of the window's words, less those reaching back
@@ -250,8 +249,10 @@ func (ws *windowScorer) score(lo, hi int) float64 {
 		j1 := sort.Search(len(ws.wordStart), func(j int) bool { return int(ws.wordStart[j]) >= b })
 		units += ws.wordSum[j1] - ws.wordSum[j0]
 		for t := 0; t < f.WordNgrams-1 && j0+t < j1; t++ {
-			for n := t + 2; n <= f.WordNgrams; n++ {
-				units -= ws.grams[(j0+t)*f.WordNgrams+n-1]
+			j := j0 + t
+			first := int(ws.wordFirst[j])
+			for n := t + 2; n <= min(f.WordNgrams, j+1); n++ {
+				units -= ws.units[first+n-1]
 			}
 		}
 		for t := 0; j0+t < j1; t++ {

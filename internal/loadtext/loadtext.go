@@ -1,4 +1,7 @@
-package main
+// Package loadtext writes the prompts and completions of cmd/loadgen:
+// deterministic, varied plain English from a fixed vocabulary and sentence
+// frames. Benchmarks use it to evaluate the same texts as the load test.
+package loadtext
 
 import (
 	"math/rand/v2"
@@ -49,22 +52,27 @@ var frames = []string{
 	"Thanks, the %s looks good, although the %s could use a better %s.",
 }
 
-// textGen writes deterministic, varied English text from its own random
-// source.
-type textGen struct {
+// Gen writes deterministic, varied English text from its own random
+// source. It is not safe for concurrent use.
+type Gen struct {
 	rng *rand.Rand
 	b   strings.Builder
 }
 
-func newTextGen(seed uint64) *textGen {
-	return &textGen{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+// New returns a generator; the same seed gives the same texts.
+func New(seed uint64) *Gen {
+	return &Gen{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
-func (g *textGen) word() string { return words[g.rng.IntN(len(words))] }
+// Rand is the generator's random source, for callers that draw their own
+// choices from the same deterministic sequence.
+func (g *Gen) Rand() *rand.Rand { return g.rng }
 
-// text returns sentences totalling between minBytes and maxBytes bytes
+func (g *Gen) word() string { return words[g.rng.IntN(len(words))] }
+
+// Text returns sentences totalling between minBytes and maxBytes bytes
 // (maxBytes ≥ minBytes; the last sentence is cut at a word boundary).
-func (g *textGen) text(minBytes, maxBytes int) string {
+func (g *Gen) Text(minBytes, maxBytes int) string {
 	target := minBytes
 	if maxBytes > minBytes {
 		target += g.rng.IntN(maxBytes - minBytes + 1)
