@@ -3,6 +3,7 @@ package textclass
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Features are the options of feature extraction: hashed word n-grams
@@ -74,14 +75,13 @@ func mix(h uint64) uint64 {
 // index<<1 | signBit.
 type feature = uint32
 
-// visit calls fn for every hashed feature of normalised text b (which has no
-// leading or trailing space). It does not allocate.
-func (f Features) visit(b []byte, fn func(feature)) {
+// appendFeatures appends every hashed feature of normalised text b (which
+// has no leading or trailing space) to dst: the word n-grams word by word
+// (n = 1..WordNgrams words ending at each word), then the character
+// n-grams of " "+b+" " start by start (CharMinN..CharMaxN bytes). It
+// allocates only when dst lacks capacity.
+func (f Features) appendFeatures(dst []feature, b []byte) []feature {
 	shift := 64 - uint(f.HashBits)
-	emit := func(h uint64) {
-		h = mix(h)
-		fn(feature(h>>shift)<<1 | feature(h&1))
-	}
 	if f.WordNgrams > 0 {
 		var window [maxWordNgrams]uint64 // hashes of the last words, newest last
 		filled := 0
@@ -105,37 +105,38 @@ func (f Features) visit(b []byte, fn func(feature)) {
 			acc := uint64(0x77)
 			for n := 1; n <= f.WordNgrams && n <= filled; n++ {
 				acc = (acc^window[maxWordNgrams-n])*fnvPrime + uint64(n)
-				emit(acc)
+				x := mix(acc)
+				dst = append(dst, feature(x>>shift)<<1|feature(x&1))
 			}
 		}
 	}
 	if f.CharMaxN > 0 {
 		// Character n-grams of " " + b + " ", by byte.
 		n := len(b) + 2
-		at := func(i int) byte {
-			if i == 0 || i == n-1 {
-				return ' '
-			}
-			return b[i-1]
-		}
+		dst = slices.Grow(dst, n*(f.CharMaxN-f.CharMinN+1))
 		for i := 0; i < n; i++ {
 			h := uint64(fnvOffset) ^ 0x5bd1e995 // separate from word hashes
 			for k := 0; k < f.CharMaxN && i+k < n; k++ {
-				h ^= uint64(at(i + k))
+				c := byte(' ')
+				if at := i + k - 1; uint(at) < uint(len(b)) {
+					c = b[at]
+				}
+				h ^= uint64(c)
 				h *= fnvPrime
 				if k+1 >= f.CharMinN {
-					emit(h + uint64(k))
+					x := mix(h + uint64(k))
+					dst = append(dst, feature(x>>shift)<<1|feature(x&1))
 				}
 			}
 		}
 	}
+	return dst
 }
 
 // collect returns the features of normalised text b and the scale
 // 1/sqrt(count) every feature value is multiplied by.
 func (f Features) collect(b []byte, dst []feature) ([]feature, float64) {
-	dst = dst[:0]
-	f.visit(b, func(x feature) { dst = append(dst, x) })
+	dst = f.appendFeatures(dst[:0], b)
 	if len(dst) == 0 {
 		return dst, 0
 	}

@@ -98,7 +98,7 @@ type windowScorer struct {
 	m    *Model
 	norm []byte  // the normal form of the text
 	at   []int32 // at[i]: index in norm of text byte i (non-space bytes)
-	// feats are the features of norm as Features.visit emits them (word
+	// feats are the features of norm as Features.appendFeatures writes them (word
 	// n-grams word by word, then character n-grams start by start), and
 	// units their signed weights in units of 2^-24.
 	feats []feature
@@ -145,21 +145,26 @@ func (ws *windowScorer) reset(m *Model, text string) bool {
 	if float64((len(ws.norm)+2)*perByte)*m.units().maxAbs*unitScale >= maxExactUnits {
 		return false
 	}
-	feats := ws.feats[:0]
-	f.visit(ws.norm, func(x feature) { feats = append(feats, x) })
+	feats := f.appendFeatures(ws.feats[:0], ws.norm)
 	ws.feats = feats
 	// Gather the weights in one tight loop (see Model.sumWeights).
 	if cap(ws.units) < len(feats) {
 		ws.units = make([]int64, len(feats))
 	}
 	units := ws.units[:len(feats)]
-	w := m.weights
-	for k, x := range feats {
-		v := float64(w[x>>1])
-		if x&1 != 0 {
-			v = -v
+	if h := m.halfWeights(); h != nil {
+		for k, x := range feats {
+			units[k] = int64(float64(halfValues[h[x>>1]^uint16(x&1)<<15]) * unitScale)
 		}
-		units[k] = int64(v * unitScale)
+	} else {
+		w := m.weights
+		for k, x := range feats {
+			v := float64(w[x>>1])
+			if x&1 != 0 {
+				v = -v
+			}
+			units[k] = int64(v * unitScale)
+		}
 	}
 	ws.units = units
 	// Word n-grams come first: min(WordNgrams, j+1) for word j.
@@ -198,7 +203,7 @@ func (ws *windowScorer) reset(m *Model, text string) bool {
 		ws.charSum = append(ws.charSum, sum)
 	}
 	if k != len(units) {
-		panic("textclass: window scorer out of step with Features.visit")
+		panic("textclass: window scorer out of step with Features.appendFeatures")
 	}
 	return true
 }
