@@ -50,7 +50,7 @@ func evaluateVaried(b *testing.B, text func() string) {
 				}
 				n++
 			}
-			b.ReportMetric(float64((processCPU(b) - cpu0).Nanoseconds())/float64(n), "cpu-ns/op")
+			b.ReportMetric(float64((processCPU(b)-cpu0).Nanoseconds())/float64(n), "cpu-ns/op")
 		})
 	}
 }
