@@ -15,6 +15,10 @@ type anchorIndex struct {
 	// byPair maps the first two bytes of an anchor to 1 + its index in
 	// lists; 0 means no anchor starts with those bytes.
 	byPair *[1 << 16]uint16
+	// pairs has a bit for each pair of byPair that is not 0: a text's
+	// byte pairs are tested against this 8 KB bitmap, which stays in the
+	// CPU cache, before the 128 KB table.
+	pairs  [1 << 16 / 64]uint64
 	lists  [][]int32
 	// ruleAnchors[i] are the anchor indexes of phraseRules[i], in the
 	// rule's order.
@@ -51,6 +55,7 @@ func newAnchorIndex(rules []phraseRule) *anchorIndex {
 				if idx.byPair[pair] == 0 {
 					idx.lists = append(idx.lists, nil)
 					idx.byPair[pair] = uint16(len(idx.lists))
+					idx.pairs[pair/64] |= 1 << (pair % 64)
 				}
 				l := idx.byPair[pair] - 1
 				idx.lists[l] = append(idx.lists[l], id)
@@ -65,10 +70,11 @@ func newAnchorIndex(rules []phraseRule) *anchorIndex {
 // out and returns how many it found; ok is false when out was too small.
 func (idx *anchorIndex) scan(lower []byte, out []occurrence) (n int, ok bool) {
 	for i := 0; i+1 < len(lower); i++ {
-		l := idx.byPair[uint16(lower[i])<<8|uint16(lower[i+1])]
-		if l == 0 {
+		pair := uint16(lower[i])<<8 | uint16(lower[i+1])
+		if idx.pairs[pair/64]&(1<<(pair%64)) == 0 {
 			continue
 		}
+		l := idx.byPair[pair]
 		for _, a := range idx.lists[l-1] {
 			if !bytes.HasPrefix(lower[i:], idx.anchors[a]) {
 				continue

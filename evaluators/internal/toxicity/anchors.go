@@ -13,7 +13,11 @@ const maxAnchorSets = 128
 type anchorIndex struct {
 	// slot numbers, by gramKey of the first three bytes, the list in
 	// byGram of the anchors with that key (0: none).
-	slot   [1 << 16]uint16
+	slot [1 << 16]uint16
+	// used has a bit for each key of slot that is not 0: a text's
+	// 3-grams are tested against this 8 KB bitmap, which stays in the
+	// CPU cache, before the 128 KB slot table.
+	used   [1 << 16 / 64]uint64
 	byGram [][]anchorRef
 	sets   int
 }
@@ -40,6 +44,7 @@ func (x *anchorIndex) add(anchors []string) int {
 		key := gramKey(an[0], an[1], an[2])
 		if x.slot[key] == 0 {
 			x.slot[key] = uint16(len(x.byGram))
+			x.used[key/64] |= 1 << (key % 64)
 			x.byGram = append(x.byGram, nil)
 		}
 		k := x.slot[key]
@@ -78,10 +83,11 @@ func (x *anchorIndex) present(s string, found *[maxAnchorSets]bool) {
 // mark adds to found the sets with an anchor in s.
 func (x *anchorIndex) mark(s string, found *anchorBits) {
 	for i := 0; i+3 <= len(s); i++ {
-		k := x.slot[gramKey(s[i], s[i+1], s[i+2])]
-		if k == 0 {
+		key := gramKey(s[i], s[i+1], s[i+2])
+		if x.used[key/64]&(1<<(key%64)) == 0 {
 			continue
 		}
+		k := x.slot[key]
 		for _, ref := range x.byGram[k] {
 			if !found.has(ref.set) && len(s)-i >= len(ref.anchor) && s[i:i+len(ref.anchor)] == ref.anchor {
 				found.add(ref.set)
