@@ -44,7 +44,7 @@ func (d *Definition) Run(ctx context.Context, req Request) (res Result, err erro
 // required input present and a string, no unknown config field, config
 // values of the right type and range. Defaults fill absent config fields.
 func (d *Definition) NewRequest(input, config map[string]any) (Request, error) {
-	req := Request{Input: make(map[string]string, len(d.Inputs)), Config: make(map[string]any, len(d.Config))}
+	req := Request{Input: make(map[string]string, len(d.Inputs))}
 	for _, f := range d.Inputs {
 		v, ok := input[f.Name]
 		if !ok || v == nil {
@@ -59,26 +59,40 @@ func (d *Definition) NewRequest(input, config map[string]any) (Request, error) {
 		}
 		req.Input[f.Name] = s
 	}
+	var err error
+	if req.Config, err = d.CheckConfig(config); err != nil {
+		return Request{}, err
+	}
+	return req, nil
+}
+
+// CheckConfig validates config as NewRequest does and returns it with the
+// defaults filled in, in a new map. Requests may share the map (evaluators
+// only read it): a caller that runs one evaluator with one config on many
+// inputs checks the config once and builds each Request from the inputs
+// and the checked config.
+func (d *Definition) CheckConfig(config map[string]any) (map[string]any, error) {
+	out := make(map[string]any, len(d.Config))
 	for name, v := range config {
 		f, ok := d.ConfigField(name)
 		if !ok {
-			return Request{}, invalidf("config."+name, "config.%s is not a config field of %s%s", name, d.Slug, knownFields(d.Config))
+			return nil, invalidf("config."+name, "config.%s is not a config field of %s%s", name, d.Slug, knownFields(d.Config))
 		}
 		if v == nil {
 			continue
 		}
 		cv, err := checkConfigValue(f, v)
 		if err != nil {
-			return Request{}, err
+			return nil, err
 		}
-		req.Config[name] = cv
+		out[name] = cv
 	}
 	for _, f := range d.Config {
-		if _, ok := req.Config[f.Name]; !ok && f.Default != nil {
-			req.Config[f.Name] = f.Default
+		if _, ok := out[f.Name]; !ok && f.Default != nil {
+			out[f.Name] = f.Default
 		}
 	}
-	return req, nil
+	return out, nil
 }
 
 func checkConfigValue(f Field, v any) (any, error) {

@@ -25,12 +25,11 @@ type inputSource struct {
 
 // build returns the evaluator's input for the span: each field from the
 // monitor's OTTL expression when it has one, else from the default mapping.
-// missing names the first required field without a value (the span is
-// skipped for this evaluator); truncated reports that a text was cut to
-// maxText bytes.
-func (s *inputSource) build(ctx context.Context, tctx *ottlspan.TransformContext, m *monitor.Monitor, def *evaluators.Definition) (input map[string]any, truncated bool, missing string) {
-	values := make([]string, len(def.Inputs))
-	for i, f := range def.Inputs {
+// Empty fields are left out. missing names the first required field
+// without a value (the span is skipped for this evaluator); truncated
+// reports that a text was cut to maxText bytes.
+func (s *inputSource) build(ctx context.Context, tctx *ottlspan.TransformContext, m *monitor.Monitor, def *evaluators.Definition) (input map[string]string, truncated bool, missing string) {
+	for _, f := range def.Inputs {
 		var (
 			v   string
 			cut bool
@@ -47,17 +46,17 @@ func (s *inputSource) build(ctx context.Context, tctx *ottlspan.TransformContext
 		} else {
 			v, cut = s.defaultInput(f, def.Side)
 		}
-		if v == "" && f.Required {
-			return nil, false, f.Name
+		if v == "" {
+			if f.Required {
+				return nil, false, f.Name
+			}
+			continue
 		}
 		truncated = truncated || cut
-		values[i] = v
-	}
-	input = make(map[string]any, len(def.Inputs))
-	for i, f := range def.Inputs {
-		if values[i] != "" {
-			input[f.Name] = values[i]
+		if input == nil {
+			input = make(map[string]string, len(def.Inputs))
 		}
+		input[f.Name] = v
 	}
 	return input, truncated, ""
 }

@@ -167,6 +167,7 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 	}
 	start := time.Now()
 	var jobs []job
+	var configs checkedConfigs
 	matched := make([]int, 0, len(monitors))
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
@@ -177,7 +178,7 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 			ss := sss.At(j)
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
-				jobs = p.spanJobs(ctx, jobs, matched, monitors, nStatic, rs, ss, spans.At(k))
+				jobs = p.spanJobs(ctx, jobs, &configs, matched, monitors, nStatic, rs, ss, spans.At(k))
 			}
 		}
 		if p.observer != nil && len(jobs) > first {
@@ -235,8 +236,29 @@ func (p *Processor) monitors() (ms []*monitor.Monitor, nStatic int) {
 	return ms, len(p.static)
 }
 
+// checkedConfigs are the bindings' configs checked once per batch (see
+// evaluators.Definition.CheckConfig), shared by the batch's requests.
+type checkedConfigs []checkedConfig
+
+type checkedConfig struct {
+	binding *monitor.Binding
+	config  map[string]any
+	err     error
+}
+
+func (c *checkedConfigs) get(b *monitor.Binding) (map[string]any, error) {
+	for i := range *c {
+		if e := &(*c)[i]; e.binding == b {
+			return e.config, e.err
+		}
+	}
+	config, err := b.Def.CheckConfig(b.Config)
+	*c = append(*c, checkedConfig{binding: b, config: config, err: err})
+	return config, err
+}
+
 // spanJobs appends the evaluations one span needs. matched is scratch space.
-func (p *Processor) spanJobs(ctx context.Context, jobs []job, matched []int, monitors []*monitor.Monitor, nStatic int,
+func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedConfigs, matched []int, monitors []*monitor.Monitor, nStatic int,
 	rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span,
 ) []job {
 	traceID := span.TraceID()
@@ -268,7 +290,8 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, matched []int, mon
 				continue
 			}
 			j := job{span: span, mon: m, dynamic: i >= nStatic, binding: binding, truncated: truncated}
-			j.req, j.err = binding.Def.NewRequest(input, binding.Config)
+			j.req.Input = input
+			j.req.Config, j.err = configs.get(binding)
 			if j.err != nil {
 				j.invalid, j.end = true, time.Now()
 			}
@@ -299,6 +322,8 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 				p.turns.release()
 			}
 		}()
+		var r *runner // this worker's evaluations run on it, one after the other
+		defer r.stop()
 		for {
 			k := int(next.Add(1) - 1)
 			if k >= len(order) {
@@ -314,7 +339,7 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 				p.turns.acquire(ticket)
 				held = true
 			}
-			p.evaluate(ctx, &jobs[i])
+			p.evaluate(ctx, &jobs[i], &r)
 		}
 	}
 	n := min(p.workers, len(jobs))
@@ -383,12 +408,65 @@ const (
 	stateAbandoned
 )
 
-// evaluate runs one job with the timeout. The evaluator runs on its own
-// goroutine so that one ignoring its context cannot hold the batch past the
-// deadline: at the deadline the goroutine is abandoned (its late result is
-// discarded) and counted as stuck until it returns. While maxStuck
-// evaluations are stuck, new ones fail at once instead of piling up.
-func (p *Processor) evaluate(ctx context.Context, j *job) {
+// runner is a goroutine that runs one worker's evaluations, one after the
+// other, for the length of a batch: an evaluator runs off the worker's
+// goroutine, so that one ignoring its context cannot hold the batch past
+// the deadline, without a goroutine (and its stack growth), a channel and
+// a closure per evaluation. A runner abandoned at a deadline ends when its
+// evaluation returns; the worker starts a new one.
+type runner struct {
+	p     *Processor
+	in    chan runRequest // buffered: the worker does not wait for the runner to take it
+	out   chan outcome    // buffered: the runner never waits for the worker
+	state atomic.Int32    // of the current evaluation
+}
+
+type runRequest struct {
+	ctx context.Context
+	j   *job
+}
+
+func (p *Processor) newRunner() *runner {
+	r := &runner{p: p, in: make(chan runRequest, 1), out: make(chan outcome, 1)}
+	go r.loop()
+	return r
+}
+
+func (r *runner) loop() {
+	for req := range r.in {
+		o := r.run(req)
+		if !r.state.CompareAndSwap(stateRunning, stateFinished) {
+			r.p.stuck.Add(-1) // abandoned earlier; no longer stuck
+			return
+		}
+		r.out <- o
+	}
+}
+
+// run runs one evaluation, a panic recovered into its outcome.
+func (r *runner) run(req runRequest) (o outcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			o = outcome{err: panicError{v}}
+		}
+	}()
+	res, err := r.p.run(req.ctx, req.j.binding.Def, req.j.req)
+	return outcome{res, err}
+}
+
+// stop ends an idle runner (nil: none).
+func (r *runner) stop() {
+	if r != nil {
+		close(r.in)
+	}
+}
+
+// evaluate runs one job with the timeout on the worker's runner *rp
+// (started when nil). At the deadline the runner is abandoned (its late
+// result is discarded) and counted as stuck until its evaluation returns;
+// *rp becomes nil. While maxStuck evaluations are stuck, new ones fail at
+// once instead of piling up.
+func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner) {
 	start := time.Now()
 	defer func() {
 		j.end = time.Now()
@@ -398,32 +476,25 @@ func (p *Processor) evaluate(ctx context.Context, j *job) {
 		j.err = fmt.Errorf("%w: %d evaluations are still running past their timeout", errOverloaded, n)
 		return
 	}
+	if *rp == nil {
+		*rp = p.newRunner()
+	}
+	r := *rp
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	done := make(chan outcome, 1)
-	var state atomic.Int32
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- outcome{err: panicError{r}}
-			}
-			if !state.CompareAndSwap(stateRunning, stateFinished) {
-				p.stuck.Add(-1) // abandoned earlier; no longer stuck
-			}
-		}()
-		res, err := p.run(ctx, j.binding.Def, j.req)
-		done <- outcome{res, err}
-	}()
+	r.state.Store(stateRunning)
+	r.in <- runRequest{ctx: ctx, j: j}
 	var o outcome
 	select {
-	case o = <-done:
+	case o = <-r.out:
 	case <-ctx.Done():
-		if state.CompareAndSwap(stateRunning, stateAbandoned) {
+		if r.state.CompareAndSwap(stateRunning, stateAbandoned) {
 			p.stuck.Add(1)
 			j.err = errTimeout
+			*rp = nil
 			return
 		}
-		o = <-done // it finished just now; its outcome is (being) sent
+		o = <-r.out // it finished just now; its outcome is (being) sent
 	}
 	j.res, j.err = o.res, o.err
 	if j.err == nil && j.res == nil {
