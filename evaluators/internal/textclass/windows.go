@@ -194,12 +194,17 @@ func (ws *windowScorer) reset(m *Model, text string) bool {
 	ws.charFirst = ws.charFirst[:0]
 	ws.charSum = append(ws.charSum[:0], 0)
 	sum = 0
+	per := f.CharMaxN - f.CharMinN + 1 // n-grams at a start not near the end
 	for i := 0; f.CharMaxN > 0 && i < padded; i++ {
 		ws.charFirst = append(ws.charFirst, int32(k))
-		for range charGramsAt(f, i, padded) {
-			sum += units[k]
-			k++
+		n := per
+		if i > padded-f.CharMaxN {
+			n = charGramsAt(f, i, padded)
 		}
+		for _, u := range units[k : k+n] {
+			sum += u
+		}
+		k += n
 		ws.charSum = append(ws.charSum, sum)
 	}
 	if k != len(units) {
@@ -243,7 +248,8 @@ func (ws *windowScorer) score(lo, hi int) float64 {
 				units += u
 			}
 		}
-		for i := a; i < end; i++ {
+		count += (full - a) * (f.CharMaxN - f.CharMinN + 1)
+		for i := full; i < end; i++ {
 			count += charGramsAt(f, i, end)
 		}
 	}
@@ -260,8 +266,12 @@ func (ws *windowScorer) score(lo, hi int) float64 {
 				units -= ws.units[first+n-1]
 			}
 		}
-		for t := 0; j0+t < j1; t++ {
-			count += min(f.WordNgrams, t+1)
+		// Word t of the window (from 0) has min(WordNgrams, t+1) n-grams.
+		words, wn := j1-j0, f.WordNgrams
+		if words <= wn {
+			count += words * (words + 1) / 2
+		} else {
+			count += wn*(wn+1)/2 + (words-wn)*wn
 		}
 	}
 	if count == 0 {
