@@ -291,11 +291,49 @@ type info struct {
 	// cond, when not exact, holds for every match of the part (nil:
 	// nothing is known).
 	cond *cond
+	// nonWordEnd: every non-empty match ends with a byte that is not an
+	// ASCII word byte (so a word byte right after it starts a word);
+	// mayBeEmpty: some match is empty. Exact parts read both from strs.
+	nonWordEnd, mayBeEmpty bool
 }
 
-var anything = info{}
+// anything is a part about which nothing is known.
+var anything = info{mayBeEmpty: true}
 
-func exactly(strs ...string) info { return info{exact: true, strs: strs} }
+func exactly(strs ...string) info {
+	in := info{exact: true, strs: strs, nonWordEnd: true}
+	for _, s := range strs {
+		s = strings.ReplaceAll(s, boundary, "")
+		if s == "" {
+			in.mayBeEmpty = true
+		} else if isWordByte(s[len(s)-1]) {
+			in.nonWordEnd = false
+		}
+	}
+	return in
+}
+
+// after reports whether the byte before the position after part x is a
+// non-word byte, given whether the byte before x was (prev).
+func after(x info, prev bool) bool {
+	if x.mayBeEmpty {
+		return x.nonWordEnd && prev
+	}
+	return x.nonWordEnd
+}
+
+// markStarts marks a word boundary before every string of strs that
+// starts with a word byte: strs follow a non-word byte.
+func markStarts(strs []string) []string {
+	out := make([]string, len(strs))
+	for i, s := range strs {
+		if s != "" && isWordByte(s[0]) {
+			s = boundary + s
+		}
+		out[i] = s
+	}
+	return out
+}
 
 func analyze(re *syntax.Regexp) info {
 	switch re.Op {
@@ -320,14 +358,17 @@ func analyze(re *syntax.Regexp) info {
 		case re.Max == 1:
 			return optional(analyze(re.Sub[0]))
 		}
-		return anything
+		return repeated(analyze(re.Sub[0]))
+	case syntax.OpStar:
+		return repeated(analyze(re.Sub[0]))
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return info{}
 	case syntax.OpConcat:
 		return concat(re.Sub)
 	case syntax.OpAlternate:
 		return alternate(re.Sub)
 	}
-	// OpAnyChar, OpAnyCharNotNL, OpStar, OpNoMatch and anything new:
-	// nothing is required.
+	// OpNoMatch and anything new: nothing is known.
 	return anything
 }
 
@@ -425,7 +466,7 @@ func charClass(ranges []rune) info {
 	for i := 0; i+1 < len(ranges); i += 2 {
 		n += int(ranges[i+1]-ranges[i]) + 1
 		if n > maxClass {
-			return anything
+			return info{nonWordEnd: !hasWordRune(ranges)}
 		}
 	}
 	var strs []string
@@ -440,13 +481,35 @@ func charClass(ranges []rune) info {
 	return exactly(strs...)
 }
 
-// atLeastOnce is x+ (or x{n,} with n ≥ 1): every match holds a match of x.
-func atLeastOnce(x info) info { return info{cond: condOf(x)} }
+// hasWordRune reports whether a class (pairs of rune ranges) holds an
+// ASCII word character.
+func hasWordRune(ranges []rune) bool {
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for _, w := range [][2]rune{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}} {
+			if ranges[i] <= w[1] && ranges[i+1] >= w[0] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// atLeastOnce is x+ (or x{n,} with n ≥ 1): every match holds a match of x
+// and ends as one of x's non-empty matches.
+func atLeastOnce(x info) info {
+	return info{cond: condOf(x), nonWordEnd: x.nonWordEnd, mayBeEmpty: x.mayBeEmpty}
+}
+
+// repeated is x* (or x{0,n} with n > 1): nothing is required, and a
+// non-empty match ends as one of x's.
+func repeated(x info) info {
+	return info{nonWordEnd: x.nonWordEnd, mayBeEmpty: true}
+}
 
 // optional is x? (or x{0,1}).
 func optional(x info) info {
 	if !x.exact {
-		return anything
+		return repeated(x)
 	}
 	if slices.Contains(x.strs, "") {
 		return x
@@ -465,39 +528,61 @@ func concat(subs []*syntax.Regexp) info {
 
 // product is the concatenation of parts: it multiplies the exact sets of
 // consecutive parts while the product stays small, and requires the
-// pieces it has to cut.
+// pieces it has to cut. A piece that follows a part ending in a non-word
+// byte (white space, punctuation) starts a word where its strings start
+// with a word byte: it requires a word boundary there.
 func product(parts []info) info {
 	var conds []*cond
 	cur := []string{""} // product of the exact parts since the last cut
 	allExact := true
+	prev := false // the byte before the current part is a non-word byte
 	for _, x := range parts {
+		next := after(x, prev)
 		if !x.exact {
 			allExact = false
 			conds = append(conds, leaf(cur), x.cond)
 			cur = []string{""}
+			prev = next
 			continue
 		}
-		if len(cur)*len(x.strs) > maxExact {
+		strs := x.strs
+		if len(cur) == 1 && cur[0] == "" && prev {
+			strs = markStarts(strs)
+		}
+		if len(cur)*len(strs) > maxExact {
 			allExact = false
 			conds = append(conds, leaf(cur))
-			cur = x.strs
+			cur = strs
+			if prev {
+				cur = markStarts(x.strs)
+			}
+			prev = next
 			continue
 		}
-		next := make([]string, 0, len(cur)*len(x.strs))
+		prod := make([]string, 0, len(cur)*len(strs))
 		for _, a := range cur {
-			for _, b := range x.strs {
-				if s := join(a, b); !slices.Contains(next, s) {
-					next = append(next, s)
+			for _, b := range strs {
+				if s := join(a, b); !slices.Contains(prod, s) {
+					prod = append(prod, s)
 				}
 			}
 		}
-		cur = next
+		cur = prod
+		prev = next
 	}
 	if allExact {
 		return exactly(cur...)
 	}
 	conds = append(conds, leaf(cur))
-	return info{cond: and(conds...)}
+	out := info{cond: and(conds...), nonWordEnd: true, mayBeEmpty: true}
+	for i := len(parts) - 1; i >= 0; i-- {
+		out.nonWordEnd = out.nonWordEnd && parts[i].nonWordEnd
+		if !parts[i].mayBeEmpty {
+			out.mayBeEmpty = false
+			break
+		}
+	}
+	return out
 }
 
 // join concatenates two required strings; two boundary marks in a row
@@ -531,11 +616,15 @@ func alternate(subs []*syntax.Regexp) info {
 		}
 		return exactly(strs...)
 	}
+	out := info{nonWordEnd: true}
 	cs := make([]*cond, len(xs))
 	for i, x := range xs {
 		cs[i] = condOf(x)
+		out.nonWordEnd = out.nonWordEnd && x.nonWordEnd
+		out.mayBeEmpty = out.mayBeEmpty || x.mayBeEmpty
 	}
-	return info{cond: or(cs...)}
+	out.cond = or(cs...)
+	return out
 }
 
 // leaf requires one of strs; nil (nothing) when strs holds "" or is

@@ -12,8 +12,8 @@ func TestConditions(t *testing.T) {
 	cases := []struct{ expr, want string }{
 		{`hello`, `{hello}`},
 		{`(?i)Hello`, `{hello}`},
-		{`\bignor(?:e|ing)\s+(?:previous|prior)\s+instructions?\b`, `and({\bignore,\bignoring} {instruction\b,instructions\b} {previous,prior})`},
-		{`(?i)(?:set\s+aside|ignore|drop)\s+rules`, `and(or(and({aside} {set}) {drop,ignore}) {rules})`},
+		{`\bignor(?:e|ing)\s+(?:previous|prior)\s+instructions?\b`, `and({\bignore,\bignoring} {\binstruction\b,\binstructions\b} {\bprevious,\bprior})`}, // \s+ before a word: a boundary
+		{`(?i)(?:set\s+aside|ignore|drop)\s+rules`, `and(or(and({\baside} {set}) {drop,ignore}) {\brules})`},
 		{`abc|d.*`, `true`}, // the second alternative requires nothing useful
 		{`a.c`, `true`},     // pieces shorter than minUseful
 		{`[0-9]{4}-secret`, `{-secret}`},
@@ -27,7 +27,11 @@ func TestConditions(t *testing.T) {
 		{`x*`, `true`},
 		{`(?:foo)?bar`, `{bar}`},
 		{`(?:foo){2,3}bar`, `and({bar} {foo})`},
-		{`do\s+anything\s+now|dan\s+mode|(?:developer|god)\s+mode\s+enabled`, `or(and({anything} {now}) and({dan} {mode}) and({developer,god} {enabled} {mode}))`},
+		{`do\s+anything\s+now|dan\s+mode|(?:developer|god)\s+mode\s+enabled`, `or(and({\banything} {\bnow}) and({\benabled} {\bmode} {developer,god}) and({\bmode} {dan}))`},
+		{`(?:\w+\s+){0,2}?end`, `{end}`},         // may follow a word byte
+		{`\s+(?:\w+\s+){0,2}?end`, `{\bend}`},    // follows white space in every case
+		{`[.!?]\s*(?:foo|-bar)`, `{-bar,\bfoo}`}, // no boundary before a non-word byte
+		{`x\s*end`, `{end}`},                     // \s* may be empty after a word byte
 	}
 	for _, c := range cases {
 		t.Run(c.expr, func(t *testing.T) {
@@ -197,6 +201,12 @@ func (g gen) atom() (string, func() string) {
 			return ""
 		}
 	case 5:
+		switch g.rng.IntN(3) {
+		case 0:
+			return `\w+`, func() string { return []string{"a", "b_", "9z"}[g.rng.IntN(3)] }
+		case 1:
+			return `[^a-z]*`, func() string { return []string{"", " ", "-.", "A"}[g.rng.IntN(4)] }
+		}
 		return `\s+`, func() string { return strings.Repeat(" ", 1+g.rng.IntN(2)) }
 	case 6:
 		return `.`, func() string { return string(rune(32 + g.rng.IntN(0x250))) }
