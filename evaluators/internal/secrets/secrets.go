@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -250,7 +251,8 @@ func Has(text string) (bool, error) {
 		return false, err
 	}
 	lowerBytes := asciiLowerBytes(text)
-	lower := string(lowerBytes)
+	// lowerBytes is not changed while lower is in use.
+	lower := unsafe.String(unsafe.SliceData(lowerBytes), len(lowerBytes))
 	if hasSecretKeyword(lower) {
 		if len(keywordFindings(text, lower, true)) > 0 || len(entropyFindings(text, lower, true)) > 0 {
 			return true, nil
@@ -289,15 +291,26 @@ var secretKeywords = []string{"pass", "pwd", "secret", "token", "api_key", "apik
 	"access_key", "accesskey", "private_key", "privatekey", "credential", "auth", "bearer", "client_secret"}
 
 // hasSecretKeyword is the cheap prefilter of the keyword and entropy
-// detectors.
+// detectors: whether lower holds one of secretKeywords. It reads lower
+// once, trying at each byte only the keywords that start with it.
 func hasSecretKeyword(lower string) bool {
-	for _, k := range secretKeywords {
-		if strings.Contains(lower, k) {
-			return true
+	for i := 0; i < len(lower); i++ {
+		for _, k := range keywordsByFirst[lower[i]] {
+			if strings.HasPrefix(lower[i:], k) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// keywordsByFirst lists secretKeywords by their first byte.
+var keywordsByFirst = func() (t [256][]string) {
+	for _, k := range secretKeywords {
+		t[k[0]] = append(t[k[0]], k)
+	}
+	return t
+}()
 
 // assignment matches, at the start of its input, name = value, name:
 // value, name := value, "name": "value", name => value; group 1 is the
