@@ -18,8 +18,8 @@ type anchorIndex struct {
 	// pairs has a bit for each pair of byPair that is not 0: a text's
 	// byte pairs are tested against this 8 KB bitmap, which stays in the
 	// CPU cache, before the 128 KB table.
-	pairs  [1 << 16 / 64]uint64
-	lists  [][]int32
+	pairs [1 << 16 / 64]uint64
+	lists [][]int32
 	// ruleAnchors[i] are the anchor indexes of phraseRules[i], in the
 	// rule's order.
 	ruleAnchors [][]int32
