@@ -1,6 +1,9 @@
 package toxicity
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // maxAnchorSets bounds the anchor sets so that Detect can mark the
 // present ones in an array on the stack.
@@ -22,9 +25,11 @@ type anchorIndex struct {
 	sets   int
 }
 
+// anchorRef is one anchor string and the sets it belongs to (an anchor
+// of several sets is compared once).
 type anchorRef struct {
 	anchor string
-	set    int
+	sets   anchorBits
 }
 
 // add registers anchors as a new set and returns its number.
@@ -48,7 +53,13 @@ func (x *anchorIndex) add(anchors []string) int {
 			x.byGram = append(x.byGram, nil)
 		}
 		k := x.slot[key]
-		x.byGram[k] = append(x.byGram[k], anchorRef{an, set})
+		refs := x.byGram[k]
+		i := slices.IndexFunc(refs, func(r anchorRef) bool { return r.anchor == an })
+		if i < 0 {
+			i = len(refs)
+			x.byGram[k] = append(refs, anchorRef{anchor: an})
+		}
+		x.byGram[k][i].sets.add(set)
 	}
 	return set
 }
@@ -63,6 +74,16 @@ type anchorBits [maxAnchorSets / 64]uint64
 
 func (b *anchorBits) add(set int)      { b[set>>6] |= 1 << (set & 63) }
 func (b *anchorBits) has(set int) bool { return b[set>>6]&(1<<(set&63)) != 0 }
+
+// covers reports whether b holds every set of o.
+func (b *anchorBits) covers(o *anchorBits) bool {
+	for i := range b {
+		if o[i]&^b[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // union adds every set of o to b.
 func (b *anchorBits) union(o *anchorBits) {
@@ -88,9 +109,10 @@ func (x *anchorIndex) mark(s string, found *anchorBits) {
 			continue
 		}
 		k := x.slot[key]
-		for _, ref := range x.byGram[k] {
-			if !found.has(ref.set) && len(s)-i >= len(ref.anchor) && s[i:i+len(ref.anchor)] == ref.anchor {
-				found.add(ref.set)
+		for r := range x.byGram[k] {
+			ref := &x.byGram[k][r]
+			if !found.covers(&ref.sets) && len(s)-i >= len(ref.anchor) && s[i:i+len(ref.anchor)] == ref.anchor {
+				found.union(&ref.sets)
 			}
 		}
 	}

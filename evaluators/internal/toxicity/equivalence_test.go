@@ -1,6 +1,7 @@
 package toxicity
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/evalcol/evalcol/evaluators/internal/textclass"
@@ -52,5 +53,46 @@ func TestPrefilterKeepsEveryMatch(t *testing.T) {
 	t.Logf("%d texts: %d pattern checks, %d used, %d anchored sentences skipped by the prefilter", len(texts), checked, used, skipped)
 	if used < 300 || skipped < checked/4 {
 		t.Errorf("%d checks, %d used, %d skipped: the corpus no longer exercises the rules", checked, used, skipped)
+	}
+}
+
+// TestAnchorMarkMatchesSearch: the anchor index marks exactly the sets
+// that have an anchor in a text, as a substring search per anchor finds
+// them, on thousands of folded texts.
+func TestAnchorMarkMatchesSearch(t *testing.T) {
+	sets := [][]string{groupAnchors, protectedAnchors, anchorsOf(reclaimableWords), anchorsOf(profaneWords)}
+	for i := range rules {
+		for j := range rules[i].alts {
+			al := &rules[i].alts[j]
+			if al.set != len(sets) {
+				t.Fatalf("%s alt %d has set %d, want %d: the reference is out of step", rules[i].category, j, al.set, len(sets))
+			}
+			sets = append(sets, al.anchors)
+		}
+	}
+	texts := testcorpus.Texts()
+	if testing.Short() {
+		texts = texts[:len(texts)/10]
+	}
+	marked := 0
+	for _, text := range texts {
+		s := string(textclass.AppendFold(nil, text))
+		var got anchorBits
+		anchors.mark(s, &got)
+		for set, as := range sets {
+			want := false
+			for _, a := range as {
+				want = want || strings.Contains(s, a)
+			}
+			if got.has(set) != want {
+				t.Fatalf("set %d on %q: marked %v, search %v", set, s, got.has(set), want)
+			}
+			if want {
+				marked++
+			}
+		}
+	}
+	if marked < 1000 {
+		t.Errorf("only %d sets marked", marked)
 	}
 }
