@@ -18,6 +18,31 @@ type lexicon struct {
 	// byLen lists the one-word entries by byte length, for masked
 	// matching ("f*ck", "f@ck").
 	byLen map[int][]string
+	// words has a bit for the wordKey of every one-word entry and phrase
+	// start: a word whose bit is clear is in neither map, so most words
+	// of a text cost a bit test instead of two map lookups.
+	words [1 << 16 / 64]uint64
+}
+
+// wordKey hashes a word's length and its first two and last bytes.
+func wordKey(w []byte) uint16 {
+	n := len(w)
+	if n == 0 {
+		return 0
+	}
+	h := uint32(n)<<24 | uint32(w[0])<<16 | uint32(w[min(1, n-1)])<<8 | uint32(w[n-1])
+	return uint16(h * 0x9e3779b1 >> 16)
+}
+
+func (l *lexicon) addWord(w string) {
+	k := wordKey([]byte(w))
+	l.words[k/64] |= 1 << (k % 64)
+}
+
+// mayHold reports whether w may be a one-word entry or a phrase start.
+func (l *lexicon) mayHold(w []byte) bool {
+	k := wordKey(w)
+	return l.words[k/64]&(1<<(k%64)) != 0
 }
 
 // newLexicon builds the lexicon from text with one entry per line.
@@ -31,8 +56,10 @@ func newLexicon(text string) *lexicon {
 		l.entries[e] = true
 		if first, _, multi := strings.Cut(e, " "); multi {
 			l.phraseStarts[first] = true
+			l.addWord(first)
 		} else {
 			l.byLen[len(e)] = append(l.byLen[len(e)], e)
+			l.addWord(e)
 		}
 	}
 	return l
@@ -77,10 +104,11 @@ func (l *lexicon) matches(folded []byte, scratch *[]byte) bool {
 		}
 		i = we
 		w := folded[ws:we]
-		if l.entries[string(w)] {
+		may := l.mayHold(w)
+		if may && l.entries[string(w)] {
 			return true
 		}
-		if l.phraseStarts[string(w)] {
+		if may && l.phraseStarts[string(w)] {
 			phrase := append((*scratch)[:0], w...)
 			next := we
 			for n := 1; n < maxPhraseWords; n++ {
@@ -99,7 +127,7 @@ func (l *lexicon) matches(folded []byte, scratch *[]byte) bool {
 		}
 		if hasDoubleLetter(w) {
 			*scratch = appendCollapsedRepeats((*scratch)[:0], w)
-			if l.entries[string(*scratch)] {
+			if l.mayHold(*scratch) && l.entries[string(*scratch)] {
 				return true
 			}
 		}
@@ -112,6 +140,16 @@ const maskChars = "*@#$%!?"
 // maskTrim are the characters stripped from both ends of a token before
 // masked matching.
 const maskTrim = `"'()[]{}.,;:!?`
+
+// isMask and isTrim are maskChars and maskTrim as byte tables.
+var isMask, isTrim = byteSet(maskChars), byteSet(maskTrim)
+
+func byteSet(chars string) (t [256]bool) {
+	for i := 0; i < len(chars); i++ {
+		t[chars[i]] = true
+	}
+	return t
+}
 
 // matchesMasked reports whether a space-separated token of normalised
 // text, stripped of surrounding punctuation, matches a one-word entry of
@@ -134,17 +172,17 @@ func (l *lexicon) matchesMasked(text string) bool {
 			i++
 		}
 		tok := text[start:i]
-		for len(tok) > 0 && strings.IndexByte(maskTrim, tok[0]) >= 0 {
+		for len(tok) > 0 && isTrim[tok[0]] {
 			tok = tok[1:]
 		}
-		for len(tok) > 0 && strings.IndexByte(maskTrim, tok[len(tok)-1]) >= 0 {
+		for len(tok) > 0 && isTrim[tok[len(tok)-1]] {
 			tok = tok[:len(tok)-1]
 		}
 		masks := 0
 		ok := len(tok) >= 4
 		for k := 0; ok && k < len(tok); k++ {
 			switch c := lowerASCII(tok[k]); {
-			case strings.IndexByte(maskChars, c) >= 0:
+			case isMask[c]:
 				masks++
 			case c < 'a' || c > 'z':
 				ok = false
@@ -177,7 +215,7 @@ func lowerASCII(c byte) byte {
 
 func maskedEqual(tok, entry string) bool {
 	for i := 0; i < len(tok); i++ {
-		if strings.IndexByte(maskChars, tok[i]) >= 0 {
+		if isMask[tok[i]] {
 			if entry[i] < 'a' || entry[i] > 'z' {
 				return false
 			}
