@@ -44,8 +44,16 @@ type cond struct {
 	strs    []string // leaf: ASCII lower case, minimised; boundary marks \b
 	needles [][]byte // leaf: strs without boundary marks
 	bounds  [][]int  // leaf: offsets in needles[i] where \b must hold
-	subs    []*cond  // and, or
+	// byFirst, for a leaf of many needles (sorted by first byte), holds
+	// at byFirst[c]..byFirst[c+1] the needles starting with byte c: the
+	// leaf is checked in one pass over the text.
+	byFirst *[257]uint16
+	subs    []*cond // and, or
 }
+
+// minByFirst is the number of needles from which a leaf is checked in
+// one pass rather than one search per needle.
+const minByFirst = 4
 
 // boundary marks an ASCII word boundary (\b) in a required string; the
 // analysis never makes it from a literal (a NUL rune in a literal cuts
@@ -132,6 +140,23 @@ func (f *Filter) prepare(c *cond) {
 			f.foldK = f.foldK || bytes.IndexByte(needle, 'k') >= 0
 			f.foldS = f.foldS || bytes.IndexByte(needle, 's') >= 0
 		}
+		if len(c.needles) >= minByFirst {
+			order := make([]int, len(c.needles))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return int(c.needles[a][0]) - int(c.needles[b][0]) })
+			needles, bounds := make([][]byte, len(order)), make([][]int, len(order))
+			c.byFirst = new([257]uint16)
+			for k, i := range order {
+				needles[k], bounds[k] = c.needles[i], c.bounds[i]
+				c.byFirst[needles[k][0]+1]++
+			}
+			for b := 1; b <= 256; b++ {
+				c.byFirst[b] += c.byFirst[b-1]
+			}
+			c.needles, c.bounds = needles, bounds
+		}
 		return
 	}
 	for _, s := range c.subs {
@@ -204,6 +229,9 @@ func (f *Filter) MayMatch(lower []byte) bool {
 func (c *cond) holds(b []byte) bool {
 	switch c.op {
 	case opLeaf:
+		if c.byFirst != nil {
+			return c.holdsOnePass(b)
+		}
 		for i, s := range c.needles {
 			if len(c.bounds[i]) == 0 {
 				if bytes.Contains(b, s) {
@@ -244,6 +272,30 @@ func LowerASCII(dst []byte, s string) []byte {
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// holdsOnePass is holds for a leaf with byFirst: at each byte of b, the
+// needles that start with it are compared there.
+func (c *cond) holdsOnePass(b []byte) bool {
+	for at, ch := range b {
+		for k := c.byFirst[ch]; k < c.byFirst[int(ch)+1]; k++ {
+			n := c.needles[k]
+			if !bytes.HasPrefix(b[at:], n) {
+				continue
+			}
+			ok := true
+			for _, off := range c.bounds[k] {
+				if !isBoundary(b, at+off) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // containsBounded reports whether b holds needle at an offset where an

@@ -1,11 +1,14 @@
 package prefilter
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/evalcol/evalcol/internal/testcorpus"
 )
 
 func TestConditions(t *testing.T) {
@@ -281,5 +284,62 @@ func TestNeverFiltersAMatch(t *testing.T) {
 	t.Logf("%d texts: %d matched, %d rejected by the filter", total, matched, filtered)
 	if matched < total/3 || filtered < (total-matched)/10 {
 		t.Errorf("%d texts: %d matched, %d filtered: the generator no longer exercises the filter", total, matched, filtered)
+	}
+}
+
+// TestOnePassLeavesMatchSearches: a leaf of many needles checked in one
+// pass agrees with one search per needle, on thousands of varied texts.
+func TestOnePassLeavesMatchSearches(t *testing.T) {
+	exprs := []string{
+		`(?i)\b(?:ignore|disregard|forget|skip|drop|abandon|override)\s+(?:previous|prior|above|earlier|all|any|your)\b`,
+		`(?:kill|murder|shoot|stab|hang|hurt|beat|burn|end)(?:s|ing)?\b`,
+		`\s+(?:the|a|an|this|that|these|those)\s+(?:task|rules|prompt|model|policy|filter)`,
+		`(?:api[_-]?key|secret|token|password|passwd|pwd)\s*[:=]`,
+	}
+	var leaves []*cond
+	var walk func(c *cond)
+	walk = func(c *cond) {
+		if c == nil {
+			return
+		}
+		if c.byFirst != nil {
+			leaves = append(leaves, c)
+		}
+		for _, s := range c.subs {
+			walk(s)
+		}
+	}
+	for _, e := range exprs {
+		f, err := Compile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walk(f.root)
+	}
+	if len(leaves) < 4 {
+		t.Fatalf("%d one-pass leaves: the expressions no longer make any", len(leaves))
+	}
+	held := 0
+	for _, text := range testcorpus.Texts() {
+		lower := LowerASCII(nil, text)
+		for _, c := range leaves {
+			want := false
+			for i, n := range c.needles {
+				if len(c.bounds[i]) == 0 {
+					want = want || bytes.Contains(lower, n)
+				} else {
+					want = want || containsBounded(lower, n, c.bounds[i])
+				}
+			}
+			if got := c.holdsOnePass(lower); got != want {
+				t.Fatalf("leaf %s on %q: one pass %v, per needle %v", c, lower, got, want)
+			}
+			if want {
+				held++
+			}
+		}
+	}
+	if held < 500 {
+		t.Errorf("only %d leaves held", held)
 	}
 }
