@@ -3,6 +3,9 @@ package pii
 import (
 	"strings"
 	"testing"
+
+	"github.com/evalcol/evalcol/internal/loadtext"
+	"github.com/evalcol/evalcol/internal/testcorpus"
 )
 
 func TestEntities(t *testing.T) {
@@ -118,11 +121,25 @@ func containsSpan(got []string, want string) bool {
 }
 
 // TestHasPIIMatchesAnalyze: HasPII stops at the first entity, in its own
-// order, and must agree with Analyze on every text and threshold.
+// order, and must agree with Analyze on every text and threshold: the
+// hand-picked texts, the load test's texts and thousands of varied ones
+// (testcorpus).
 func TestHasPIIMatchesAnalyze(t *testing.T) {
 	texts := []string{prose1KB, mixed1KB, names1KB, addresses1KB, clean1KB,
 		"What are my options?", "she moved to leipzig last year", "Order 1234567 shipped.",
 		"Take the lift to Suite 501 upstairs.", "My name is Rubija", "3... 2... 1... liftoff!"}
+	g := loadtext.New(5)
+	for range 200 {
+		texts = append(texts, g.Text(1024, 1024))
+	}
+	corpus := testcorpus.Texts()
+	step := 1
+	if testing.Short() {
+		step = 10
+	}
+	for i := 0; i < len(corpus); i += step {
+		texts = append(texts, corpus[i])
+	}
 	for _, text := range texts {
 		for _, th := range []float64{0, 0.4, 0.5, DefaultThreshold, 0.8, 0.9, 1} {
 			want := false

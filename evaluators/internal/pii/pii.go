@@ -144,9 +144,13 @@ func HasPII(text string, threshold float64) bool {
 }
 
 // hasPIIOrder lists the registry's indexes, the recognizers most likely
-// to find something at least cost first (libphonenumber last).
+// to find something at least cost first (libphonenumber last). E-mail
+// addresses and URLs come first: a text without '@' or a scheme skips
+// them at once, and prompts that hold one (in LLM traffic, often) are
+// answered without the proper-noun and person scans (about 40 µs per KB
+// of prose). The answer does not depend on the order.
 var hasPIIOrder = func() []int {
-	first := map[string]int{ProperNoun: 0, Email: 1, URL: 2, Person: 3, StreetAddress: 4, Phone: 100}
+	first := map[string]int{Email: 0, URL: 1, ProperNoun: 2, Person: 3, StreetAddress: 4, Phone: 100}
 	order := make([]int, len(registry))
 	for i := range order {
 		order[i] = i
