@@ -111,23 +111,67 @@ func (f Features) appendFeatures(dst []feature, b []byte) []feature {
 		}
 	}
 	if f.CharMaxN > 0 {
-		// Character n-grams of " " + b + " ", by byte.
+		// Character n-grams of " " + b + " ", by start byte.
 		n := len(b) + 2
-		dst = slices.Grow(dst, n*(f.CharMaxN-f.CharMinN+1))
-		for i := 0; i < n; i++ {
-			h := uint64(fnvOffset) ^ 0x5bd1e995 // separate from word hashes
-			for k := 0; k < f.CharMaxN && i+k < n; k++ {
-				c := byte(' ')
-				if at := i + k - 1; uint(at) < uint(len(b)) {
-					c = b[at]
-				}
-				h ^= uint64(c)
-				h *= fnvPrime
-				if k+1 >= f.CharMinN {
-					x := mix(h + uint64(k))
-					dst = append(dst, feature(x>>shift)<<1|feature(x&1))
+		per := f.CharMaxN - f.CharMinN + 1
+		dst = slices.Grow(dst, n*per)
+		// Starts whose longest n-gram lies inside b (not the padding)
+		// read b directly; the few others read the padded text.
+		first, last := 1, n-f.CharMaxN // inner starts: first <= i < last
+		i := 0
+		for ; i < first && i < n; i++ {
+			dst = f.appendCharGrams(dst, b, i, shift)
+		}
+		if f.CharMinN == 2 && f.CharMaxN == 5 {
+			for ; i < last; i++ {
+				w := b[i-1 : i+4 : i+4]
+				h := (uint64(fnvOffset) ^ 0x5bd1e995 ^ uint64(w[0])) * fnvPrime
+				h = (h ^ uint64(w[1])) * fnvPrime
+				x1 := mix(h + 1)
+				h = (h ^ uint64(w[2])) * fnvPrime
+				x2 := mix(h + 2)
+				h = (h ^ uint64(w[3])) * fnvPrime
+				x3 := mix(h + 3)
+				h = (h ^ uint64(w[4])) * fnvPrime
+				x4 := mix(h + 4)
+				dst = append(dst, feature(x1>>shift)<<1|feature(x1&1), feature(x2>>shift)<<1|feature(x2&1),
+					feature(x3>>shift)<<1|feature(x3&1), feature(x4>>shift)<<1|feature(x4&1))
+			}
+		} else {
+			for ; i < last; i++ {
+				h := uint64(fnvOffset) ^ 0x5bd1e995 // separate from word hashes
+				for k, c := range b[i-1 : i-1+f.CharMaxN] {
+					h ^= uint64(c)
+					h *= fnvPrime
+					if k+1 >= f.CharMinN {
+						x := mix(h + uint64(k))
+						dst = append(dst, feature(x>>shift)<<1|feature(x&1))
+					}
 				}
 			}
+		}
+		for ; i < n; i++ {
+			dst = f.appendCharGrams(dst, b, i, shift)
+		}
+	}
+	return dst
+}
+
+// appendCharGrams appends the character n-grams starting at byte i of
+// " " + b + " ".
+func (f Features) appendCharGrams(dst []feature, b []byte, i int, shift uint) []feature {
+	n := len(b) + 2
+	h := uint64(fnvOffset) ^ 0x5bd1e995 // separate from word hashes
+	for k := 0; k < f.CharMaxN && i+k < n; k++ {
+		c := byte(' ')
+		if at := i + k - 1; uint(at) < uint(len(b)) {
+			c = b[at]
+		}
+		h ^= uint64(c)
+		h *= fnvPrime
+		if k+1 >= f.CharMinN {
+			x := mix(h + uint64(k))
+			dst = append(dst, feature(x>>shift)<<1|feature(x&1))
 		}
 	}
 	return dst
