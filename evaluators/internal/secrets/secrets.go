@@ -292,10 +292,14 @@ var secretKeywords = []string{"pass", "pwd", "secret", "token", "api_key", "apik
 
 // hasSecretKeyword is the cheap prefilter of the keyword and entropy
 // detectors: whether lower holds one of secretKeywords. It reads lower
-// once, trying at each byte only the keywords that start with it.
+// once, trying at each byte pair only the keywords that start with it.
 func hasSecretKeyword(lower string) bool {
-	for i := 0; i < len(lower); i++ {
-		for _, k := range keywordsByFirst[lower[i]] {
+	for i := 0; i+1 < len(lower); i++ {
+		pair := uint16(lower[i])<<8 | uint16(lower[i+1])
+		if keywordPairs[pair/64]&(1<<(pair%64)) == 0 {
+			continue
+		}
+		for _, k := range secretKeywords {
 			if strings.HasPrefix(lower[i:], k) {
 				return true
 			}
@@ -304,10 +308,11 @@ func hasSecretKeyword(lower string) bool {
 	return false
 }
 
-// keywordsByFirst lists secretKeywords by their first byte.
-var keywordsByFirst = func() (t [256][]string) {
+// keywordPairs has a bit for the first two bytes of every secretKeyword.
+var keywordPairs = func() (t [1 << 16 / 64]uint64) {
 	for _, k := range secretKeywords {
-		t[k[0]] = append(t[k[0]], k)
+		pair := uint16(k[0])<<8 | uint16(k[1])
+		t[pair/64] |= 1 << (pair % 64)
 	}
 	return t
 }()
