@@ -323,7 +323,7 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 			}
 		}()
 		var r *runner // this worker's evaluations run on it, one after the other
-		defer r.stop()
+		defer func() { r.stop() }()
 		for {
 			k := int(next.Add(1) - 1)
 			if k >= len(order) {
