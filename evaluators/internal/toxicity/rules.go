@@ -178,12 +178,6 @@ func hasUpperASCII(b []byte) bool {
 // the group anchors). filtered: folded is in ASCII lower case, so the
 // pattern's prefilter may skip sentences.
 func (al *alt) used(folded string, sentences []sentence, negatable, filtered bool) bool {
-	// A sentence starts after '.', '!', '?' or a newline (non-word bytes,
-	// as a text's start is for \b), so one that meets the prefilter is
-	// met in the whole text: a text that fails it has no sentence to try.
-	if filtered && !al.filter.MayMatch(unsafe.Slice(unsafe.StringData(folded), len(folded))) {
-		return false
-	}
 	for k := range sentences {
 		sn := &sentences[k]
 		if !sn.sets.has(al.set) || (al.alsoSet >= 0 && !sn.sets.has(al.alsoSet)) {
