@@ -16,3 +16,10 @@ import (
 func WithTextCache(ctx context.Context) context.Context {
 	return textclass.WithTextCache(ctx)
 }
+
+// ReleaseTextCache returns the buffers of the texts cached in ctx (see
+// WithTextCache) for reuse by later texts, once no evaluator that uses
+// ctx is running any more; it does nothing when ctx carries no cache.
+func ReleaseTextCache(ctx context.Context) {
+	textclass.ReleaseTextCache(ctx)
+}

@@ -349,6 +349,14 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 	}
 	work()
 	wg.Wait()
+	// The texts' buffers go to the next batch, unless an evaluation
+	// abandoned at its deadline may still read them.
+	for i := range jobs {
+		if jobs[i].err == errTimeout {
+			return
+		}
+	}
+	evaluators.ReleaseTextCache(ctx)
 }
 
 // evaluationOrder returns the indexes of jobs grouped by evaluator, the

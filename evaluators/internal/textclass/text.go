@@ -57,7 +57,11 @@ func (t *Text) Form(opts NormOptions) []byte {
 			*f.buf = f.b
 			return
 		}
-		f.buf = getFormBuffer(len(t.raw) + len(t.raw)/8 + 8)
+		size := len(t.raw) + len(t.raw)/8 + 8
+		if opts.StripSocial {
+			size += len(t.raw) // the stripped text, normalised from a second region
+		}
+		f.buf = getFormBuffer(size)
 		f.b = appendNormalized((*f.buf)[:0], t.raw, opts)
 		*f.buf = f.b
 	})
@@ -91,7 +95,8 @@ func mayHaveSocial(s string) bool {
 
 // Release returns the buffers of t's forms for reuse by other Texts. The
 // caller must be t's only user, and neither t nor any form it returned may
-// be used afterwards. Texts of a TextCache are never released.
+// be used afterwards. Texts of a TextCache are released together, by
+// ReleaseTextCache.
 func (t *Text) Release() {
 	for i := range t.forms {
 		f := &t.forms[i]
@@ -149,6 +154,22 @@ type textCacheKey struct{}
 // spans), after which the cache and its texts are garbage.
 func WithTextCache(ctx context.Context) context.Context {
 	return context.WithValue(ctx, textCacheKey{}, &TextCache{texts: map[string]*Text{}})
+}
+
+// ReleaseTextCache releases the Texts of ctx's TextCache (see Release)
+// and empties it; it does nothing when ctx carries none. The caller must
+// know that no evaluation using the cache is still running.
+func ReleaseTextCache(ctx context.Context) {
+	c, _ := ctx.Value(textCacheKey{}).(*TextCache)
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.texts {
+		t.Release()
+	}
+	clear(c.texts)
 }
 
 // TextFrom returns the Text of s: the one shared through ctx's TextCache,

@@ -67,3 +67,28 @@ func TestProbabilityOfMatchesProbability(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseTextCache: releasing a batch's cache empties it, and texts of
+// the next batch, built in the released buffers, have the right forms.
+func TestReleaseTextCache(t *testing.T) {
+	ReleaseTextCache(context.Background()) // no cache: nothing to do
+	texts := []string{"RT @x: the FIRST text, with a link http://x.y", "Ｓecond b!tch text", "third"}
+	for range 3 {
+		ctx := WithTextCache(context.Background())
+		for _, s := range texts {
+			tx := TextFrom(ctx, s)
+			if got, want := string(tx.Folded()), Fold(s); got != want {
+				t.Fatalf("Folded(%q) = %q, want %q", s, got, want)
+			}
+			if got, want := string(tx.Form(NormOptions{StripSocial: true})), NormalizeWith(s, NormOptions{StripSocial: true}); got != want {
+				t.Fatalf("StripSocial form of %q = %q, want %q", s, got, want)
+			}
+		}
+		c := ctx.Value(textCacheKey{}).(*TextCache)
+		ReleaseTextCache(ctx)
+		if len(c.texts) != 0 {
+			t.Fatalf("%d texts left in a released cache", len(c.texts))
+		}
+		texts = append(texts, texts[0]+" more")
+	}
+}
