@@ -130,6 +130,15 @@ func TestFoldVariantsLetThrough(t *testing.T) {
 // match it.
 type gen struct{ rng *rand.Rand }
 
+// nodes returns two to four expressions and their samplers.
+func (g gen) nodes(depth int) (exprs []string, samplers []func() string) {
+	for range 2 + g.rng.IntN(3) {
+		e, s := g.node(depth)
+		exprs, samplers = append(exprs, e), append(samplers, s)
+	}
+	return exprs, samplers
+}
+
 // node returns an expression and a sampler of strings it may match.
 func (g gen) node(depth int) (string, func() string) {
 	if depth <= 0 || g.rng.IntN(3) == 0 {
@@ -137,13 +146,7 @@ func (g gen) node(depth int) (string, func() string) {
 	}
 	switch g.rng.IntN(6) {
 	case 0, 1: // concatenation
-		n := 2 + g.rng.IntN(3)
-		var exprs []string
-		var samplers []func() string
-		for range n {
-			e, s := g.node(depth - 1)
-			exprs, samplers = append(exprs, e), append(samplers, s)
-		}
+		exprs, samplers := g.nodes(depth - 1)
 		return strings.Join(exprs, ""), func() string {
 			var b strings.Builder
 			for _, s := range samplers {
@@ -152,13 +155,7 @@ func (g gen) node(depth int) (string, func() string) {
 			return b.String()
 		}
 	case 2: // alternation
-		n := 2 + g.rng.IntN(3)
-		var exprs []string
-		var samplers []func() string
-		for range n {
-			e, s := g.node(depth - 1)
-			exprs, samplers = append(exprs, e), append(samplers, s)
-		}
+		exprs, samplers := g.nodes(depth - 1)
 		return "(?:" + strings.Join(exprs, "|") + ")", func() string { return samplers[g.rng.IntN(len(samplers))]() }
 	case 3: // repetition
 		e, s := g.node(depth - 1)
