@@ -313,7 +313,7 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 	// normalised once).
 	ctx = evaluators.WithTextCache(ctx)
 	ticket := p.tickets.Add(1) // earlier requests get the workers first
-	order := evaluationOrder(jobs)
+	order := evaluationOrder(jobs) // nil: job order
 	var next atomic.Int64
 	work := func() {
 		held := false // a worker, kept from one job to the next
@@ -325,11 +325,13 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 		var r *runner // this worker's evaluations run on it, one after the other
 		defer func() { r.stop() }()
 		for {
-			k := int(next.Add(1) - 1)
-			if k >= len(order) {
+			i := int(next.Add(1) - 1)
+			if i >= len(jobs) {
 				return
 			}
-			i := order[k]
+			if order != nil {
+				i = order[i]
+			}
 			if jobs[i].invalid {
 				continue
 			}
@@ -365,9 +367,25 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 // checks and so on keeps each evaluator's tables (model weights,
 // lexicons, gazetteers) in the CPU caches, where span by span the five
 // evaluators' tables evict each other (a quarter less CPU per span with
-// the load test's five evaluators).
+// the load test's five evaluators). It returns nil when the jobs are
+// grouped already (a batch of one span): they run in job order.
 func evaluationOrder(jobs []job) []int {
 	var defs []*evaluators.Definition // a batch has a few distinct evaluators
+	grouped := true
+	for i := range jobs {
+		d := jobs[i].binding.Def
+		if len(defs) > 0 && defs[len(defs)-1] == d {
+			continue
+		}
+		if slices.Contains(defs, d) {
+			grouped = false
+			break
+		}
+		defs = append(defs, d)
+	}
+	if grouped {
+		return nil
+	}
 	group := make([]int, len(jobs))
 	for i := range jobs {
 		d := jobs[i].binding.Def

@@ -881,3 +881,23 @@ func TestJobsRunEvaluatorByEvaluator(t *testing.T) {
 		}
 	}
 }
+
+func TestEvaluationOrder(t *testing.T) {
+	a, b, c := &monitor.Binding{Def: &evaluators.Definition{Slug: "a"}}, &monitor.Binding{Def: &evaluators.Definition{Slug: "b"}}, &monitor.Binding{Def: &evaluators.Definition{Slug: "c"}}
+	jobsOf := func(bs ...*monitor.Binding) []job {
+		out := make([]job, len(bs))
+		for i, x := range bs {
+			out[i].binding = x
+		}
+		return out
+	}
+	if o := evaluationOrder(jobsOf(a, b, c)); o != nil {
+		t.Errorf("one span's jobs: order %v, want nil (job order)", o)
+	}
+	if o := evaluationOrder(jobsOf(a, a, b)); o != nil {
+		t.Errorf("grouped jobs: order %v, want nil", o)
+	}
+	if o, want := evaluationOrder(jobsOf(a, b, c, a, b, c, b)), []int{0, 3, 1, 4, 6, 2, 5}; !slices.Equal(o, want) {
+		t.Errorf("order %v, want %v", o, want)
+	}
+}
