@@ -6,7 +6,10 @@
 // Training (Train) is deterministic: the same texts, labels and options give
 // the same model bytes (MarshalBinary) on every run. Scoring (Probability)
 // hashes n-grams with FNV-1a over byte ranges of a pooled normalisation
-// buffer, so it does not allocate per call once warm.
+// buffer, so it does not allocate per call once warm; the weights are read
+// from a float16 table. MaxWindowProbability scores overlapping windows of
+// one text from prefix sums over its features (float16 weights sum exactly
+// in whole units of 2^-24), bit for bit as scoring each window alone.
 //
 // Text holds one input's normal forms, computed once and shared by every
 // classifier and rule set that reads it (through a TextCache in the
