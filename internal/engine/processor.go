@@ -312,7 +312,7 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 	// (a completion checked for toxicity, sexism and profanity is
 	// normalised once).
 	ctx = evaluators.WithTextCache(ctx)
-	ticket := p.tickets.Add(1) // earlier requests get the workers first
+	ticket := p.tickets.Add(1)     // earlier requests get the workers first
 	order := evaluationOrder(jobs) // nil: job order
 	var next atomic.Int64
 	work := func() {
