@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,21 +30,7 @@ func TestBurstLosesNoAcknowledgedSpan(t *testing.T) {
 	c := startChild(t, bin, exampleConfig(t, "config.yaml", addrs), addrs)
 	pid := c.cmd.Process.Pid
 
-	var maxRSS atomic.Uint64 // KiB
-	stopWatch, watchDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		for {
-			if mib, err := rssMiB(pid); err == nil && uint64(mib*1024) > maxRSS.Load() {
-				maxRSS.Store(uint64(mib * 1024))
-			}
-			select {
-			case <-stopWatch:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}()
+	peakRSS := watchPeakRSS(pid, 50*time.Millisecond)
 
 	const (
 		httpSenders, grpcSenders = 48, 4
@@ -101,23 +86,12 @@ func TestBurstLosesNoAcknowledgedSpan(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stopWatch)
-	<-watchDone
+	peak := peakRSS()
 
 	stored := storedSpanNames(t, c.API) // the process is still alive
-	missing := 0
-	for _, name := range ledger.acked {
-		if stored[name] == 0 {
-			missing++
-		}
-	}
-	for name, n := range stored {
-		if n != 1 {
-			t.Errorf("span %s stored %d times, want once", name, n)
-		}
-	}
+	missing := missingOnce(t, stored, ledger.acked)
 	t.Logf("answers %v; %d spans acknowledged, %d stored, %d acknowledged spans missing; peak RSS %.0f MiB",
-		outcome.byAnswer, len(ledger.acked), len(stored), missing, float64(maxRSS.Load())/1024)
+		outcome.byAnswer, len(ledger.acked), len(stored), missing, peak)
 	if len(ledger.acked) == 0 {
 		t.Fatal("no request acknowledged")
 	}

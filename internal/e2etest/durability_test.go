@@ -507,17 +507,7 @@ func TestCrashLosesNoAcknowledgedSpan(t *testing.T) {
 
 			restarted := startChild(t, bin, cfg, addrs)
 			stored := storedSpanNames(t, restarted.API)
-			missing := 0
-			for _, name := range ledger.acked {
-				if stored[name] == 0 {
-					missing++
-				}
-			}
-			for name, n := range stored {
-				if n != 1 {
-					t.Errorf("span %s stored %d times, want once", name, n)
-				}
-			}
+			missing := missingOnce(t, stored, ledger.acked)
 			t.Logf("%d requests: %d spans acknowledged, %d requests failed; %d spans stored, %d acknowledged spans missing",
 				ledger.requests, len(ledger.acked), ledger.refused, len(stored), missing)
 			if !tc.legacy && missing > 0 {
@@ -528,4 +518,22 @@ func TestCrashLosesNoAcknowledgedSpan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// missingOnce counts the acknowledged span names that are not stored, and
+// reports every stored span stored more than once.
+func missingOnce(t *testing.T, stored map[string]int, acked []string) int {
+	t.Helper()
+	missing := 0
+	for _, name := range acked {
+		if stored[name] == 0 {
+			missing++
+		}
+	}
+	for name, n := range stored {
+		if n != 1 {
+			t.Errorf("span %s stored %d times, want once", name, n)
+		}
+	}
+	return missing
 }

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,6 +110,32 @@ func postTraces(ctx context.Context, client *http.Client, addr string, body []by
 	return resp.StatusCode, nil
 }
 
+// watchPeakRSS samples the resident set size of process pid every period
+// until the returned function is called; that function stops the sampling
+// and returns the largest RSS seen, in MiB.
+func watchPeakRSS(pid int, period time.Duration) func() float64 {
+	var peak float64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if mib, err := rssMiB(pid); err == nil && mib > peak {
+				peak = mib
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(period):
+			}
+		}
+	}()
+	return func() float64 {
+		close(stop)
+		<-done
+		return peak
+	}
+}
+
 // rssMiB reads the resident set size of process pid from /proc.
 func rssMiB(pid int) (float64, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -189,22 +214,7 @@ func TestOverloadRefusesAndRecovers(t *testing.T) {
 	}
 
 	// Watch the RSS every 20 ms while the test runs.
-	var maxRSS atomic.Uint64 // KiB
-	watchDone := make(chan struct{})
-	stopWatch := make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		for {
-			if mib, err := rssMiB(pid); err == nil && uint64(mib*1024) > maxRSS.Load() {
-				maxRSS.Store(uint64(mib * 1024))
-			}
-			select {
-			case <-stopWatch:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
+	peakRSS := watchPeakRSS(pid, 20*time.Millisecond)
 
 	outcome := &overloadOutcome{byAnswer: map[string]int{}}
 	ctx, cancel := context.WithTimeout(context.Background(), flood)
@@ -276,10 +286,8 @@ func TestOverloadRefusesAndRecovers(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	recoveryTime := time.Since(floodEnd)
-	close(stopWatch)
-	<-watchDone
 
-	peak := float64(maxRSS.Load()) / 1024
+	peak := peakRSS()
 	// The memory_limiter bounds the Go heap (its allocated bytes, checked
 	// every check_interval), not the RSS. The heap can pass limit_mib by what
 	// arrives within one check_interval, which spike_limit_mib is meant to
