@@ -19,7 +19,9 @@ import (
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensionauth"
+	"go.opentelemetry.io/collector/extension/extensionmiddleware"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/console"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
@@ -28,6 +30,7 @@ import (
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/partialsuccess"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
@@ -75,6 +78,9 @@ var (
 	_ monitor.Provider       = (*evalAPI)(nil)
 	_ monitor.StaticRegistry = (*evalAPI)(nil)
 	_ engine.Observer        = (*evalAPI)(nil)
+
+	_ extensionmiddleware.HTTPServer = (*evalAPI)(nil)
+	_ extensionmiddleware.GRPCServer = (*evalAPI)(nil)
 )
 
 func newExtension(cfg *Config, set extension.Settings) *evalAPI {
@@ -411,4 +417,19 @@ func (e *evalAPI) sessionKeys(store warehouse.Store) console.KeySource {
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
 	return func(context.Context) ([][]byte, error) { return [][]byte{secret}, nil }
+}
+
+// GetHTTPHandler implements extensionmiddleware.HTTPServer for the OTLP/HTTP
+// receiver (middlewares: [{id: evalapi}]): spans the pipeline rejected are
+// reported in the export response's partial_success.
+func (e *evalAPI) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPHandlerFunc, error) {
+	return func(_ context.Context, next http.Handler) (http.Handler, error) {
+		return partialsuccess.HTTPHandler(next), nil
+	}, nil
+}
+
+// GetGRPCServerOptions implements extensionmiddleware.GRPCServer for the
+// OTLP/gRPC receiver, as GetHTTPHandler does for HTTP.
+func (e *evalAPI) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, error) {
+	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(partialsuccess.UnaryServerInterceptor)}, nil
 }

@@ -47,8 +47,8 @@ extensions:
 receivers:
   otlp:
     protocols:
-      grpc: {endpoint: {{.OTLPGRPC}}, auth: {authenticator: evalapi}}
-      http: {endpoint: {{.OTLPHTTP}}, auth: {authenticator: evalapi}}
+      grpc: {endpoint: {{.OTLPGRPC}}, auth: {authenticator: evalapi}, middlewares: [{id: evalapi}]}
+      http: {endpoint: {{.OTLPHTTP}}, auth: {authenticator: evalapi}, middlewares: [{id: evalapi}]}
 processors:
   tenant: {}
   evaluator: {api: evalapi}

@@ -1,7 +1,7 @@
-// Package tenantprocessor is the tenant processor: it stamps the
-// environment of the API key that authenticated an OTLP request (through
-// the evalapi authenticator) on the request's resources as
-// deployment.environment.name, unless the application set one. Put it
+// Package tenantprocessor is the tenant processor: it files every OTLP
+// request under the environment of the API key that authenticated it
+// (through the evalapi authenticator), whatever environment the resource
+// declares, and rejects spans whose trace or span id is all zero. Put it
 // before any batch processor: batching drops the request's auth context.
 package tenantprocessor
 

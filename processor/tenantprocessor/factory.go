@@ -5,12 +5,9 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
-	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/processor/tenantprocessor/internal/metadata"
 )
 
@@ -24,15 +21,17 @@ func NewFactory() processor.Factory {
 var mutates = processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true})
 
 func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
-	return processorhelper.NewTraces(ctx, set, cfg, next, func(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-		tenant.StampTraces(ctx, td)
-		return td, nil
-	}, mutates)
+	p, err := newTenantProcessor(set)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces, mutates)
 }
 
 func createMetrics(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Metrics) (processor.Metrics, error) {
-	return processorhelper.NewMetrics(ctx, set, cfg, next, func(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {
-		tenant.StampMetrics(ctx, md)
-		return md, nil
-	}, mutates)
+	p, err := newTenantProcessor(set)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewMetrics(ctx, set, cfg, next, p.processMetrics, mutates)
 }

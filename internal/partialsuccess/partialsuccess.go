@@ -1,0 +1,196 @@
+// Package partialsuccess reports spans a pipeline rejected back to the OTLP
+// sender, in the partial_success field of the export response, as the OTLP
+// specification asks ("the server MUST respond with partial_success when it
+// rejects part of the data"). The collector's OTLP receiver never fills
+// that field, so a receiver middleware (HTTP handler wrapper and gRPC
+// interceptor, served by the evalapi extension) puts a Report in the
+// request's context; a processor that drops invalid spans records them on
+// it (Reject); after the pipeline returns, the middleware writes the count
+// and message into the success answer.
+package partialsuccess
+
+import (
+	"bytes"
+	"context"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc"
+)
+
+// Report collects the spans rejected while one OTLP request runs through
+// the pipelines. It is safe for concurrent use.
+type Report struct {
+	mu      sync.Mutex
+	spans   int64
+	message string
+}
+
+type contextKey struct{}
+
+// NewContext returns ctx carrying a new, empty report.
+func NewContext(ctx context.Context) (context.Context, *Report) {
+	r := &Report{}
+	return context.WithValue(ctx, contextKey{}, r), r
+}
+
+// Reject records that n spans of the request in ctx were rejected, and why.
+// A request that fans out to several pipelines is validated by each of
+// them: the largest count is kept, not the sum. Without a report in ctx
+// (no middleware on the receiver) it does nothing.
+func Reject(ctx context.Context, n int64, message string) {
+	r, ok := ctx.Value(contextKey{}).(*Report)
+	if !ok || n <= 0 {
+		return
+	}
+	r.mu.Lock()
+	if n > r.spans {
+		r.spans, r.message = n, message
+	}
+	r.mu.Unlock()
+}
+
+// Rejected returns the spans rejected so far and the message.
+func (r *Report) Rejected() (int64, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spans, r.message
+}
+
+// traceExportMethod is the gRPC method of OTLP trace exports.
+const traceExportMethod = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+
+// otlpMessage is what the collector's internal OTLP gRPC messages
+// implement (the interface of pdata's gRPC codec).
+type otlpMessage interface {
+	SizeProto() int
+	MarshalProto([]byte) int
+	UnmarshalProto([]byte) error
+}
+
+// UnaryServerInterceptor reports rejected spans in the partial_success of
+// successful OTLP/gRPC trace exports.
+func UnaryServerInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if info == nil || info.FullMethod != traceExportMethod {
+		return handler(ctx, req)
+	}
+	ctx, rep := NewContext(ctx)
+	resp, err := handler(ctx, req)
+	n, msg := rep.Rejected()
+	if err != nil || n == 0 {
+		return resp, err
+	}
+	m, ok := resp.(otlpMessage)
+	if !ok {
+		return resp, nil
+	}
+	buf := make([]byte, m.SizeProto())
+	buf = buf[:m.MarshalProto(buf)]
+	out := ptraceotlp.NewExportResponse()
+	if err := out.UnmarshalProto(buf); err != nil {
+		return resp, nil
+	}
+	merge(out, n, msg)
+	enc, err := out.MarshalProto()
+	if err != nil {
+		return resp, nil
+	}
+	if err := m.UnmarshalProto(enc); err != nil {
+		return resp, nil
+	}
+	return resp, nil
+}
+
+// merge adds n rejected spans and msg to a response's partial success.
+func merge(resp ptraceotlp.ExportResponse, n int64, msg string) {
+	ps := resp.PartialSuccess()
+	ps.SetRejectedSpans(ps.RejectedSpans() + n)
+	if prev := ps.ErrorMessage(); prev != "" {
+		msg = prev + "; " + msg
+	}
+	ps.SetErrorMessage(msg)
+}
+
+// HTTPHandler reports rejected spans in the partial_success of successful
+// OTLP/HTTP trace exports (protobuf or JSON, as the receiver answered).
+// Answers without rejections pass through unbuffered.
+func HTTPHandler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, rep := NewContext(r.Context())
+		rw := &responseWriter{ResponseWriter: w, report: rep}
+		next.ServeHTTP(rw, r.WithContext(ctx))
+		if rw.buffering {
+			rw.flush()
+		}
+	})
+}
+
+// responseWriter buffers a 200 answer when spans were rejected by the time
+// the receiver writes its header (the pipeline has run by then), so that
+// flush can rewrite it.
+type responseWriter struct {
+	http.ResponseWriter
+	report      *Report
+	wroteHeader bool
+	buffering   bool
+	buf         bytes.Buffer
+}
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader = true
+	if n, _ := w.report.Rejected(); code == http.StatusOK && n > 0 {
+		w.buffering = true
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.buffering {
+		return w.buf.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// flush writes the buffered answer with the rejections merged in. An
+// answer it cannot decode is written unchanged.
+func (w *responseWriter) flush() {
+	n, msg := w.report.Rejected()
+	body := w.buf.Bytes()
+	mediaType, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type"))
+	resp := ptraceotlp.NewExportResponse()
+	var out []byte
+	var err error
+	switch mediaType {
+	case "application/x-protobuf":
+		if err = resp.UnmarshalProto(body); err == nil {
+			merge(resp, n, msg)
+			out, err = resp.MarshalProto()
+		}
+	case "application/json":
+		if err = resp.UnmarshalJSON(body); err == nil {
+			merge(resp, n, msg)
+			out, err = resp.MarshalJSON()
+		}
+	default:
+		err = http.ErrNotSupported
+	}
+	if err != nil {
+		out = body
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	w.ResponseWriter.WriteHeader(http.StatusOK)
+	_, _ = w.ResponseWriter.Write(out)
+}
