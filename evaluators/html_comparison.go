@@ -2,6 +2,9 @@ package evaluators
 
 import (
 	"context"
+	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/evalcol/evalcol/evaluators/internal/htmlsim"
 )
@@ -27,7 +30,15 @@ var htmlComparison = Definition{
 func runHTMLComparison(_ context.Context, req Request) (Result, error) {
 	sim, err := htmlsim.Compare(req.Text("html1"), req.Text("html2"))
 	if err != nil {
-		return nil, &Error{Kind: KindInternal, Msg: "html comparison failed", Err: err}
+		var pe *htmlsim.ParseError
+		if !errors.As(err, &pe) {
+			return nil, &Error{Kind: KindInternal, Msg: "html comparison failed", Err: err}
+		}
+		field := "input.html" + strconv.Itoa(pe.Document)
+		if strings.Contains(pe.Err.Error(), "exceeds 512") {
+			return nil, invalidf(field, "%s: elements are nested deeper than %d levels, the most the HTML parser accepts", field, htmlsim.MaxDepth)
+		}
+		return nil, invalidf(field, "%s cannot be parsed as HTML: %v", field, pe.Err)
 	}
 	return Result{"similarity_score": sim.Score}, nil
 }

@@ -72,3 +72,24 @@ func BenchmarkHTMLComparison(b *testing.B) {
 		}
 	}
 }
+
+// TestHTMLComparisonTooDeep: a document nested deeper than the parser
+// accepts is bad input (400 naming the field), not an internal error.
+func TestHTMLComparisonTooDeep(t *testing.T) {
+	deep := strings.Repeat("<div>", 600) + "x" + strings.Repeat("</div>", 600)
+	for _, tc := range []struct{ html1, html2, field string }{
+		{deep, "<p>x</p>", "input.html1"},
+		{"<p>x</p>", deep, "input.html2"},
+	} {
+		res, err := Evaluate(context.Background(), "html-comparison", map[string]any{"html1": tc.html1, "html2": tc.html2}, nil)
+		if err == nil {
+			t.Fatalf("Evaluate = %v, want an error", res)
+		}
+		checkInvalidInput(t, err, tc.field, tc.field+": elements are nested deeper than 512 levels, the most the HTML parser accepts")
+	}
+	// 500 levels are fine.
+	ok := strings.Repeat("<div>", 500) + "x" + strings.Repeat("</div>", 500)
+	if _, err := Evaluate(context.Background(), "html-comparison", map[string]any{"html1": ok, "html2": ok}, nil); err != nil {
+		t.Errorf("500 levels: %v", err)
+	}
+}

@@ -99,6 +99,7 @@ func TestRegexValidatorInvalid(t *testing.T) {
 		{"flag not a boolean", map[string]any{"text": "x"}, map[string]any{"regex": "x", "case_sensitive": "no"}, "config.case_sensitive", "config.case_sensitive must be a boolean, got string"},
 		{"text missing", map[string]any{}, map[string]any{"regex": "x"}, "input.text", "input.text is required"},
 		{"text not a string", map[string]any{"text": true}, map[string]any{"regex": "x"}, "input.text", "input.text must be a string, got boolean"},
+		{"pattern too large to compile", map[string]any{"text": "x"}, map[string]any{"regex": strings.Repeat("x", 64<<10+1)}, "config.regex", "config.regex is not a valid regex: pattern too large: 65537 bytes, at most 65536 are compiled"},
 		{"catastrophic backtracking", map[string]any{"text": strings.Repeat("a", 50000) + "!"}, map[string]any{"regex": "(a+)+$"}, "config.regex", "config.regex: regex timed out after 250ms"},
 	}
 	for _, tt := range tests {

@@ -54,15 +54,34 @@ type Similarity struct {
 	Text       float64
 }
 
-// Compare parses both documents and returns their similarity.
+// ParseError is a document the HTML parser refuses: the parser accepts any
+// malformed markup, but not elements nested deeper than MaxDepth.
+type ParseError struct {
+	// Document is 1 or 2, the argument of Compare that failed.
+	Document int
+	Err      error
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("document %d: %v", e.Document, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// MaxDepth is the deepest element nesting the HTML parser accepts
+// (golang.org/x/net/html refuses deeper documents).
+const MaxDepth = 512
+
+// Compare parses both documents and returns their similarity. A document
+// the parser refuses is a *ParseError.
 func Compare(html1, html2 string) (Similarity, error) {
 	a, err := newProfile(html1)
 	if err != nil {
-		return Similarity{}, fmt.Errorf("first document: %w", err)
+		return Similarity{}, &ParseError{Document: 1, Err: err}
 	}
 	b, err := newProfile(html2)
 	if err != nil {
-		return Similarity{}, fmt.Errorf("second document: %w", err)
+		return Similarity{}, &ParseError{Document: 2, Err: err}
 	}
 	return compareProfiles(a, b), nil
 }

@@ -45,7 +45,11 @@ func NewCache(size int, timeout time.Duration) *Cache {
 }
 
 // Compile returns the compiled pattern, from the cache when it is there.
+// A pattern longer than MaxPatternBytes is refused before the cache.
 func (c *Cache) Compile(pattern string, flags Flags) (*Regexp, error) {
+	if err := checkSize(pattern); err != nil {
+		return nil, err // not cached: the key alone would be too large
+	}
 	key := cacheKey{pattern: pattern, flags: flags}
 	c.mu.Lock()
 	e, ok := c.entries[key]

@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 
 	"go.uber.org/zap"
 
@@ -95,11 +98,51 @@ func decodeField(raw json.RawMessage, name string, required bool) (map[string]an
 		}
 		return nil, nil
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+	if err := dec.Decode(&m); err != nil || m == nil {
 		return nil, fmt.Errorf("%s must be a JSON object", name)
 	}
+	for k, v := range m {
+		f, err := finiteNumbers(v, name+"."+k)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = f
+	}
 	return m, nil
+}
+
+// finiteNumbers replaces the json.Number values in v (decoded with
+// UseNumber) by float64, as json.Unmarshal would, and names the field of a
+// number no float64 holds (1e999) instead of failing the whole object.
+func finiteNumbers(v any, path string) (any, error) {
+	switch t := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(t), 64)
+		if err != nil || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%s: %s is out of range: numbers must be finite 64-bit floats (magnitude below 1.8e308)", path, t)
+		}
+		return f, nil
+	case map[string]any:
+		for k, e := range t {
+			f, err := finiteNumbers(e, path+"."+k)
+			if err != nil {
+				return nil, err
+			}
+			t[k] = f
+		}
+	case []any:
+		for i, e := range t {
+			f, err := finiteNumbers(e, path+"["+strconv.Itoa(i)+"]")
+			if err != nil {
+				return nil, err
+			}
+			t[i] = f
+		}
+	}
+	return v, nil
 }
 
 func (a *API) writeEvalError(w http.ResponseWriter, slug string, err error) {
@@ -113,7 +156,8 @@ func (a *API) writeEvalError(w http.ResponseWriter, slug string, err error) {
 		writeError(w, status, "internal error")
 		return
 	}
-	writeError(w, status, e.Msg)
+	// The whole message: a pattern's compile error says what is wrong.
+	writeError(w, status, e.Error())
 }
 
 // evaluatorInfo is one entry of GET /v2/evaluators.
