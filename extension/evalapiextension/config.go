@@ -29,6 +29,11 @@ type Config struct {
 	// forwards POST /v1/traces, /v1/metrics and /v1/logs, so that SDKs
 	// with one base URL (Traceloop's TRACELOOP_BASE_URL) reach both.
 	OTLPProxyEndpoint string `mapstructure:"otlp_proxy_endpoint"`
+	// OTLPProxyMaxRequestBodySize is the largest OTLP body forwarded, in
+	// bytes; larger ones are answered 413. The proxy also never forwards
+	// more than the receiver's own max_request_body_size, read from the
+	// collector's configuration. Default 20 MiB (the receiver's default).
+	OTLPProxyMaxRequestBodySize int64 `mapstructure:"otlp_proxy_max_request_body_size"`
 	// SetupPollInterval is how often this collector syncs with the
 	// warehouse: monitor setups and runtime API keys are re-read (to see
 	// changes made through other collectors) and the monitoring status
@@ -190,6 +195,9 @@ func (c *Config) Validate() error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("otlp_proxy_endpoint: %q is not an http(s) URL such as http://127.0.0.1:4318", c.OTLPProxyEndpoint))
 		}
+	}
+	if c.OTLPProxyMaxRequestBodySize < 0 {
+		errs = append(errs, fmt.Errorf("otlp_proxy_max_request_body_size: must not be negative, got %d", c.OTLPProxyMaxRequestBodySize))
 	}
 	if c.SetupPollInterval < 0 {
 		errs = append(errs, fmt.Errorf("setup_poll_interval: must not be negative, got %s", c.SetupPollInterval))

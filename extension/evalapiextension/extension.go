@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +15,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensionauth"
 	"go.opentelemetry.io/collector/extension/extensionmiddleware"
@@ -29,8 +28,8 @@ import (
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/organizations"
-	"github.com/evalcol/evalcol/internal/pipelinestatus"
 	"github.com/evalcol/evalcol/internal/partialsuccess"
+	"github.com/evalcol/evalcol/internal/pipelinestatus"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
@@ -46,6 +45,9 @@ type evalAPI struct {
 	store  warehouse.Store
 	server *http.Server
 	wg     sync.WaitGroup
+
+	// proxy forwards OTLP posted to the API port (nil when off).
+	proxy *otlpProxy
 
 	// monitors are the compiled auto monitor setups the evaluator
 	// processor applies; setups keeps them up to date.
@@ -139,22 +141,15 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	}
 	var proxy http.Handler
 	if e.cfg.OTLPProxyEndpoint != "" {
-		target, _ := url.Parse(e.cfg.OTLPProxyEndpoint) // checked by Validate
-		rp := httputil.NewSingleHostReverseProxy(target)
-		rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
-			e.settings.Logger.Warn("forwarding OTLP to the receiver failed", zap.String("target", e.cfg.OTLPProxyEndpoint), zap.Error(err))
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadGateway)
-			_, _ = w.Write([]byte(`{"error":"the OTLP receiver behind otlp_proxy_endpoint is not reachable"}`))
-		}
-		proxy = rp
+		e.proxy = newOTLPProxy(e.cfg.OTLPProxyEndpoint, e.proxyMaxBodySize(), e.settings.Logger)
+		proxy = e.proxy
 	}
 	api := httpapi.New(httpapi.Options{
 		OTLPProxy:     proxy,
 		Keys:          e.keys,
 		Store:         store,
 		Logger:        e.settings.Logger,
-		MaxBodyBytes:  e.cfg.ServerConfig.MaxRequestBodySize,
+		MaxBodyBytes:  e.apiMaxBodySize(),
 		Setups:        e.setups,
 		Organizations: e.orgs,
 		MonitoringStatus: &pipelinestatus.Reader{
@@ -181,7 +176,14 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		}
 		handler = console.Mount(api, con)
 	}
-	srv, err := e.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), e.settings.TelemetrySettings, handler)
+	// The server's own body limit must let OTLP bodies through to the
+	// proxy; the API applies max_request_body_size to its routes itself.
+	serverCfg := e.cfg.ServerConfig
+	serverCfg.MaxRequestBodySize = e.apiMaxBodySize()
+	if e.proxy != nil {
+		serverCfg.MaxRequestBodySize = max(serverCfg.MaxRequestBodySize, e.proxyMaxBodySize())
+	}
+	srv, err := serverCfg.ToServer(ctx, host.GetExtensions(), e.settings.TelemetrySettings, handler)
 	if err != nil {
 		_ = ln.Close()
 		e.setups.Shutdown()
@@ -432,4 +434,31 @@ func (e *evalAPI) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPH
 // OTLP/gRPC receiver, as GetHTTPHandler does for HTTP.
 func (e *evalAPI) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, error) {
 	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(partialsuccess.UnaryServerInterceptor)}, nil
+}
+
+// apiMaxBodySize is the body limit of the /v2 routes.
+func (e *evalAPI) apiMaxBodySize() int64 {
+	if n := e.cfg.ServerConfig.MaxRequestBodySize; n > 0 {
+		return n
+	}
+	return defaultMaxBodySize
+}
+
+// proxyMaxBodySize is the largest OTLP body the API port forwards before
+// the receiver's own limit is known.
+func (e *evalAPI) proxyMaxBodySize() int64 {
+	if n := e.cfg.OTLPProxyMaxRequestBodySize; n > 0 {
+		return n
+	}
+	return defaultReceiverMaxBodySize
+}
+
+// learnProxyLimit gives the OTLP proxy the receiver's max_request_body_size
+// from the collector's configuration (NotifyConfigSnapshot hands it over
+// after the extensions started and before the pipelines start, so the proxy
+// knows it before any OTLP flows).
+func (e *evalAPI) learnProxyLimit(conf *confmap.Conf) {
+	if e.proxy != nil && conf != nil {
+		e.proxy.learnReceiverLimit(conf, e.proxyMaxBodySize())
+	}
 }

@@ -34,6 +34,8 @@ func createDefaultConfig() component.Config {
 		SetupPollInterval:       defaultSetupPollInterval,
 		MaxSetupsPerEnvironment: setups.DefaultMaxPerEnvironment,
 		UI:                      UIConfig{Enabled: true, SessionTTL: defaultSessionTTL},
+
+		OTLPProxyMaxRequestBodySize: defaultReceiverMaxBodySize,
 	}
 }
 

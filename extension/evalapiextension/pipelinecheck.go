@@ -13,7 +13,13 @@ var _ extensioncapabilities.ConfigSnapshotWatcher = (*evalAPI)(nil)
 // NotifyConfigSnapshot refuses to start pipelines that would silently lose
 // or mis-file what the warehouse exporter stores (see package
 // pipelinecheck): the collector calls it after the extensions started and
-// before the pipelines do, and fails to start with its error.
+// before the pipelines do, and fails to start with its error. It also gives
+// the OTLP proxy of the API port the receiver's body limit.
 func (e *evalAPI) NotifyConfigSnapshot(_ context.Context, snapshot extensioncapabilities.ConfigSnapshot) error {
-	return pipelinecheck.Check(snapshot.Effective())
+	conf := snapshot.Effective()
+	if err := pipelinecheck.Check(conf); err != nil {
+		return err
+	}
+	e.learnProxyLimit(conf)
+	return nil
 }
