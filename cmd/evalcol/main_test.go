@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
 // writeConfig writes yaml to a file and returns its path.
@@ -166,5 +171,62 @@ service:
 		} else {
 			ln.Close()
 		}
+	}
+}
+
+// TestCorruptWarehouseRefusesToStart: a SQLite warehouse with corrupted
+// pages stops the collector at start with one line saying so and what to
+// do, instead of starting and failing queries and writes later.
+func TestCorruptWarehouseRefusesToStart(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "w.db")
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5000; i += 500 {
+		spans := make([]warehouse.Span, 500)
+		for j := range spans {
+			n := i + j
+			spans[j] = warehouse.Span{Environment: "production", Timestamp: int64(n), TraceID: fmt.Sprintf("%032x", n),
+				SpanID: fmt.Sprintf("%016x", n), SpanAttributes: map[string]string{"text": strings.Repeat(fmt.Sprint(n), 50)}}
+		}
+		if err := st.WriteSpans(ctx, spans); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(db, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := f.Stat()
+	for off := int64(8 * 16384); off+16384 <= info.Size(); off += 2 * 16384 {
+		if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad}, 8192), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+
+	api, otlp := reserve(t), reserve(t)
+	cfg := strings.NewReplacer("{{API}}", api.Addr().String(), "{{OTLP}}", otlp.Addr().String(), "{{DIR}}", dir).Replace(validConfig)
+	api.Close()
+	otlp.Close()
+	var stderr bytes.Buffer
+	if code := run([]string{"--config", writeConfig(t, cfg)}, &stderr); code == 0 {
+		t.Fatal("exit code 0 on a corrupt warehouse")
+	}
+	out := stderr.String()
+	for _, want := range []string{"evalcol: ", "refusing to start on " + db, "sqlite warehouse file is corrupt", "PRAGMA quick_check found",
+		"restore the file from a backup, or move it away to start with an empty warehouse"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr %q does not contain %q", out, want)
+		}
+	}
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("stderr is not one line: %q", out)
 	}
 }

@@ -66,6 +66,9 @@ type WarehouseConfig struct {
 	// Cluster, when set, creates the ClickHouse tables ON CLUSTER, as
 	// Replicated tables behind Distributed ones.
 	Cluster string `mapstructure:"cluster"`
+	// IntegrityCheck runs PRAGMA quick_check on the SQLite file at start
+	// and refuses a corrupt one (backend sqlite; default true).
+	IntegrityCheck bool `mapstructure:"integrity_check"`
 	// Retention deletes old spans and metric points (default: keep
 	// everything).
 	Retention RetentionConfig `mapstructure:"retention"`

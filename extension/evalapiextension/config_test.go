@@ -27,7 +27,7 @@ func TestLoadConfig(t *testing.T) {
 			if c.ServerConfig.NetAddr.Endpoint != "127.0.0.1:8080" || c.ServerConfig.MaxRequestBodySize != 1<<20 {
 				t.Errorf("server defaults = %s, %d; want 127.0.0.1:8080, 1 MiB", c.ServerConfig.NetAddr.Endpoint, c.ServerConfig.MaxRequestBodySize)
 			}
-			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db"}) {
+			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true}) {
 				t.Errorf("warehouse default = %+v", c.Warehouse)
 			}
 			if c.SetupPollInterval != 5*time.Second || c.MaxSetupsPerEnvironment != 1000 {

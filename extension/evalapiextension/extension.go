@@ -226,8 +226,12 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 				return nil, fmt.Errorf("evalapi: create warehouse directory %s: %w", dir, err)
 			}
 		}
-		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError})
+		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError,
+			SkipIntegrityCheck: !e.cfg.Warehouse.IntegrityCheck})
 		if err != nil {
+			if errors.Is(err, sqlite.ErrCorrupt) {
+				return nil, fmt.Errorf("evalapi: warehouse: %w", err) // names the file and what to do
+			}
 			return nil, fmt.Errorf("evalapi: open warehouse %s: %w", e.cfg.Warehouse.Path, err)
 		}
 		return s, nil

@@ -30,7 +30,7 @@ func createDefaultConfig() component.Config {
 	srv.MaxRequestBodySize = defaultMaxBodySize
 	return &Config{
 		ServerConfig:            srv,
-		Warehouse:               WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db"},
+		Warehouse:               WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true},
 		SetupPollInterval:       defaultSetupPollInterval,
 		MaxSetupsPerEnvironment: setups.DefaultMaxPerEnvironment,
 		UI:                      UIConfig{Enabled: true, SessionTTL: defaultSessionTTL},

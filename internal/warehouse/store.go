@@ -50,6 +50,11 @@ type Preparer interface {
 // it (fmt.Errorf("...: %w", ErrUnavailable)).
 var ErrUnavailable = errors.New("warehouse unavailable")
 
+// ErrWritesFailing marks a Ping error of a backend that is reachable but
+// whose last write failed in a way that persists (a corrupt page, a full
+// or read-only disk): /healthz reports it.
+var ErrWritesFailing = errors.New("warehouse writes are failing")
+
 // IsRetryable reports whether err is transient (wraps ErrUnavailable), so
 // that the same request may succeed later.
 func IsRetryable(err error) bool { return errors.Is(err, ErrUnavailable) }

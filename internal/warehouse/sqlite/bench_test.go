@@ -2,8 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -206,4 +209,67 @@ func benchPoints(seed, spans, perSpan int, ts int64) []warehouse.MetricPoint {
 		}
 	}
 	return pts
+}
+
+// BenchmarkIntegrityCheck measures what Open's integrity check costs on a
+// large file: PRAGMA quick_check (what Open runs) and, for comparison,
+// PRAGMA integrity_check. It runs only with EVALCOL_INTEGRITY_DB set to a
+// warehouse file; a missing file is first filled with synthetic spans up
+// to EVALCOL_INTEGRITY_MIB (default 1024) MiB:
+//
+//	EVALCOL_INTEGRITY_DB=/tmp/1g.db go test -run '^$' -bench IntegrityCheck -benchtime 3x ./internal/warehouse/sqlite/
+func BenchmarkIntegrityCheck(b *testing.B) {
+	path := os.Getenv("EVALCOL_INTEGRITY_DB")
+	if path == "" {
+		b.Skip("set EVALCOL_INTEGRITY_DB to a warehouse file (created when missing)")
+	}
+	ctx := context.Background()
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		mib := 1024
+		if s := os.Getenv("EVALCOL_INTEGRITY_MIB"); s != "" {
+			if mib, err = strconv.Atoi(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		st, err := Open(ctx, path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g := spangen.New("bench", 1)
+		for i := int64(0); ; i++ {
+			if err := st.WriteSpans(ctx, g.Batch(1000, i*60_000, (i+1)*60_000)); err != nil {
+				b.Fatal(err)
+			}
+			if info, err := os.Stat(path); err == nil && i%100 == 0 && info.Size() >= int64(mib)<<20 {
+				break
+			}
+		}
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: %d MiB", path, info.Size()>>20)
+	for _, pragma := range []string{"quick_check", "integrity_check"} {
+		b.Run(pragma, func(b *testing.B) {
+			cpu := spangen.CPUTime()
+			for b.Loop() {
+				db, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+				if err != nil {
+					b.Fatal(err)
+				}
+				var res string
+				if err := db.QueryRowContext(ctx, "PRAGMA "+pragma+"(1)").Scan(&res); err != nil || res != "ok" {
+					b.Fatalf("PRAGMA %s = %q, %v", pragma, res, err)
+				}
+				db.Close()
+			}
+			gib := float64(info.Size()) / (1 << 30)
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/gib, "ms/GiB")
+			b.ReportMetric(float64((spangen.CPUTime()-cpu).Milliseconds())/float64(b.N)/gib, "cpu-ms/GiB")
+		})
+	}
 }

@@ -16,7 +16,8 @@ var _ warehouse.EvaluationAppender = (*Store)(nil)
 // transaction (see warehouse.EvaluationAppender). A span is found through
 // the (environment, timestamp) index when the entry has its Timestamp,
 // else by a scan of the environment's spans.
-func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []warehouse.SpanEvaluations) error {
+func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []warehouse.SpanEvaluations) (err error) {
+	defer s.writes.note(&err)
 	if err := s.checkOpen("append evaluations"); err != nil {
 		return err
 	}

@@ -22,7 +22,8 @@ const selectPointColumns = `environment, organization_id, metric_name, source, e
 	numeric_value, enum_value, trace_id, span_id, labels, attributes`
 
 // WriteMetricPoints stores points in one transaction.
-func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoint) error {
+func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoint) (err error) {
+	defer s.writes.note(&err)
 	if err := s.checkOpen("write metric points"); err != nil {
 		return err
 	}

@@ -59,7 +59,8 @@ var contentExprs = map[string]string{
 }
 
 // WriteSpans stores spans in one transaction.
-func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
+func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err error) {
+	defer s.writes.note(&err)
 	if err := s.checkOpen("write spans"); err != nil {
 		return err
 	}

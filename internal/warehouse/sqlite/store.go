@@ -35,6 +35,9 @@ type Options struct {
 	// OnPruneError, when set, receives the errors of background pruning
 	// runs (the next run tries again).
 	OnPruneError func(error)
+	// SkipIntegrityCheck skips PRAGMA quick_check at Open (it reads the
+	// whole file: seconds per GB). Without it, Open refuses a corrupt file.
+	SkipIntegrityCheck bool
 }
 
 func (o Options) withDefaults() Options {
@@ -82,6 +85,8 @@ type Store struct {
 	// lastWrite is when a write last began (Unix ns): the pruning job
 	// yields while writes go on.
 	lastWrite atomic.Int64
+	// writes remembers a failing last write for Ping.
+	writes writeHealth
 }
 
 var (
@@ -138,11 +143,26 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	for _, pragma := range []string{"PRAGMA page_size = 16384", "PRAGMA journal_mode = WAL"} {
 		if _, err := writer.ExecContext(ctx, pragma); err != nil {
 			writer.Close()
+			if isCorrupt(err) {
+				return nil, corruptError(path, err)
+			}
 			return nil, fmt.Errorf("open sqlite warehouse %s: %s: %w", path, pragma, mapErr(err))
+		}
+	}
+	if !opts.SkipIntegrityCheck {
+		if err := checkIntegrity(ctx, writer); err != nil {
+			writer.Close()
+			if isCorrupt(err) {
+				return nil, corruptError(path, err)
+			}
+			return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 		}
 	}
 	if _, err := applyMigrations(ctx, writer, migrations); err != nil {
 		writer.Close()
+		if isCorrupt(err) {
+			return nil, corruptError(path, err)
+		}
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 	}
 	reader, err := sql.Open("sqlite", dsn(path, "", append(common,
@@ -195,7 +215,8 @@ func dsn(path, txlock string, pragmas []string) string {
 	return "file:" + path + "?" + v.Encode()
 }
 
-// Ping checks both connection pools.
+// Ping checks both connection pools, and fails while the last write
+// failed in a way that persists (see writeHealth).
 func (s *Store) Ping(ctx context.Context) error {
 	if s.closed.Load() {
 		return fmt.Errorf("ping: store closed: %w", warehouse.ErrUnavailable)
@@ -205,6 +226,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	}
 	if err := s.reader.PingContext(ctx); err != nil {
 		return fmt.Errorf("ping reader: %w", mapErr(err))
+	}
+	if err := s.writes.failing(); err != nil {
+		return fmt.Errorf("%w: the last write failed: %w", warehouse.ErrWritesFailing, err)
 	}
 	return nil
 }

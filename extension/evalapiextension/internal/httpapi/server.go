@@ -180,7 +180,11 @@ func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 		if err := a.opts.Health(r); err != nil {
 			status["status"] = "degraded"
 			status["warehouse"] = "unavailable"
+			if errors.Is(err, warehouse.ErrWritesFailing) {
+				status["warehouse"] = "writes_failing"
+			}
 			code = http.StatusServiceUnavailable
+			a.opts.Logger.Warn("health check: warehouse degraded", zap.Error(err))
 		}
 	}
 	writeJSON(w, code, status)
