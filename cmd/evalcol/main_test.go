@@ -230,3 +230,19 @@ func TestCorruptWarehouseRefusesToStart(t *testing.T) {
 		t.Errorf("stderr is not one line: %q", out)
 	}
 }
+
+// TestExamplesValidate: every shipped example configuration is valid.
+func TestExamplesValidate(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("examples: %v, %v", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			var stderr bytes.Buffer
+			if code := run([]string{"validate", "--config", f}, &stderr); code != 0 {
+				t.Errorf("validate %s: exit %d: %s", f, code, stderr.String())
+			}
+		})
+	}
+}
