@@ -44,6 +44,9 @@ type Config struct {
 	MaxSetupsPerEnvironment int `mapstructure:"max_setups_per_environment"`
 	// UI configures the web console served under /ui/ on the API port.
 	UI UIConfig `mapstructure:"ui"`
+	// EvaluatorLimits bound the evaluator work of each API key on the
+	// execute endpoints.
+	EvaluatorLimits EvaluatorLimitsConfig `mapstructure:"evaluator_limits"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -124,6 +127,23 @@ const (
 	minSessionSecretLength = 32
 )
 
+// EvaluatorLimitsConfig bounds the evaluator work of each API key, so that
+// one key's expensive calls cannot starve the others. A request over a
+// limit waits up to max_wait, then gets 429 with Retry-After. 0 disables a
+// limit.
+type EvaluatorLimitsConfig struct {
+	// MaxConcurrentPerKey bounds the evaluations of one key running at
+	// once.
+	MaxConcurrentPerKey int `mapstructure:"max_concurrent_per_key"`
+	// TimePerSecond is the evaluation time one key may use per second on
+	// average (a token bucket's refill rate).
+	TimePerSecond time.Duration `mapstructure:"time_per_second"`
+	// Burst is the evaluation time a key may use at once after being idle.
+	Burst time.Duration `mapstructure:"burst"`
+	// MaxWait is how long a request over a limit waits for capacity.
+	MaxWait time.Duration `mapstructure:"max_wait"`
+}
+
 // APIKeyConfig is one API key and the tenant it grants access to.
 type APIKeyConfig struct {
 	Key            configopaque.String `mapstructure:"key"`
@@ -201,6 +221,14 @@ func (c *Config) Validate() error {
 	}
 	if c.OTLPProxyMaxRequestBodySize < 0 {
 		errs = append(errs, fmt.Errorf("otlp_proxy_max_request_body_size: must not be negative, got %d", c.OTLPProxyMaxRequestBodySize))
+	}
+	if l := c.EvaluatorLimits; l.MaxConcurrentPerKey < 0 || l.TimePerSecond < 0 || l.Burst < 0 || l.MaxWait < 0 {
+		errs = append(errs, fmt.Errorf("evaluator_limits: values must not be negative (0 disables a limit), got max_concurrent_per_key %d, time_per_second %s, burst %s, max_wait %s",
+			l.MaxConcurrentPerKey, l.TimePerSecond, l.Burst, l.MaxWait))
+	} else if l.TimePerSecond > time.Second {
+		errs = append(errs, fmt.Errorf("evaluator_limits.time_per_second: at most 1s (the evaluation time of one second), got %s; set 0 to disable the limit", l.TimePerSecond))
+	} else if l.TimePerSecond > 0 && l.Burst > 0 && l.Burst < l.TimePerSecond {
+		errs = append(errs, fmt.Errorf("evaluator_limits.burst: must be at least time_per_second (%s), got %s", l.TimePerSecond, l.Burst))
 	}
 	if c.SetupPollInterval < 0 {
 		errs = append(errs, fmt.Errorf("setup_poll_interval: must not be negative, got %s", c.SetupPollInterval))

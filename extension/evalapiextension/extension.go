@@ -158,6 +158,12 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 				return pipelinestatus.SetupSummary(e.setups.Summary(env))
 			},
 		},
+		EvaluatorLimits: httpapi.EvaluatorLimits{
+			MaxConcurrent: e.cfg.EvaluatorLimits.MaxConcurrentPerKey,
+			TimePerSecond: e.cfg.EvaluatorLimits.TimePerSecond,
+			Burst:         e.cfg.EvaluatorLimits.Burst,
+			MaxWait:       e.cfg.EvaluatorLimits.MaxWait,
+		},
 		Health: func(r *http.Request) error { return store.Ping(r.Context()) },
 	})
 	var handler http.Handler = api
@@ -295,8 +301,9 @@ func (e *evalAPI) Shutdown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Monitors returns the compiled auto monitor setups (monitor.Provider).
-func (e *evalAPI) Monitors() []*monitor.Monitor { return e.monitors.Monitors() }
+// Index returns the compiled auto monitor setups, indexed by what they
+// select (monitor.Provider).
+func (e *evalAPI) Index() *monitor.Index { return e.monitors.Index() }
 
 // Evaluated records that a setup's monitor evaluated a span
 // (monitor.Provider); the setup moves to in_progress.

@@ -36,6 +36,12 @@ func createDefaultConfig() component.Config {
 		UI:                      UIConfig{Enabled: true, SessionTTL: defaultSessionTTL},
 
 		OTLPProxyMaxRequestBodySize: defaultReceiverMaxBodySize,
+		EvaluatorLimits: EvaluatorLimitsConfig{
+			MaxConcurrentPerKey: 2,
+			TimePerSecond:       250 * time.Millisecond,
+			Burst:               time.Second,
+			MaxWait:             time.Second,
+		},
 	}
 }
 

@@ -160,25 +160,39 @@ type job struct {
 
 // ProcessTraces evaluates the spans of td that match a monitor and records
 // the results on them. It never drops or reorders spans and never fails.
+// The static monitors are checked on every span; of the provider's, only
+// the candidates its index finds for the span.
 func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	monitors, nStatic := p.monitors()
-	if len(monitors) == 0 {
+	var dyn *monitor.Index
+	if p.provider != nil {
+		dyn = p.provider.Index()
+	}
+	if len(p.static) == 0 && dyn.Len() == 0 {
 		return td, nil
 	}
 	start := time.Now()
-	var jobs []job
-	var configs checkedConfigs
-	matched := make([]int, 0, len(monitors))
+	var (
+		jobs       []job
+		candidates []int
+		configs    checkedConfigs
+		matched    = make([]matchedMonitor, 0, len(p.static)+4)
+	)
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
 		first := len(jobs)
+		rc := dyn.Resource(rs.Resource().Attributes())
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			ss := sss.At(j)
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
-				jobs = p.spanJobs(ctx, jobs, &configs, matched, monitors, nStatic, rs, ss, spans.At(k))
+				span := spans.At(k)
+				candidates = rc.Candidates(span, ss.Scope(), candidates)
+				if len(p.static) == 0 && len(candidates) == 0 {
+					continue
+				}
+				jobs, matched = p.spanJobs(ctx, jobs, &configs, matched, dyn, candidates, rs, ss, span)
 			}
 		}
 		if p.observer != nil && len(jobs) > first {
@@ -221,19 +235,10 @@ func (p *Processor) observe(at time.Time, jobs []job) {
 	p.observer.SpansEvaluated(at, spans)
 }
 
-// monitors returns the static monitors followed by the provider's; the
-// first nStatic are static.
-func (p *Processor) monitors() (ms []*monitor.Monitor, nStatic int) {
-	var dyn []*monitor.Monitor
-	if p.provider != nil {
-		dyn = p.provider.Monitors()
-	}
-	if len(dyn) == 0 {
-		return p.static, len(p.static)
-	}
-	ms = make([]*monitor.Monitor, 0, len(p.static)+len(dyn))
-	ms = append(append(ms, p.static...), dyn...)
-	return ms, len(p.static)
+// matchedMonitor is a monitor that matched a span.
+type matchedMonitor struct {
+	m       *monitor.Monitor
+	dynamic bool
 }
 
 // checkedConfigs are the bindings' configs checked once per batch (see
@@ -257,26 +262,34 @@ func (c *checkedConfigs) get(b *monitor.Binding) (map[string]any, error) {
 	return config, err
 }
 
-// spanJobs appends the evaluations one span needs. matched is scratch space.
-func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedConfigs, matched []int, monitors []*monitor.Monitor, nStatic int,
+// spanJobs appends the evaluations one span needs: of the static monitors
+// and of the candidates (positions in dyn) that match it, in that order.
+// matched is scratch space, returned for reuse.
+func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedConfigs, matched []matchedMonitor, dyn *monitor.Index, candidates []int,
 	rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span,
-) []job {
+) ([]job, []matchedMonitor) {
 	traceID := span.TraceID()
 	tctx := ottlspan.NewTransformContext(rs, ss, span)
 	defer tctx.Close()
 	matched = matched[:0]
-	for i, m := range monitors {
+	for _, m := range p.static {
 		if monitor.Sampled(traceID, m.SampleRate) && m.MatchesContext(ctx, tctx) {
-			matched = append(matched, i)
+			matched = append(matched, matchedMonitor{m: m})
+		}
+	}
+	all := dyn.Monitors()
+	for _, i := range candidates {
+		if m := all[i]; monitor.Sampled(traceID, m.SampleRate) && m.MatchesContext(ctx, tctx) {
+			matched = append(matched, matchedMonitor{m: m, dynamic: true})
 		}
 	}
 	if len(matched) == 0 {
-		return jobs
+		return jobs, matched
 	}
 	attrs := span.Attributes()
 	in := inputSource{attrs: attrs, groundTruth: p.groundTruth, maxText: p.maxText, content: contentOnce{attrs: attrs}}
-	for _, i := range matched {
-		m := monitors[i]
+	for _, mm := range matched {
+		m := mm.m
 		evaluations := len(jobs)
 		for b := range m.Evaluators {
 			binding := &m.Evaluators[b]
@@ -289,7 +302,7 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedCo
 				}
 				continue
 			}
-			j := job{span: span, mon: m, dynamic: i >= nStatic, binding: binding, truncated: truncated}
+			j := job{span: span, mon: m, dynamic: mm.dynamic, binding: binding, truncated: truncated}
 			j.req.Input = input
 			j.req.Config, j.err = configs.get(binding)
 			if j.err != nil {
@@ -297,9 +310,9 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedCo
 			}
 			jobs = append(jobs, j)
 		}
-		p.tel.monitorSpan(m.ID, i >= nStatic, len(jobs) > evaluations)
+		p.tel.monitorSpan(m.ID, mm.dynamic, len(jobs) > evaluations)
 	}
-	return jobs
+	return jobs, matched
 }
 
 // runJobs runs the jobs on at most p.workers goroutines of this batch, each

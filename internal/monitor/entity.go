@@ -29,20 +29,19 @@ func EntityCondition(entityType, entityValue string) (string, error) {
 	v := quote(entityValue)
 	switch entityType {
 	case EntityWorkflow:
-		return `attributes["traceloop.workflow.name"] == ` + v, nil
+		return `attributes["` + attrWorkflow + `"] == ` + v, nil
 	case EntityAgent:
-		return `attributes["gen_ai.agent.name"] == ` + v +
-			` or (attributes["traceloop.span.kind"] == "agent" and attributes["traceloop.entity.name"] == ` + v + `)`, nil
+		return `attributes["` + attrAgent + `"] == ` + v +
+			` or (attributes["traceloop.span.kind"] == "agent" and attributes["` + attrEntity + `"] == ` + v + `)`, nil
 	case EntityEntity:
-		return `attributes["traceloop.entity.name"] == ` + v, nil
+		return `attributes["` + attrEntity + `"] == ` + v, nil
 	case EntitySpan:
 		return `name == ` + v, nil
 	case EntityService:
 		return `resource.attributes["service.name"] == ` + v, nil
 	case EntityModel:
-		keys := []string{"gen_ai.request.model", "gen_ai.response.model", "llm.request.model", "llm.response.model", "llm.model_name"}
-		terms := make([]string, len(keys))
-		for i, k := range keys {
+		terms := make([]string, len(modelAttributes))
+		for i, k := range modelAttributes {
 			terms[i] = `attributes["` + k + `"] == ` + v
 		}
 		return strings.Join(terms, " or "), nil

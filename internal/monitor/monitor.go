@@ -41,6 +41,9 @@ type Monitor struct {
 
 	condition *ottl.Condition[*ottlspan.TransformContext] // nil matches every span
 	source    string
+	// selection lets an Index skip the monitor for spans it cannot match
+	// (nil: a candidate for every span).
+	selection *Selection
 }
 
 // Binding is one evaluator of a monitor with its config.
@@ -162,6 +165,11 @@ type Spec struct {
 	SampleRate float64
 	// Inputs maps evaluator input field names to OTTL value expressions.
 	Inputs map[string]string
+	// Selection, when set, states what Condition implies (the monitor of
+	// an auto monitor setup: environment, entity and selector
+	// equalities), so that an Index skips the monitor for other spans. It
+	// must never exclude a span Condition matches.
+	Selection *Selection
 }
 
 // EvaluatorSpec names an evaluator and its config.
@@ -202,7 +210,7 @@ func (c *Compiler) Compile(spec Spec) (*Monitor, error) {
 	if !(spec.SampleRate >= 0 && spec.SampleRate <= 1) {
 		return nil, fmt.Errorf("monitor %q: sample_rate must be between 0 and 1, got %g", spec.Name, spec.SampleRate)
 	}
-	m := &Monitor{ID: spec.ID, Name: spec.Name, SampleRate: spec.SampleRate, source: spec.Condition}
+	m := &Monitor{ID: spec.ID, Name: spec.Name, SampleRate: spec.SampleRate, source: spec.Condition, selection: spec.Selection}
 	for _, e := range spec.Evaluators {
 		b, err := NewBinding(e.Slug, e.Config)
 		if err != nil {

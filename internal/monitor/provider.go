@@ -10,34 +10,34 @@ import (
 // Provider supplies monitors that change at run time (the evalapi
 // extension's auto monitor setups).
 type Provider interface {
-	// Monitors returns the current monitors. It is called for every batch,
-	// so it must be cheap (an atomic load); callers must not modify the
-	// returned slice or monitors.
-	Monitors() []*Monitor
+	// Index returns the current monitors, indexed for matching (nil when
+	// there are none). It is called for every batch, so it must be cheap
+	// (an atomic load); callers must not modify the index or its monitors.
+	Index() *Index
 	// Evaluated tells the provider that the monitor evaluated a span, so
 	// that it can move the setup from waiting_for_spans to in_progress. It
 	// must not block.
 	Evaluated(monitorID string)
 }
 
-// Set is a snapshot of monitors that can be replaced atomically. Provider
-// implementations embed it. The zero Set is empty and ready to use.
+// Set is a snapshot of monitors that can be replaced atomically; each
+// snapshot is indexed once, when it is installed. Provider implementations
+// embed it. The zero Set is empty and ready to use.
 type Set struct {
-	p atomic.Pointer[[]*Monitor]
+	p atomic.Pointer[Index]
 }
 
 // Monitors returns the current snapshot; it must not be modified.
-func (s *Set) Monitors() []*Monitor {
-	if ms := s.p.Load(); ms != nil {
-		return *ms
-	}
-	return nil
-}
+func (s *Set) Monitors() []*Monitor { return s.p.Load().Monitors() }
+
+// Index returns the current snapshot, indexed (nil when none was
+// installed).
+func (s *Set) Index() *Index { return s.p.Load() }
 
 // Replace installs ms as the new snapshot. ms must not be modified
 // afterwards.
 func (s *Set) Replace(ms []*Monitor) {
-	s.p.Store(&ms)
+	s.p.Store(NewIndex(ms))
 }
 
 // Sampled reports whether a trace falls into a sample of the given rate. It

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -40,6 +41,15 @@ func (a *API) execute(guardrail bool) http.HandlerFunc {
 		body, ok := readBody(w, r)
 		if !ok {
 			return
+		}
+		if a.limiter != nil {
+			release, lerr := a.limiter.acquire(r.Context(), r)
+			if lerr != nil {
+				writeLimitError(w, lerr)
+				return
+			}
+			start := time.Now()
+			defer func() { release(time.Since(start)) }()
 		}
 		var env executeRequest
 		if err := decodeObject(body, &env); err != nil {

@@ -41,6 +41,9 @@ type Options struct {
 	// /v1/logs (forwarded to the OTLP/HTTP receiver, which authenticates
 	// them itself) without this API's body limit.
 	OTLPProxy http.Handler
+	// EvaluatorLimits bound the evaluator work of each API key (zero: no
+	// limit).
+	EvaluatorLimits EvaluatorLimits
 	// RunEvaluator runs a validated evaluator request; nil means
 	// (*evaluators.Definition).Run. Tests use it to inject faults.
 	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
@@ -52,7 +55,8 @@ type API struct {
 	mux  *http.ServeMux
 	// table lists the registered routes (pattern → methods), which the
 	// OpenAPI document must cover.
-	table map[string][]string
+	table   map[string][]string
+	limiter *keyLimiter // nil without limits
 }
 
 // New returns the API handler.
@@ -65,7 +69,7 @@ func New(opts Options) *API {
 			return def.Run(ctx, req)
 		}
 	}
-	a := &API{opts: opts, mux: http.NewServeMux(), table: map[string][]string{}}
+	a := &API{opts: opts, mux: http.NewServeMux(), table: map[string][]string{}, limiter: newKeyLimiter(opts.EvaluatorLimits)}
 	a.routes()
 	return a
 }

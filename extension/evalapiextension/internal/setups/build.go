@@ -183,35 +183,19 @@ func selectorRules(s warehouse.MonitorSetup) []warehouse.SetupInitRule {
 // (init_rules[0], when the setup has an entity) is applied through
 // monitor.EntityCondition, which knows each entity type's attributes.
 func spec(s warehouse.MonitorSetup) (monitor.Spec, error) {
-	entity := ""
-	if s.EntityType != "" {
-		var err error
-		if entity, err = monitor.EntityCondition(s.EntityType, s.EntityValue); err != nil {
-			return monitor.Spec{}, err
-		}
-	}
 	var rules []monitor.InitRule
 	for _, r := range selectorRules(s) {
 		rules = append(rules, fromStored(r))
 	}
-	selector, err := monitor.ConditionFromRules(rules)
+	cond, sel, err := monitor.SetupCondition(s.Environment, s.EntityType, s.EntityValue, rules)
 	if err != nil {
 		return monitor.Spec{}, err
-	}
-	env := strconv.Quote(s.Environment)
-	cond := `(resource.attributes["deployment.environment.name"] == ` + env +
-		` or (resource.attributes["deployment.environment.name"] == nil and resource.attributes["deployment.environment"] == ` + env + `))`
-	if entity != "" {
-		cond += ` and (` + entity + `)`
-	}
-	if selector != "" {
-		cond += " and " + selector
 	}
 	name := s.ExternalID
 	if name == "" {
 		name = s.ID
 	}
-	sp := monitor.Spec{ID: s.ID, Name: name, Condition: cond, SampleRate: s.SampleRate}
+	sp := monitor.Spec{ID: s.ID, Name: name, Condition: cond, SampleRate: s.SampleRate, Selection: sel}
 	for _, b := range s.Evaluators {
 		if b.Status != BindingFailed {
 			sp.Evaluators = append(sp.Evaluators, monitor.EvaluatorSpec{Slug: b.EvaluatorType})
