@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/evalcol/evalcol/internal/testcollector"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -75,5 +80,46 @@ func TestClassify(t *testing.T) {
 				t.Errorf("classify(%v) = %q, want %q", tc.err, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSetupsMode: with -setups, loadgen creates the setups through a real
+// collector's API, waits until they are loaded, then sends spans none of
+// them selects.
+func TestSetupsMode(t *testing.T) {
+	c := testcollector.Start(t, testcollector.DefaultConfig)
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"-endpoint", c.OTLPHTTP, "-api", c.API, "-api-key", testcollector.DefaultAPIKey,
+		"-setups", "25", "-duration", "1s", "-rate", "200", "-batch", "10"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report %q: %v", out.String(), err)
+	}
+	if rep.Setups != 25 || rep.SetupSeconds <= 0 || rep.Acknowledged == 0 || rep.Failed != 0 {
+		t.Errorf("report = %+v", rep)
+	}
+	type setup struct {
+		Status string `json:"status"`
+	}
+	// The list is {"data": [...]} or a bare array.
+	var page struct {
+		Data []setup `json:"data"`
+	}
+	resp := c.Call("GET", "/v2/auto-monitor-setups?limit=100", testcollector.DefaultAPIKey, nil)
+	if bytes.HasPrefix(bytes.TrimSpace(resp.Body), []byte("[")) {
+		resp.JSON(t, &page.Data)
+	} else {
+		resp.JSON(t, &page)
+	}
+	if len(page.Data) != 25 {
+		t.Fatalf("the collector has %d setups, want 25", len(page.Data))
+	}
+	for _, s := range page.Data {
+		if s.Status != "waiting_for_spans" {
+			t.Errorf("setup status %q after the run, want waiting_for_spans (loaded, never matched)", s.Status)
+		}
 	}
 }

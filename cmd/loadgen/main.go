@@ -4,6 +4,7 @@
 // sent, acknowledged and refused per second as one JSON line.
 //
 //	loadgen -endpoint 127.0.0.1:4318 -rate 2000 -duration 20s
+//	loadgen -setups 10000 -api 127.0.0.1:8080 -duration 15s  # ingest with 10 000 setups that match nothing
 //
 // With -verify-api it then checks, through the evalcol API's
 // GET /v2/warehouse/spans, that every span the endpoint acknowledged is
@@ -62,6 +63,8 @@ type options struct {
 	timeout     time.Duration
 	verifyAPI   string
 	verifyWait  time.Duration
+	setups      int
+	api         string
 }
 
 func parseOptions(args []string) (options, error) {
@@ -81,6 +84,8 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "timeout of one export")
 	fs.StringVar(&o.verifyAPI, "verify-api", "", "evalcol API host:port: after the run, check that every acknowledged span is stored")
 	fs.DurationVar(&o.verifyWait, "verify-wait", 2*time.Minute, "with -verify-api, how long to wait for the stored spans to settle")
+	fs.IntVar(&o.setups, "setups", 0, "first create this many auto monitor setups (of workflows the spans never carry) through the API at -api and wait until they are loaded")
+	fs.StringVar(&o.api, "api", "127.0.0.1:8080", "the collector's /v2 API host:port, for -setups")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("parse flags: %w", err)
 	}
@@ -93,6 +98,8 @@ func parseOptions(args []string) (options, error) {
 		return o, fmt.Errorf("-duration %s: want more than 0 and at most 1h", o.duration)
 	case o.batch < 1 || o.concurrency < 1:
 		return o, fmt.Errorf("-batch %d, -concurrency %d: both must be at least 1", o.batch, o.concurrency)
+	case o.setups < 0:
+		return o, fmt.Errorf("-setups %d: must not be negative", o.setups)
 	case o.minBytes < 1 || o.maxBytes < o.minBytes:
 		return o, fmt.Errorf("-min-bytes %d, -max-bytes %d: want 1 ≤ min ≤ max", o.minBytes, o.maxBytes)
 	case o.verifyWait <= 0:
@@ -122,12 +129,22 @@ type Report struct {
 	AcknowledgedLost int64   `json:"acknowledged_lost"`
 	VerifySeconds    float64 `json:"verify_seconds,omitempty"`
 	VerifyError      string  `json:"verify_error,omitempty"`
+	// Setups and SetupSeconds: the setups created first, and how long
+	// creating and loading them took.
+	Setups       int     `json:"setups,omitempty"`
+	SetupSeconds float64 `json:"setup_seconds,omitempty"`
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	o, err := parseOptions(args)
 	if err != nil {
 		return err
+	}
+	var setupTime time.Duration
+	if o.setups > 0 {
+		if setupTime, err = createSetups(ctx, o.api, o.apiKey, o.setups); err != nil {
+			return err
+		}
 	}
 	exporters := make([]sdktrace.SpanExporter, o.concurrency)
 	for i := range exporters {
@@ -200,6 +217,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			rep.VerifyError = err.Error()
 		}
 	}
+	rep.Setups, rep.SetupSeconds = o.setups, setupTime.Seconds()
 	return json.NewEncoder(stdout).Encode(rep)
 }
 

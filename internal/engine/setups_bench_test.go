@@ -58,6 +58,10 @@ func taskTraces(n int) ptrace.Traces {
 // and every condition is evaluated on every span (as before the index).
 func setupMonitors(b *testing.B, n int, where string, index bool) []*monitor.Monitor {
 	b.Helper()
+	key := fmt.Sprint(n, where, index)
+	if ms, ok := compiledSetups[key]; ok {
+		return ms // compiling 10 000 conditions takes seconds; b.Run calls twice
+	}
 	c, err := monitor.NewCompiler(componenttest.NewNopTelemetrySettings())
 	if err != nil {
 		b.Fatal(err)
@@ -88,8 +92,12 @@ func setupMonitors(b *testing.B, n int, where string, index bool) []*monitor.Mon
 			b.Fatal(err)
 		}
 	}
+	compiledSetups[key] = ms
 	return ms
 }
+
+// compiledSetups caches setupMonitors' results across a benchmark's runs.
+var compiledSetups = map[string][]*monitor.Monitor{}
 
 type setProvider struct{ monitor.Set }
 

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# One tenant's expensive evaluator calls against another's cheap ones, old
+# build vs new build back to back. Key A floods regex-validator with a
+# pattern that backtracks into the 250 ms match timeout on every call (wrk,
+# FLOOD_CONNECTIONS connections); key B calls char-count (wrk, 1 thread, 16
+# connections) without the flood and then during it. Records B's requests/s
+# and latency, and A's answers by status.
+#
+#   scripts/flood-load.sh                      # results in ./_load/flood/results.md
+#   OLD_REF=main DURATION=10s ROUNDS=2 scripts/flood-load.sh /tmp/out
+#
+# OLD_REF is the git revision of the old build (default main); the new
+# build runs with the default evaluator_limits. Loopback only; needs go,
+# git, curl, wrk (Debian package) and python3.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+OUT=${1:-./_load/flood}
+OLD_REF=${OLD_REF:-main}
+ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-10s}
+FLOOD_CONNECTIONS=${FLOOD_CONNECTIONS:-32}
+KEY_A=flood-key-aaaaaaaa KEY_B=cheap-key-bbbbbbbb
+API=127.0.0.1:28280 HTTP=127.0.0.1:24518
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+WORK=$(mktemp -d)
+cleanup() {
+  git worktree remove --force "$WORK/old-src" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "building old ($OLD_REF) and new evalcol..." >&2
+git worktree add --detach "$WORK/old-src" "$OLD_REF" >/dev/null 2>&1
+(cd "$WORK/old-src" && go build -o "$WORK/evalcol-old" ./cmd/evalcol)
+go build -o "$WORK/evalcol-new" ./cmd/evalcol
+OLD_COMMIT=$(git rev-parse --short "$OLD_REF") NEW_COMMIT=$(git rev-parse --short HEAD)
+
+cat >"$WORK/config.yaml" <<YAML
+extensions:
+  evalapi:
+    endpoint: $API
+    warehouse: {backend: sqlite, path: $WORK/evalcol.db}
+    api_keys:
+      - {key: $KEY_A, environment: team-a}
+      - {key: $KEY_B, environment: team-b}
+receivers:
+  otlp:
+    protocols:
+      http: {endpoint: $HTTP, auth: {authenticator: evalapi}}
+exporters:
+  warehouse: {api: evalapi}
+service:
+  telemetry: {logs: {level: error}, metrics: {level: none}}
+  extensions: [evalapi]
+  pipelines:
+    traces: {receivers: [otlp], exporters: [warehouse]}
+YAML
+python3 - "$WORK" "$KEY_A" "$KEY_B" <<'PY'
+import json, sys
+work, a, b = sys.argv[1:]
+flood = json.dumps({"input": {"text": "a" * 50000 + "!"}, "config": {"regex": "(a+)+$"}})
+cheap = json.dumps({"input": {"text": "Why did the pirate go to school?"}})
+for name, key, body in (("flood", a, flood), ("cheap", b, cheap)):
+    with open(f"{work}/{name}.lua", "w") as f:
+        f.write('wrk.method = "POST"\n')
+        f.write("wrk.body = %s\n" % json.dumps(body))
+        f.write('wrk.headers["Authorization"] = "Bearer %s"\n' % key)
+        f.write('wrk.headers["Content-Type"] = "application/json"\n')
+        f.write('done = function(summary, latency, requests)\n'
+                '  io.write(string.format("RESULT %.1f %.2f %.2f\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000))\n'
+                'end\n')
+PY
+
+# wrkrun NAME CONNECTIONS DURATION: prints "req/s p50ms p99ms" and the
+# status counts as "code:n ...".
+wrkrun() {
+  local name=$1 conns=$2 dur=$3
+  wrk -t1 -c"$conns" -d"$dur" --timeout 10s -s "$WORK/$name.lua" "http://$API/v2/evaluators/execute/$([[ $name == flood ]] && echo regex-validator || echo char-count)" >"$WORK/$name.out" 2>&1 || true
+  local r codes
+  r=$(grep '^RESULT' "$WORK/$name.out" | cut -d' ' -f2-)
+  codes=$(grep -E 'Non-2xx|requests in' "$WORK/$name.out" | tr '\n' ' ' | sed 's/  */ /g')
+  echo "$r|$codes"
+}
+
+run() {
+  local build=$1 round=$2
+  rm -f "$WORK"/evalcol.db*
+  "$WORK/evalcol-$build" --config "$WORK/config.yaml" >"$WORK/collector.log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 100); do
+    curl -sf "http://$API/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  wrk -t1 -c16 -d2s -s "$WORK/cheap.lua" "http://$API/v2/evaluators/execute/char-count" >/dev/null 2>&1 || true # warm up
+  local alone under flood
+  alone=$(wrkrun cheap 16 "$DURATION")
+  local secs=${DURATION%s}
+  wrkrun flood "$FLOOD_CONNECTIONS" "$((secs + 4))s" >"$WORK/flood.result" &
+  local fl=$!
+  sleep 2
+  under=$(wrkrun cheap 16 "$DURATION")
+  wait $fl || true
+  flood=$(cat "$WORK/flood.result")
+  kill $pid && wait $pid || true
+  local a_rate b1 b2 ratio
+  b1=$(echo "${alone%%|*}" | cut -d' ' -f1) b2=$(echo "${under%%|*}" | cut -d' ' -f1)
+  ratio=$(python3 -c "print('%.2f' % ($b2 / $b1))")
+  printf '| %s | %s (%s) | %.0f | %.0f | **%s** | %s / %s | %s | %s | %s |\n' "$round" "$build" \
+    "$([[ $build == old ]] && echo "$OLD_COMMIT" || echo "$NEW_COMMIT")" "$b1" "$b2" "$ratio" \
+    "$(echo "${under%%|*}" | cut -d' ' -f2)" "$(echo "${under%%|*}" | cut -d' ' -f3)" \
+    "$(echo "${flood%%|*}" | cut -d' ' -f1)" "${flood#*|}" "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/results.md"
+}
+
+{
+  echo "# evalcol: key A floods regex-validator (each call runs into the 250 ms timeout), key B calls char-count, $(date -u +%FT%TZ)"
+  echo
+  echo "$(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg); B: wrk -t1 -c16 -d$DURATION, A: wrk -t1 -c$FLOOD_CONNECTIONS; old = $OLD_REF ($OLD_COMMIT), new = $NEW_COMMIT (default evaluator_limits)"
+  echo
+  echo "| round | build | B alone req/s | B under flood req/s | B under / alone | B p50 / p99 ms under flood | A req/s | A answers | load avg |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+} | tee "$OUT/results.md"
+for round in $(seq "$ROUNDS"); do
+  for build in old new; do
+    run "$build" "$round"
+  done
+done
+echo | tee -a "$OUT/results.md"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/results.md"
