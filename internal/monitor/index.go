@@ -121,11 +121,50 @@ type Index struct {
 // lookup per distinct value a span carries serves every entity type.
 type envIndex struct {
 	values map[string]*entityBuckets
+	// prints has the fingerprint bit of every key of values: most values
+	// a span carries are no setup's, and a fingerprint test is cheaper
+	// than a map lookup.
+	prints fingerprints
 	// used has a bit per entity type that has monitors.
 	used uint8
 	// noEntity are the monitors of setups without entity (selected by
 	// their selector rules alone).
 	noEntity *bucket
+}
+
+// lookup returns the monitors whose entity value is value.
+func (e *envIndex) lookup(value string) *entityBuckets {
+	if !e.prints.has(value) {
+		return nil
+	}
+	return e.values[value]
+}
+
+// fingerprints is a 65 536-bit set of string fingerprints (8 KiB, cache
+// resident): a clear bit proves a string is not in the set.
+type fingerprints [1 << 10]uint64
+
+// fingerprint mixes a string's length and three of its bytes: constant
+// time whatever the length.
+func fingerprint(s string) uint32 {
+	n := uint32(len(s))
+	h := n * 0x9e3779b1
+	if n > 0 {
+		h ^= uint32(s[0])<<8 ^ uint32(s[n-1])<<16 ^ uint32(s[n/2])*0x85ebca6b
+	}
+	h ^= h >> 15
+	h *= 0x2c1b3c6d
+	return h >> 16
+}
+
+func (f *fingerprints) add(s string) {
+	p := fingerprint(s)
+	f[p>>6] |= 1 << (p & 63)
+}
+
+func (f *fingerprints) has(s string) bool {
+	p := fingerprint(s)
+	return f[p>>6]&(1<<(p&63)) != 0
 }
 
 // entityBuckets are the monitors of one environment whose entity value is
@@ -194,6 +233,7 @@ func NewIndex(ms []*Monitor) *Index {
 		if eb == nil {
 			eb = &entityBuckets{}
 			env.values[sel.EntityValue] = eb
+			env.prints.add(sel.EntityValue)
 		}
 		if eb[et] == nil {
 			eb[et] = &bucket{}
@@ -274,7 +314,7 @@ func (x *Index) Resource(resource pcommon.Map) ResourceCandidates {
 	if v, ok := resource.Get("service.name"); ok && v.Type() == pcommon.ValueTypeStr {
 		for i, env := range rc.envs {
 			if env != nil && env.used&(1<<entService) != 0 {
-				if eb := env.values[v.Str()]; eb != nil {
+				if eb := env.lookup(v.Str()); eb != nil {
 					rc.service[i] = eb[entService]
 				}
 			}
@@ -291,9 +331,23 @@ type spanEntities struct {
 	has                     uint16 // bit i: value i present (0 workflow, 1 entity, 2 agent, 3+ models)
 }
 
-// read fills e from the span attributes; values that are not strings are
-// never equal to a string literal, so they are left out.
-func (e *spanEntities) read(attrs pcommon.Map) {
+// read fills e from the span attributes the entity types in used need;
+// values that are not strings are never equal to a string literal, so they
+// are left out. One or two keys are looked up, more are read in one pass.
+func (e *spanEntities) read(attrs pcommon.Map, used uint8) {
+	if used&(1<<entModel|1<<entAgent) == 0 {
+		if used&(1<<entWorkflow) != 0 {
+			if v, ok := attrs.Get(attrWorkflow); ok && v.Type() == pcommon.ValueTypeStr {
+				e.workflow, e.has = v.Str(), e.has|1
+			}
+		}
+		if used&(1<<entEntity) != 0 {
+			if v, ok := attrs.Get(attrEntity); ok && v.Type() == pcommon.ValueTypeStr {
+				e.entity, e.has = v.Str(), e.has|2
+			}
+		}
+		return
+	}
 	attrs.Range(func(k string, v pcommon.Value) bool {
 		var bit uint16
 		var dst *string
@@ -344,29 +398,28 @@ func (rc *ResourceCandidates) Candidates(span ptrace.Span, scope pcommon.Instrum
 			break
 		}
 		if env.used&(1<<entWorkflow|1<<entAgent|1<<entEntity|1<<entModel) != 0 && !read {
-			ents.read(span.Attributes())
+			ents.read(span.Attributes(), env.used)
 			read = true
 		}
-		lookup := func(value string) *entityBuckets { return env.values[value] }
 		if env.used&(1<<entWorkflow) != 0 && ents.has&1 != 0 {
-			if eb := lookup(ents.workflow); eb != nil {
+			if eb := env.lookup(ents.workflow); eb != nil {
 				out = rc.addBucket(out, eb[entWorkflow], span, scope)
 			}
 		}
 		// traceloop.entity.name selects entities, and agents of agent spans.
 		if env.used&(1<<entEntity|1<<entAgent) != 0 && ents.has&2 != 0 {
-			if eb := lookup(ents.entity); eb != nil {
+			if eb := env.lookup(ents.entity); eb != nil {
 				out = rc.addBucket(out, eb[entEntity], span, scope)
 				out = rc.addBucket(out, eb[entAgent], span, scope)
 			}
 		}
 		if env.used&(1<<entAgent) != 0 && ents.has&4 != 0 {
-			if eb := lookup(ents.agent); eb != nil {
+			if eb := env.lookup(ents.agent); eb != nil {
 				out = rc.addBucket(out, eb[entAgent], span, scope)
 			}
 		}
 		if env.used&(1<<entSpan) != 0 {
-			if eb := lookup(span.Name()); eb != nil {
+			if eb := env.lookup(span.Name()); eb != nil {
 				out = rc.addBucket(out, eb[entSpan], span, scope)
 			}
 		}
@@ -375,7 +428,7 @@ func (rc *ResourceCandidates) Candidates(span ptrace.Span, scope pcommon.Instrum
 		if env.used&(1<<entModel) != 0 && ents.has>>3 != 0 {
 			for m := range modelAttributes {
 				if ents.has&(8<<m) != 0 {
-					if eb := lookup(ents.models[m]); eb != nil {
+					if eb := env.lookup(ents.models[m]); eb != nil {
 						out = rc.addBucket(out, eb[entModel], span, scope)
 					}
 				}
