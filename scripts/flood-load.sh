@@ -68,8 +68,18 @@ for name, key, body in (("flood", a, flood), ("cheap", b, cheap)):
         f.write("wrk.body = %s\n" % json.dumps(body))
         f.write('wrk.headers["Authorization"] = "Bearer %s"\n' % key)
         f.write('wrk.headers["Content-Type"] = "application/json"\n')
+        if name == "flood":
+            # Count A's answers by status (response() runs in the thread).
+            f.write('local threads = {}\n'
+                    'function setup(thread) table.insert(threads, thread) end\n'
+                    'function init(args) statuses = {} end\n'
+                    'function response(status, headers, body) statuses[status] = (statuses[status] or 0) + 1 end\n')
         f.write('done = function(summary, latency, requests)\n'
-                '  io.write(string.format("RESULT %.1f %.2f %.2f\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000))\n'
+                '  local s = ""\n'
+                '  for _, t in ipairs(threads or {}) do\n'
+                '    for code, n in pairs(t:get("statuses")) do s = s .. " " .. code .. ":" .. n end\n'
+                '  end\n'
+                '  io.write(string.format("RESULT %.1f %.2f %.2f%s\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, s))\n'
                 'end\n')
 PY
 
@@ -78,10 +88,9 @@ PY
 wrkrun() {
   local name=$1 conns=$2 dur=$3
   wrk -t1 -c"$conns" -d"$dur" --timeout 10s -s "$WORK/$name.lua" "http://$API/v2/evaluators/execute/$([[ $name == flood ]] && echo regex-validator || echo char-count)" >"$WORK/$name.out" 2>&1 || true
-  local r codes
+  local r
   r=$(grep '^RESULT' "$WORK/$name.out" | cut -d' ' -f2-)
-  codes=$(grep -E 'Non-2xx|requests in' "$WORK/$name.out" | tr '\n' ' ' | sed 's/  */ /g')
-  echo "$r|$codes"
+  echo "$(echo "$r" | cut -d' ' -f1-3)|$(echo "$r" | cut -d' ' -f4-)"
 }
 
 run() {
@@ -118,7 +127,7 @@ run() {
   echo
   echo "$(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg); B: wrk -t1 -c16 -d$DURATION, A: wrk -t1 -c$FLOOD_CONNECTIONS; old = $OLD_REF ($OLD_COMMIT), new = $NEW_COMMIT (default evaluator_limits)"
   echo
-  echo "| round | build | B alone req/s | B under flood req/s | B under / alone | B p50 / p99 ms under flood | A req/s | A answers | load avg |"
+  echo "| round | build | B alone req/s | B under flood req/s | B under / alone | B p50 / p99 ms under flood | A req/s | A answers (status:count) | load avg |"
   echo "|---|---|---|---|---|---|---|---|---|"
 } | tee "$OUT/results.md"
 for round in $(seq "$ROUNDS"); do

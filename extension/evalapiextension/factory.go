@@ -38,7 +38,7 @@ func createDefaultConfig() component.Config {
 		OTLPProxyMaxRequestBodySize: defaultReceiverMaxBodySize,
 		EvaluatorLimits: EvaluatorLimitsConfig{
 			MaxConcurrentPerKey: 2,
-			TimePerSecond:       250 * time.Millisecond,
+			TimePerSecond:       200 * time.Millisecond,
 			Burst:               time.Second,
 			MaxWait:             time.Second,
 		},
