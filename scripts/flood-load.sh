@@ -87,9 +87,16 @@ for name, key, body in (("flood", a, flood), ("cheap", b, cheap)):
                 'end\n')
 PY
 
-# wrkrun NAME CONNECTIONS DURATION: prints "req/s p50ms p99ms" and the
-# status counts as "code:n ...".
-wrk# run BUILD ROUND: one collector, CYCLES cycles of B alone then B under
+# wrkrun NAME CONNECTIONS DURATION: prints "req/s p50ms p99ms|code:n ...".
+wrkrun() {
+  local name=$1 conns=$2 dur=$3
+  wrk -t1 -c"$conns" -d"$dur" --timeout 10s -s "$WORK/$name.lua" "http://$API/v2/evaluators/execute/$([[ $name == flood ]] && echo regex-validator || echo char-count)" >"$WORK/$name.out" 2>&1 || true
+  local r
+  r=$(grep '^RESULT' "$WORK/$name.out" | cut -d' ' -f2-)
+  echo "$(echo "$r" | cut -d' ' -f1-3)|$(echo "$r" | cut -d' ' -f4-)"
+}
+
+# run BUILD ROUND: one collector, CYCLES cycles of B alone then B under
 # A's flood (alternating, so that a shared machine's drifting load hits
 # both alike), one result row: the median ratio and every cycle's.
 run() {
