@@ -46,6 +46,7 @@ extensions:
     endpoint: $API
     warehouse: {backend: sqlite, path: $1/evalcol.db}
     api_keys: [{key: $KEY, environment: production}]
+    max_setups_per_environment: 20000 # the test creates up to 10 000 in one environment
 receivers:
   otlp:
     protocols:
