@@ -29,7 +29,9 @@ API=127.0.0.1:28280 HTTP=127.0.0.1:24518
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK=$(mktemp -d)
+COLLECTOR=""
 cleanup() {
+  [[ -n $COLLECTOR ]] && kill "$COLLECTOR" 2>/dev/null || true
   git worktree remove --force "$WORK/old-src" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
@@ -104,6 +106,7 @@ run() {
   rm -f "$WORK"/evalcol.db*
   "$WORK/evalcol-$build" --config "$WORK/config.yaml" >"$WORK/collector.log" 2>&1 &
   local pid=$!
+  COLLECTOR=$pid
   for _ in $(seq 100); do
     curl -sf "http://$API/healthz" >/dev/null 2>&1 && break
     sleep 0.1

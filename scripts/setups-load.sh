@@ -26,7 +26,9 @@ API=127.0.0.1:28180 HTTP=127.0.0.1:24418
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK=$(mktemp -d)
+COLLECTOR=""
 cleanup() {
+  [[ -n $COLLECTOR ]] && kill "$COLLECTOR" 2>/dev/null || true
   git worktree remove --force "$WORK/old-src" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
@@ -76,6 +78,7 @@ run() {
   config "$db" >"$WORK/config.yaml"
   "$WORK/evalcol-$build" --config "$WORK/config.yaml" >"$WORK/collector.log" 2>&1 &
   local pid=$!
+  COLLECTOR=$pid
   for _ in $(seq 100); do
     curl -sf "http://$API/healthz" >/dev/null 2>&1 && break
     sleep 0.1
