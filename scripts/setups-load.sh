@@ -91,7 +91,9 @@ run() {
   sleep 1
   local t0 c0 t1 c1
   t0=$(date +%s.%N) c0=$(cpu_ticks $pid)
-  "$WORK/loadgen" -endpoint "$HTTP" -api-key "$KEY" -rate 0 -duration "$DURATION" >"$OUT/$build-$n-$round.json"
+  # A long export timeout: before the index, 10 000 setups made one
+  # request of 100 spans take more than the default 10 s.
+  "$WORK/loadgen" -endpoint "$HTTP" -api-key "$KEY" -rate 0 -duration "$DURATION" -timeout 120s >"$OUT/$build-$n-$round.json"
   t1=$(date +%s.%N) c1=$(cpu_ticks $pid)
   kill $pid && wait $pid || true
   local secs cpu acc load

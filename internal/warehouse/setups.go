@@ -117,6 +117,15 @@ type SetupStore interface {
 	AllSetups(ctx context.Context) ([]MonitorSetup, error)
 }
 
+// SetupsVersioner is implemented by setup stores that can tell cheaply
+// whether any setup changed, so that a collector need not read every
+// setup at every poll.
+type SetupsVersioner interface {
+	// SetupsVersion returns a token that changes when a setup is created,
+	// changed or deleted (one small aggregate).
+	SetupsVersion(ctx context.Context) (string, error)
+}
+
 // Errors of the setup store.
 var (
 	ErrNotFound = errors.New("not found")

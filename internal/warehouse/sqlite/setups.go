@@ -191,6 +191,21 @@ func (s *Store) AllSetups(ctx context.Context) ([]warehouse.MonitorSetup, error)
 	return out, rows.Err()
 }
 
+// SetupsVersion returns the number of setups, the highest sequence and
+// the sum of the versions: a create, an update (the version grows) or a
+// delete changes it (see warehouse.SetupsVersioner).
+func (s *Store) SetupsVersion(ctx context.Context) (string, error) {
+	if err := s.checkOpen("setups version"); err != nil {
+		return "", err
+	}
+	var n, maxSeq, versions int64
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*), coalesce(max(seq), 0), coalesce(sum(version), 0) FROM monitor_setups`).
+		Scan(&n, &maxSeq, &versions); err != nil {
+		return "", fmt.Errorf("setups version: %w", mapErr(err))
+	}
+	return fmt.Sprintf("%d-%d-%d", n, maxSeq, versions), nil
+}
+
 type scanner interface{ Scan(dest ...any) error }
 
 // scanSetup reads (environment, version, document), after the extra
