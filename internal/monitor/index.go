@@ -286,6 +286,9 @@ type ResourceCandidates struct {
 	// the monitors of each selecting the resource's service.
 	envs    [2]*envIndex
 	service [2]*bucket
+	// ents is scratch space for the spans' entity values; its has bits
+	// say which are set, so it is never cleared.
+	ents spanEntities
 }
 
 // Resource prepares candidate lookups for the spans of a resource.
@@ -391,12 +394,11 @@ func (rc *ResourceCandidates) Candidates(span ptrace.Span, scope pcommon.Instrum
 	if rc.envs[0] == nil {
 		return out
 	}
-	var ents spanEntities
+	ents := &rc.ents
+	ents.has = 0
 	read := false
-	for i, env := range rc.envs {
-		if env == nil {
-			break
-		}
+	for i := 0; i < len(rc.envs) && rc.envs[i] != nil; i++ {
+		env := rc.envs[i]
 		if env.used&(1<<entWorkflow|1<<entAgent|1<<entEntity|1<<entModel) != 0 && !read {
 			ents.read(span.Attributes(), env.used)
 			read = true
@@ -423,8 +425,12 @@ func (rc *ResourceCandidates) Candidates(span ptrace.Span, scope pcommon.Instrum
 				out = rc.addBucket(out, eb[entSpan], span, scope)
 			}
 		}
-		out = rc.addBucket(out, rc.service[i], span, scope)
-		out = rc.addBucket(out, env.noEntity, span, scope)
+		if b := rc.service[i]; b != nil {
+			out = rc.addBucket(out, b, span, scope)
+		}
+		if env.noEntity != nil {
+			out = rc.addBucket(out, env.noEntity, span, scope)
+		}
 		if env.used&(1<<entModel) != 0 && ents.has>>3 != 0 {
 			for m := range modelAttributes {
 				if ents.has&(8<<m) != 0 {

@@ -21,9 +21,9 @@ var values = []string{"a", "b", "c", "1", "true", `q"x`}
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
-// randomSetup is a setup of a random environment, entity and selector
-// (rules of every source, operator and value type; some invalid, which
-// spec rejects).
+// randomSetup is a setup of a random environment, entity (or none) and
+// selector (rules of every source, operator and value type; some invalid,
+// which spec rejects).
 func randomSetup(r *rand.Rand, i int) warehouse.MonitorSetup {
 	s := warehouse.MonitorSetup{
 		ID: fmt.Sprint("setup-", i), ExternalID: fmt.Sprint("x", i),
@@ -32,7 +32,12 @@ func randomSetup(r *rand.Rand, i int) warehouse.MonitorSetup {
 		EntityValue: pick(r, values), SampleRate: 1,
 		Evaluators: []warehouse.SetupBinding{{EvaluatorType: "char-count", Status: BindingActive}},
 	}
-	s.InitRules = append(s.InitRules, warehouse.SetupInitRule{}) // the entity rule, not read by spec
+	if r.IntN(8) == 0 {
+		// A setup selected by its selector alone.
+		s.EntityType, s.EntityValue = "", ""
+	} else {
+		s.InitRules = append(s.InitRules, warehouse.SetupInitRule{}) // the entity rule, not read by spec
+	}
 	for range r.IntN(4) {
 		rule := warehouse.SetupInitRule{
 			Op:        pick(r, []string{"equals", "equals", "equals", "not_equals", "contains", "starts_with", "in", "not_in", "exists", "not_exists", "greater_than"}),
