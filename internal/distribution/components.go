@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/confmap/provider/yamlprovider"
 	"go.opentelemetry.io/collector/connector"
+	"go.opentelemetry.io/collector/connector/forwardconnector"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/debugexporter"
 	"go.opentelemetry.io/collector/exporter/otlpexporter"
@@ -60,7 +61,9 @@ func Components() (otelcol.Factories, error) {
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
-	if f.Connectors, err = otelcol.MakeFactoryMap[connector.Factory](); err != nil {
+	if f.Connectors, err = otelcol.MakeFactoryMap[connector.Factory](
+		forwardconnector.NewFactory(),
+	); err != nil {
 		return otelcol.Factories{}, err
 	}
 	return f, nil

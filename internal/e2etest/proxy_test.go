@@ -32,14 +32,13 @@ receivers:
       http: {endpoint: {{.OTLPHTTP}}, max_request_body_size: 3145728, auth: {authenticator: evalapi}, middlewares: [{id: evalapi}]}
 processors:
   tenant: {}
-  batch: {timeout: 20ms}
 exporters:
   warehouse: {api: evalapi}
 service:
   telemetry: {metrics: {level: none}, logs: {level: warn}}
   extensions: [evalapi]
   pipelines:
-    traces: {receivers: [otlp], processors: [tenant, batch], exporters: [warehouse]}
+    traces: {receivers: [otlp], processors: [tenant], exporters: [warehouse]}
 `
 
 // bigSpan is an OTLP/HTTP protobuf body of about size bytes: one span

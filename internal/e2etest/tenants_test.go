@@ -49,15 +49,14 @@ receivers:
 processors:
   tenant: {}
   evaluator: {api: evalapi}
-  batch: {timeout: 20ms}
 exporters:
   warehouse: {api: evalapi}
 service:
   telemetry: {metrics: {level: none}, logs: {level: warn}}
   extensions: [evalapi]
   pipelines:
-    traces: {receivers: [otlp], processors: [tenant, evaluator, batch], exporters: [warehouse]}
-    metrics: {receivers: [otlp], processors: [tenant, batch], exporters: [warehouse]}
+    traces: {receivers: [otlp], processors: [tenant, evaluator], exporters: [warehouse]}
+    metrics: {receivers: [otlp], processors: [tenant], exporters: [warehouse]}
 `
 
 // sendWorkflowSpan sends one chat span of workflow wf with resource res
