@@ -48,6 +48,21 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "ui_short_secret"), wantErr: "ui.session_secret: must be at least 32 characters, got 9"},
 		{id: component.NewIDWithName(metadata.Type, "ui_bad_ttl"), wantErr: "ui.session_ttl: must be between 1s and 720h0m0s, got 0s"},
 		{id: component.NewIDWithName(metadata.Type, "ui_unknown_field"), wantErr: "ui: unknown field(s) enable (valid fields: enabled, session_secret, session_ttl)"},
+		{id: component.NewIDWithName(metadata.Type, "evaluator_limits"), check: func(t *testing.T, c *Config) {
+			want := EvaluatorLimitsConfig{MaxConcurrentPerKey: 4, TimePerSecond: 500 * time.Millisecond, Burst: 2 * time.Second, MaxWait: 250 * time.Millisecond}
+			if c.EvaluatorLimits != want {
+				t.Errorf("evaluator_limits = %+v, want %+v", c.EvaluatorLimits, want)
+			}
+			if c.Warehouse.IntegrityCheck {
+				t.Error("warehouse.integrity_check: false was not read")
+			}
+		}},
+		{id: component.NewIDWithName(metadata.Type, "evaluator_limits_unknown_field"),
+			wantErr: "evaluator_limits: unknown field(s) max_concurent_per_key (valid fields: burst, max_concurrent_per_key, max_wait, time_per_second)"},
+		{id: component.NewIDWithName(metadata.Type, "evaluator_limits_negative"),
+			wantErr: "evaluator_limits: values must not be negative (0 disables a limit), got max_concurrent_per_key 2, time_per_second 200ms, burst 1s, max_wait -1s"},
+		{id: component.NewIDWithName(metadata.Type, "evaluator_limits_too_much_time"),
+			wantErr: "evaluator_limits.time_per_second: at most 1s (the evaluation time of one second), got 2s; set 0 to disable the limit"},
 		{id: component.NewIDWithName(metadata.Type, "full"), check: func(t *testing.T, c *Config) {
 			if c.ServerConfig.NetAddr.Endpoint != "0.0.0.0:9090" || c.ServerConfig.MaxRequestBodySize != 2<<20 || c.ServerConfig.ReadTimeout != 5*time.Second {
 				t.Errorf("server = %+v", c.ServerConfig)
