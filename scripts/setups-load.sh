@@ -2,7 +2,7 @@
 # Ingest with auto monitor setups that match nothing, old build vs new build
 # back to back: for each build and each number of setups, a fresh collector
 # (otlp -> memory_limiter -> tenant -> evaluator {api: evalapi}, no static
-# monitor -> batch -> warehouse on SQLite), cmd/loadgen -setups N to create
+# monitor -> warehouse on SQLite, the durable default shape), cmd/loadgen -setups N to create
 # N setups of workflows its spans never carry (in the spans' environment)
 # and wait until they are loaded, then cmd/loadgen unthrottled for DURATION.
 # Records acknowledged spans/s, the collector's CPU over the load phase and
@@ -57,14 +57,13 @@ processors:
   memory_limiter: {check_interval: 1s, limit_percentage: 80, spike_limit_percentage: 20}
   tenant: {}
   evaluator: {api: evalapi}
-  batch: {}
 exporters:
   warehouse: {api: evalapi}
 service:
   telemetry: {logs: {level: warn}, metrics: {level: none}}
   extensions: [evalapi]
   pipelines:
-    traces: {receivers: [otlp], processors: [memory_limiter, tenant, evaluator, batch], exporters: [warehouse]}
+    traces: {receivers: [otlp], processors: [memory_limiter, tenant, evaluator], exporters: [warehouse]}
 YAML
 }
 
