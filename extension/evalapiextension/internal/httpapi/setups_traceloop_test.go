@@ -78,6 +78,9 @@ func TestSetupsTraceloopShapes(t *testing.T) {
 		t.Errorf("selector after partial PUT = %s", sel)
 	}
 	st, put = s.do(t, "PUT", "/v2/auto-monitor-setups/my-agent-monitor-1", authA, []byte(`{"selector":[{"key":"gen_ai.system","source":"span_attributes","operator":"in","values":["openai","anthropic"]}]}`))
+	if st != 200 {
+		t.Fatalf("selector-only PUT = %d %v", st, put)
+	}
 	if rules := put["init_rules"].([]any); st != 200 || len(rules) != 1 || rules[0].(map[string]any)["op"] != "in" || len(put["evaluators"].([]any)) != 1 {
 		t.Errorf("selector-only PUT = %d %v", st, put)
 	}

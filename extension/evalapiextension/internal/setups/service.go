@@ -493,19 +493,39 @@ func (s *Service) List(ctx context.Context, t tenant.Tenant, q warehouse.SetupQu
 	return page, nil
 }
 
+// maxUpdateAttempts bounds how often Update re-applies a request to a
+// setup that changed while it was being updated.
+const maxUpdateAttempts = 5
+
 // Update changes one of t's setups (by id or external id). A request with
 // an entity replaces the entity, evaluators and selector; one without
-// changes only the fields it has. The status starts again at pending.
+// changes only the fields it has. The status starts again at pending. A
+// setup that changes meanwhile (its binding status recorded) gets the
+// request applied again.
 func (s *Service) Update(ctx context.Context, t tenant.Tenant, idOrExternalID string, r Request) (warehouse.MonitorSetup, error) {
-	prev, err := s.Get(ctx, t, idOrExternalID)
-	if err != nil {
-		return warehouse.MonitorSetup{}, err
-	}
-	if !r.HasEntity() {
-		r = merge(prev, r)
-	}
-	setup := build(r, t, s.now(), &prev)
-	if err := s.store.UpdateSetup(ctx, setup); err != nil {
+	var setup warehouse.MonitorSetup
+	for attempt := 0; ; attempt++ {
+		prev, err := s.Get(ctx, t, idOrExternalID)
+		if err != nil {
+			return warehouse.MonitorSetup{}, err
+		}
+		req := r
+		if !r.HasEntity() {
+			req = merge(prev, r)
+		}
+		setup = build(req, t, s.now(), &prev)
+		err = s.store.UpdateSetup(ctx, setup)
+		if err == nil {
+			break
+		}
+		// The binder records a setup's status as a new version: an update
+		// read before it conflicts on the version, not on the external
+		// id. Read the setup again and apply the request to it.
+		if errors.Is(err, warehouse.ErrConflict) && attempt < maxUpdateAttempts-1 {
+			if cur, gerr := s.Get(ctx, t, idOrExternalID); gerr == nil && cur.Version != prev.Version {
+				continue
+			}
+		}
 		return warehouse.MonitorSetup{}, err
 	}
 	s.running.Delete(setup.ID)
