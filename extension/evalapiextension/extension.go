@@ -173,6 +173,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			SessionKeys: e.sessionKeys(store), SessionTTL: e.cfg.UI.SessionTTL,
 			SecureCookies: e.cfg.ServerConfig.TLS.HasValue(), MaxBodyBytes: e.cfg.ServerConfig.MaxRequestBodySize,
 			GroundTruthAttribute: engine.DefaultGroundTruth, Logger: e.settings.Logger,
+			AcquireEvaluation: api.AcquireEvaluation,
 		})
 		if err != nil {
 			_ = ln.Close()

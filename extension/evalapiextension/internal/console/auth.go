@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/tenant"
 )
 
@@ -154,7 +155,8 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.renderLogin(w, r, http.StatusForbidden, loginForm{Next: next, Error: "The login form expired. Enter your API key again."})
 		return
 	}
-	t, ok := c.opts.Keys.Lookup(tenant.SecretFromAuthorization(r.PostFormValue("api_key")))
+	secret := tenant.SecretFromAuthorization(r.PostFormValue("api_key"))
+	t, ok := c.opts.Keys.Lookup(secret)
 	if !ok {
 		msg := "Invalid API key."
 		if strings.TrimSpace(r.PostFormValue("api_key")) == "" {
@@ -164,6 +166,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess := c.signer.newSession(t, c.opts.SessionTTL)
+	sess.KeyID = httpapi.KeyFingerprint(secret)
 	value, err := c.signer.encode(r.Context(), sess)
 	if err != nil {
 		c.unavailable(w, r, err)

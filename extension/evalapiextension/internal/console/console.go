@@ -71,6 +71,10 @@ type Options struct {
 	Logger               *zap.Logger
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// AcquireEvaluation admits one playground run under the evaluator
+	// limits of the session's API key (httpapi.API.AcquireEvaluation);
+	// nil means no limits. Over a limit it returns a *httpapi.LimitError.
+	AcquireEvaluation func(ctx context.Context, keyFingerprint string) (release func(used time.Duration), err error)
 	// RunEvaluator runs a validated playground request; nil means
 	// (*evaluators.Definition).Run.
 	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)

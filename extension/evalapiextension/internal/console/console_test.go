@@ -42,6 +42,14 @@ type testServer struct {
 // two keys of two environments.
 func newTestServer(t *testing.T, tlsServer bool, mutate func(*Options)) *testServer {
 	t.Helper()
+	return newTestServerAPI(t, tlsServer, mutate, nil)
+}
+
+// newTestServerAPI is newTestServer with the API's options changed by
+// mutateAPI too; the console's playground runs under the API's evaluator
+// limits, as in the extension.
+func newTestServerAPI(t *testing.T, tlsServer bool, mutate func(*Options), mutateAPI func(*httpapi.Options)) *testServer {
+	t.Helper()
 	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +65,13 @@ func newTestServer(t *testing.T, tlsServer bool, mutate func(*Options)) *testSer
 		{Secret: keyA, Tenant: tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}},
 		{Secret: keyB, Tenant: tenant.Tenant{Environment: "env-b", OrganizationID: "org-b", ProjectID: "p-b"}},
 	})
-	opts := Options{Keys: keys, Store: store, Setups: svc, SessionKeys: StaticKeys(secret), MaxBodyBytes: 64 << 10}
+	apiOpts := httpapi.Options{Keys: keys, Store: store, Setups: svc, MaxBodyBytes: 64 << 10}
+	if mutateAPI != nil {
+		mutateAPI(&apiOpts)
+	}
+	api := httpapi.New(apiOpts)
+	opts := Options{Keys: keys, Store: store, Setups: svc, SessionKeys: StaticKeys(secret), MaxBodyBytes: 64 << 10,
+		AcquireEvaluation: api.AcquireEvaluation}
 	if mutate != nil {
 		mutate(&opts)
 	}
@@ -65,7 +79,6 @@ func newTestServer(t *testing.T, tlsServer bool, mutate func(*Options)) *testSer
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(httpapi.Options{Keys: keys, Store: store, Setups: svc, MaxBodyBytes: 64 << 10})
 	h := Mount(api, con)
 	var srv *httptest.Server
 	if tlsServer {

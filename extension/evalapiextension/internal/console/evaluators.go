@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"
@@ -207,19 +208,28 @@ func (c *Console) runPlayground(w http.ResponseWriter, r *http.Request) {
 	data := playgroundData{Def: def}
 	status := http.StatusOK
 	if len(errs) == 0 {
-		req, err := def.NewRequest(input, config)
+		release, err := c.acquireEvaluation(r)
 		if err == nil {
 			start := time.Now()
-			var res evaluators.Result
-			res, err = c.opts.RunEvaluator(r.Context(), def, req)
-			elapsed := time.Since(start)
+			var req evaluators.Request
+			req, err = def.NewRequest(input, config)
 			if err == nil {
-				data.Result = newRunResult(def, res, elapsed)
+				var res evaluators.Result
+				res, err = c.opts.RunEvaluator(r.Context(), def, req)
+				if err == nil {
+					data.Result = newRunResult(def, res, time.Since(start))
+				}
 			}
+			release(time.Since(start))
 		}
 		if err != nil {
 			var e *evaluators.Error
+			var limited *httpapi.LimitError
 			switch {
+			case errors.As(err, &limited):
+				w.Header().Set("Retry-After", limited.RetryAfterHeader())
+				data.Error = "Not run: " + limited.Msg + ". Try again in " + limited.RetryAfterHeader() + " s."
+				status = http.StatusTooManyRequests
 			case errors.As(err, &e) && e.Kind == evaluators.KindInvalidInput && e.Field != "":
 				errs[e.Field] = e.Msg
 				status = http.StatusBadRequest
@@ -237,6 +247,15 @@ func (c *Console) runPlayground(w http.ResponseWriter, r *http.Request) {
 	}
 	data.Inputs, data.Config = formFields(def, values, errs)
 	c.render(w, r, status, "playground", page{Title: def.Slug + " playground", Nav: "evaluators", Data: data})
+}
+
+// acquireEvaluation admits one playground run under the evaluator limits
+// of the session's API key.
+func (c *Console) acquireEvaluation(r *http.Request) (release func(used time.Duration), err error) {
+	if c.opts.AcquireEvaluation == nil {
+		return func(time.Duration) {}, nil
+	}
+	return c.opts.AcquireEvaluation(r.Context(), sessionFrom(r.Context()).limitKey())
 }
 
 func newRunResult(def *evaluators.Definition, res evaluators.Result, elapsed time.Duration) *runResult {

@@ -33,6 +33,20 @@ type session struct {
 	ProjectID      string `json:"prj,omitempty"`
 	ID             string `json:"sid"`
 	Expires        int64  `json:"exp"` // Unix seconds
+	// KeyID is the fingerprint of the API key that logged in
+	// (httpapi.KeyFingerprint): the playground's runs are charged to that
+	// key's evaluator limits.
+	KeyID string `json:"kid,omitempty"`
+}
+
+// limitKey is the identity the session's playground runs are limited
+// under: its key's, or the session's own for a cookie issued before
+// sessions carried one.
+func (s session) limitKey() string {
+	if s.KeyID != "" {
+		return s.KeyID
+	}
+	return "session:" + s.ID
 }
 
 func (s session) tenant() tenant.Tenant {

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/tenant"
 )
 
 // executeRequest is the evaluator request envelope.
@@ -43,7 +44,7 @@ func (a *API) execute(guardrail bool) http.HandlerFunc {
 			return
 		}
 		if a.limiter != nil {
-			release, lerr := a.limiter.acquire(r.Context(), r)
+			release, lerr := a.limiter.acquire(r.Context(), KeyFingerprint(tenant.SecretFromAuthorization(r.Header.Get("Authorization"))))
 			if lerr != nil {
 				writeLimitError(w, lerr)
 				return

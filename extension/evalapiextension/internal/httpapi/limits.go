@@ -3,14 +3,13 @@ package httpapi
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/evalcol/evalcol/internal/tenant"
 )
 
 // EvaluatorLimits bound the evaluator work of each API key, so that one
@@ -36,14 +35,23 @@ type EvaluatorLimits struct {
 	MaxWait time.Duration
 }
 
-// keyLimiter applies EvaluatorLimits per API key. Keys are kept as SHA-256
-// digests, one small state each.
+// keyLimiter applies EvaluatorLimits per API key. Keys are kept as their
+// fingerprints (KeyFingerprint), one small state each.
 type keyLimiter struct {
 	limits EvaluatorLimits
 	now    func() time.Time
 
 	mu   sync.Mutex
-	keys map[[sha256.Size]byte]*keyState
+	keys map[string]*keyState
+}
+
+// KeyFingerprint identifies an API key for its evaluator limits without
+// holding the key: a domain-separated SHA-256 of the secret. The console
+// keeps it in its sessions, so that a key's playground runs and its /v2
+// executions share one budget.
+func KeyFingerprint(secret string) string {
+	sum := sha256.Sum256([]byte("evalcol evaluator limits\x00" + secret))
+	return hex.EncodeToString(sum[:16])
 }
 
 type keyState struct {
@@ -67,17 +75,10 @@ func newKeyLimiter(l EvaluatorLimits) *keyLimiter {
 	if l.Burst < l.TimePerSecond {
 		l.Burst = l.TimePerSecond
 	}
-	return &keyLimiter{limits: l, now: time.Now, keys: map[[sha256.Size]byte]*keyState{}}
+	return &keyLimiter{limits: l, now: time.Now, keys: map[string]*keyState{}}
 }
 
-// limitError is a request refused by a limit.
-type limitError struct {
-	msg        string
-	retryAfter time.Duration
-}
-
-func (l *keyLimiter) state(r *http.Request) *keyState {
-	key := sha256.Sum256([]byte(tenant.SecretFromAuthorization(r.Header.Get("Authorization"))))
+func (l *keyLimiter) state(key string) *keyState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := l.keys[key]
@@ -91,10 +92,10 @@ func (l *keyLimiter) state(r *http.Request) *keyState {
 	return s
 }
 
-// acquire admits one evaluation of the request's key, waiting up to
-// MaxWait; release must be called with the time the evaluation used.
-func (l *keyLimiter) acquire(ctx context.Context, r *http.Request) (release func(used time.Duration), lerr *limitError) {
-	s := l.state(r)
+// acquire admits one evaluation of the key with fingerprint key, waiting
+// up to MaxWait; release must be called with the time the evaluation used.
+func (l *keyLimiter) acquire(ctx context.Context, key string) (release func(used time.Duration), lerr *LimitError) {
+	s := l.state(key)
 	deadline := l.now().Add(l.limits.MaxWait)
 	var reserved time.Duration
 	if l.limits.TimePerSecond > 0 {
@@ -106,12 +107,12 @@ func (l *keyLimiter) acquire(ctx context.Context, r *http.Request) (release func
 			}
 			if left := deadline.Sub(l.now()); wait > left {
 				sleep(ctx, left)
-				return nil, &limitError{retryAfter: wait - left, msg: fmt.Sprintf(
+				return nil, &LimitError{RetryAfter: wait - left, Msg: fmt.Sprintf(
 					"evaluator time limit of this API key exceeded: at most %s of evaluation per second, %s at once (evaluator_limits.time_per_second, evaluator_limits.burst)",
 					l.limits.TimePerSecond, l.limits.Burst)}
 			}
 			if !sleep(ctx, wait) {
-				return nil, &limitError{retryAfter: time.Second, msg: "request cancelled while waiting for the API key's evaluator time"}
+				return nil, &LimitError{RetryAfter: time.Second, Msg: "request cancelled while waiting for the API key's evaluator time"}
 			}
 		}
 	}
@@ -125,12 +126,12 @@ func (l *keyLimiter) acquire(ctx context.Context, r *http.Request) (release func
 			case s.sem <- struct{}{}:
 			case <-t.C:
 				s.settle(l, reserved, 0)
-				return nil, &limitError{retryAfter: time.Second, msg: fmt.Sprintf(
+				return nil, &LimitError{RetryAfter: time.Second, Msg: fmt.Sprintf(
 					"concurrent evaluations limit of this API key exceeded: at most %d at once (evaluator_limits.max_concurrent_per_key)",
 					l.limits.MaxConcurrent)}
 			case <-ctx.Done():
 				s.settle(l, reserved, 0)
-				return nil, &limitError{retryAfter: time.Second, msg: "request cancelled while waiting for a concurrent evaluation of the API key to finish"}
+				return nil, &LimitError{RetryAfter: time.Second, Msg: "request cancelled while waiting for a concurrent evaluation of the API key to finish"}
 			}
 		}
 	}
@@ -190,8 +191,38 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // writeLimitError answers 429 with Retry-After (whole seconds, at least 1).
-func writeLimitError(w http.ResponseWriter, e *limitError) {
-	secs := int(math.Ceil(e.retryAfter.Seconds()))
-	w.Header().Set("Retry-After", strconv.Itoa(max(1, secs)))
-	writeError(w, http.StatusTooManyRequests, e.msg)
+func writeLimitError(w http.ResponseWriter, e *LimitError) {
+	w.Header().Set("Retry-After", e.RetryAfterHeader())
+	writeError(w, http.StatusTooManyRequests, e.Msg)
+}
+
+// RetryAfterHeader is the Retry-After value of e: whole seconds, at
+// least 1.
+func (e *LimitError) RetryAfterHeader() string {
+	return strconv.Itoa(max(1, int(math.Ceil(e.RetryAfter.Seconds()))))
+}
+
+// LimitError is an evaluation refused by the key's evaluator limits: the
+// message names the limit, RetryAfter says when to try again.
+type LimitError struct {
+	Msg        string
+	RetryAfter time.Duration
+}
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// AcquireEvaluation admits one evaluation charged to the API key with the
+// given fingerprint (KeyFingerprint) under the configured evaluator
+// limits, for callers other than the /v2 execute endpoints (the console's
+// playground). It waits up to the limits' MaxWait; over a limit it returns
+// a *LimitError. release must be called with the time the evaluation used.
+func (a *API) AcquireEvaluation(ctx context.Context, keyFingerprint string) (release func(used time.Duration), err error) {
+	if a.limiter == nil {
+		return func(time.Duration) {}, nil
+	}
+	release, lerr := a.limiter.acquire(ctx, keyFingerprint)
+	if lerr != nil {
+		return nil, lerr
+	}
+	return release, nil
 }
