@@ -20,7 +20,7 @@ func (s *Store) AggregateMetricPoints(ctx context.Context, q warehouse.MetricAgg
 		return nil, err
 	}
 	// Points past the retention are hidden until pruned, as for reads.
-	cutoff, err := s.retentionCutoff(ctx, "metric_points", s.retention.MetricPoints, math.MaxInt64)
+	cutoff, err := retentionCutoff(ctx, s.reader, "metric_points", s.retention.MetricPoints, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}

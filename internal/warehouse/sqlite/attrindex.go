@@ -5,14 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"slices"
 	"strconv"
 
-	"hash/fnv"
-	"math"
-
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // maxIndexedValue is the longest attribute value the equality index holds;
@@ -29,11 +27,61 @@ func hourOf(ms int64) int64 {
 	return ms / hourMs
 }
 
-// attrHash is the 31-bit index hash of one attribute of a span in env:
-// small enough for SQLite's 4-byte integers. Within one hour of one index
-// the chance that an unrelated attribute shares a hash stays tiny, and
-// queries re-check the attribute anyway.
-func attrHash(env, key, value string) int64 {
+// indexable reports whether value is held by the equality index.
+func indexable(value string) bool { return len(value) <= maxIndexedValue }
+
+// traceIDKey is the index key of the trace_id column; the NUL keeps it
+// apart from attribute keys in practice (a collision would only cost a
+// re-check).
+const traceIDKey = "\x00trace_id"
+
+// indexedColumns are the span columns whose values the postings hold
+// besides the trace id (under the key "\x00" + column), so that equality
+// filters on them find their spans and count them without a scan.
+var indexedColumns = []string{"workflow_name", "entity_name", "agent_name", "service_name", "span_name",
+	"request_model", "response_model", "status_code"}
+
+// columnKey is the posting key of a column's values.
+func columnKey(column string) string { return "\x00" + column }
+
+// columnKeys are the posting keys of indexedColumns, in that order.
+var columnKeys = func() []string {
+	out := make([]string, len(indexedColumns))
+	for i, c := range indexedColumns {
+		out[i] = columnKey(c)
+	}
+	return out
+}()
+
+// columnValues returns sp's values of indexedColumns, in that order.
+func columnValues(sp *warehouse.Span) [8]string {
+	return [8]string{sp.WorkflowName, sp.EntityName, sp.AgentName, sp.ServiceName, sp.SpanName,
+		sp.RequestModel, sp.ResponseModel, sp.StatusCode}
+}
+
+// postingHash is the hash of one value of key (an attribute key, or a
+// column's key) in span_postings, whose rows also carry the environment:
+// 63 bits, so that two different values of one environment share a hash
+// with a chance of about 2^-63 per pair, and a list's length counts the
+// spans holding its value. Another environment's spans never share a
+// list. Pages re-check every row they return.
+func postingHash(key, value string) int64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint64(key[i])) * prime
+	}
+	h = (h ^ 0) * prime
+	for i := 0; i < len(value); i++ {
+		h = (h ^ uint64(value[i])) * prime
+	}
+	return int64(h >> 1)
+}
+
+// legacyAttrHash is the 31-bit hash of span_attr_index, the index of the
+// spans written before span_postings (migration 00014); it mixes in the
+// environment, which its rows lack.
+func legacyAttrHash(env, key, value string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte(env))
 	h.Write([]byte{0})
@@ -43,38 +91,49 @@ func attrHash(env, key, value string) int64 {
 	return int64(h.Sum64() & math.MaxInt32)
 }
 
-// indexable reports whether value is held by the equality index.
-func indexable(value string) bool { return len(value) <= maxIndexedValue }
+// postingKey identifies one posting list of a write: an hour, an
+// environment and a hash.
+type postingKey struct {
+	hour int64
+	env  string
+	hash int64
+}
 
-// traceIDKey is the index key of the trace_id column; the NUL keeps it
-// apart from attribute keys in practice (a collision would only cost a
-// re-check).
-const traceIDKey = "\x00trace_id"
-
-// postingKey identifies one posting list of a write: an hour and a hash.
-type postingKey struct{ hour, hash int64 }
+// postingList is one list of a write: offsets from the write's first
+// sequence number, and the start times of their spans.
+type postingList struct {
+	offs, ts []int64
+}
 
 // postings collects the index entries of one WriteSpans call: for each
-// (hour, hash) the offsets of its spans from the batch's first sequence
-// number. Spans of a batch share most attribute values (models, users,
-// workflows), so one row per posting list replaces many per-span rows.
+// (hour, environment, hash) the offsets of its spans from the batch's
+// first sequence number. Spans of a batch share most attribute values
+// (models, users, workflows), so one row per posting list replaces many
+// per-span rows.
 type postings struct {
 	first int64 // sequence number of offset 0
-	lists map[postingKey][]int64
+	lists map[postingKey]*postingList
 }
 
 func newPostings(first int64) *postings {
-	return &postings{first: first, lists: map[postingKey][]int64{}}
+	return &postings{first: first, lists: map[postingKey]*postingList{}}
 }
 
-// add indexes one span of start time timestamp: hashes are those of its
-// trace id and indexable span attributes (prepared.hashes).
-func (p *postings) add(seq, timestamp int64, hashes []int64) {
+// add indexes one span of env and start time timestamp: hashes are those
+// of its trace id, indexed columns and indexable span attributes
+// (prepared.hashes).
+func (p *postings) add(seq int64, env string, timestamp int64, hashes []int64) {
 	hour, off := hourOf(timestamp), seq-p.first
 	for _, h := range hashes {
-		k := postingKey{hour, h}
-		if l := p.lists[k]; len(l) == 0 || l[len(l)-1] != off { // a hash twice in one span
-			p.lists[k] = append(l, off)
+		k := postingKey{hour, env, h}
+		l := p.lists[k]
+		if l == nil {
+			l = &postingList{}
+			p.lists[k] = l
+		}
+		if n := len(l.offs); n == 0 || l.offs[n-1] != off { // a hash twice in one span
+			l.offs = append(l.offs, off)
+			l.ts = append(l.ts, timestamp)
 		}
 	}
 }
@@ -84,41 +143,43 @@ func (p *postings) add(seq, timestamp int64, hashes []int64) {
 const (
 	maxPostingLen      = 512
 	indexRowsPerInsert = 100
+	postingColumns     = 8
 )
 
-// insertIndexSQL starts the insert of index rows (hour, hash, base,
-// offsets).
-const insertIndexSQL = "INSERT INTO span_attr_index (hour, hash, base, offsets) VALUES "
+// insertIndexSQL starts the insert of index rows.
+const insertIndexSQL = "INSERT INTO span_postings (hour, environment, hash, base, n, min_ts, max_ts, offsets) VALUES "
 
 // write inserts the posting lists in key order (the B-tree inserts walk
-// forward). Each row holds base, a sequence number, and offsets, a JSON
-// array of the row's sequence numbers minus base.
+// forward). Each row holds base, a sequence number; n, the number of its
+// spans; min_ts and max_ts, their earliest and latest start; and offsets,
+// a JSON array of the row's sequence numbers minus base.
 func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) error {
 	keys := make([]postingKey, 0, len(p.lists))
 	for k := range p.lists {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b postingKey) int {
-		return cmp.Or(cmp.Compare(a.hour, b.hour), cmp.Compare(a.hash, b.hash))
+		return cmp.Or(cmp.Compare(a.hour, b.hour), cmp.Compare(a.env, b.env), cmp.Compare(a.hash, b.hash))
 	})
-	rows := newRowInserter(tx, stmts, insertIndexSQL, 4, indexRowsPerInsert)
+	rows := newRowInserter(tx, stmts, insertIndexSQL, postingColumns, indexRowsPerInsert)
 	defer rows.close()
 	var buf []byte
 	for _, k := range keys {
 		list := p.lists[k]
-		for len(list) > 0 {
-			chunk := list[:min(len(list), maxPostingLen)]
-			list = list[len(chunk):]
-			base := chunk[0]
+		for start := 0; start < len(list.offs); start += maxPostingLen {
+			end := min(start+maxPostingLen, len(list.offs))
+			offs, ts := list.offs[start:end], list.ts[start:end]
+			base := offs[0]
 			buf = append(buf[:0], '[')
-			for i, off := range chunk {
+			for i, off := range offs {
 				if i > 0 {
 					buf = append(buf, ',')
 				}
 				buf = strconv.AppendInt(buf, off-base, 10)
 			}
 			buf = append(buf, ']')
-			if err := rows.add(ctx, k.hour, k.hash, p.first+base, string(buf)); err != nil {
+			if err := rows.add(ctx, k.hour, k.env, k.hash, p.first+base, len(offs), slices.Min(ts), slices.Max(ts),
+				string(buf)); err != nil {
 				return err
 			}
 		}
@@ -126,23 +187,32 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) erro
 	return rows.flush(ctx)
 }
 
-// defaultMaxIndexCandidates bounds the spans a query takes from the
-// attribute index; a filter matching more spans than that in the time
-// range is cheaper as a time-ordered scan.
-const defaultMaxIndexCandidates = 20000
+// postingFilter is a filter of a span query that the postings answer: an
+// equality or in-list on an attribute or an indexed column, with values
+// short enough to be indexed.
+type postingFilter struct {
+	index  int      // in SpanQuery.Filters
+	key    string   // posting key: attribute key, traceIDKey or columnKey
+	values []string // distinct values
+}
 
-// indexableFilter returns the hashes of the first span-attribute or
-// trace_id equals / in filter of q whose values the index holds.
-func indexableFilter(q warehouse.SpanQuery, env string) []int64 {
-	for _, f := range q.Filters {
+// postingFilters returns the filters of q that the postings answer.
+func postingFilters(q warehouse.SpanQuery) []postingFilter {
+	var out []postingFilter
+	for i, f := range q.Filters {
 		ref := warehouse.ResolveSpanField(f.Field)
+		var key string
 		switch {
 		case ref.Kind == warehouse.KindColumn && ref.Column == "trace_id":
-			ref.Key = traceIDKey
-		case ref.Kind != warehouse.KindSpanAttribute:
+			key = traceIDKey
+		case ref.Kind == warehouse.KindColumn && slices.Contains(indexedColumns, ref.Column):
+			key = columnKey(ref.Column)
+		case ref.Kind == warehouse.KindSpanAttribute:
+			key = ref.Key
+		default:
 			continue
 		}
-		if f.ValueType == warehouse.TypeNumber {
+		if f.ValueType == warehouse.TypeNumber || f.ValueType == warehouse.TypeBoolean {
 			continue
 		}
 		var values []string
@@ -150,66 +220,202 @@ func indexableFilter(q warehouse.SpanQuery, env string) []int64 {
 		case warehouse.OpEquals:
 			values = []string{f.Value}
 		case warehouse.OpIn:
-			values = f.Values
+			values = slices.Compact(slices.Sorted(slices.Values(f.Values)))
 		default:
 			continue
 		}
-		if len(values) == 0 || len(values) > 100 {
+		if len(values) == 0 || len(values) > 100 || !allIndexable(values) {
 			continue
 		}
-		ok := true
-		hashes := make([]int64, 0, len(values))
-		for _, v := range values {
-			ok = ok && indexable(v)
-			hashes = append(hashes, attrHash(env, ref.Key, v))
-		}
-		if ok {
-			return hashes
-		}
+		out = append(out, postingFilter{index: i, key: key, values: values})
 	}
-	return nil
+	return out
 }
 
-// attrIndexLookup returns a subquery of candidate span seqs from the
-// attribute index when q has an indexable filter that is selective enough
-// (at most s.maxIndexCandidates spans in its time range), else nil.
-func (s *Store) attrIndexLookup(ctx context.Context, q warehouse.SpanQuery) (*sqlfilter.Expr, error) {
-	var hashes []int64
-	for _, env := range q.Environments {
-		h := indexableFilter(q, env)
-		if h == nil {
-			return nil, nil
+func allIndexable(values []string) bool {
+	for _, v := range values {
+		if !indexable(v) {
+			return false
 		}
-		hashes = append(hashes, h...)
 	}
-	var lo, hi sql.NullInt64
-	if err := s.reader.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_attr_index), (SELECT max(hour) FROM span_attr_index)`).Scan(&lo, &hi); err != nil {
-		return nil, fmt.Errorf("attribute index range: %w", mapErr(err))
+	return true
+}
+
+// hashes returns the posting hashes of f's values.
+func (f postingFilter) hashes() []any {
+	out := make([]any, len(f.values))
+	for i, v := range f.values {
+		out[i] = postingHash(f.key, v)
 	}
-	if !lo.Valid {
-		return nil, nil
+	return out
+}
+
+// legacyHashes returns the span_attr_index hashes of f's values in envs
+// (nil when that index cannot hold them: it never held columns other than
+// the trace id).
+func (f postingFilter) legacyHashes(envs []string) []any {
+	if f.key != traceIDKey && f.key[0] == 0 {
+		return nil
 	}
-	from, to := max(hourOf(q.FromMs), lo.Int64), hi.Int64
-	if q.ToMs != 0 {
-		to = min(hourOf(q.ToMs), hi.Int64)
+	out := make([]any, 0, len(f.values)*len(envs))
+	for _, env := range envs {
+		for _, v := range f.values {
+			out = append(out, legacyAttrHash(env, f.key, v))
+		}
 	}
-	args := []any{from, to}
-	for _, h := range hashes {
-		args = append(args, h)
+	return out
+}
+
+// hoursCTE generates the index hours [?, ?] as the table hours(h): the
+// postings are looked up hour by hour, each an equality on the primary
+// key.
+const hoursCTE = `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?) `
+
+// postingRange is the part of a query the postings are read for: the
+// environments and the time range [from, to] (to 0: open), within the
+// hours the index holds.
+type postingRange struct {
+	envs     []string
+	from, to int64
+	// hourFrom and hourTo bound the hours looked up.
+	hourFrom, hourTo int64
+	// legacyTo is the last hour of span_attr_index (math.MinInt64: none).
+	legacyTo int64
+}
+
+// legacy reports whether the range reaches hours of span_attr_index.
+func (r postingRange) legacy() bool { return r.hourFrom <= r.legacyTo }
+
+// candidatesSQL returns a subquery of the sequence numbers f's postings
+// list in hours [hourFrom, hourTo] of r (posting rows wholly outside the
+// time range skipped): a superset of the spans that hold one of f's values.
+func (r postingRange) candidatesSQL(f postingFilter, hourFrom, hourTo int64) (string, []any) {
+	hashes := f.hashes()
+	var lh []any
+	if hourFrom <= r.legacyTo {
+		lh = f.legacyHashes(r.envs)
 	}
-	lookup := &sqlfilter.Expr{
-		SQL: `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?)
-			SELECT base + o.value FROM hours CROSS JOIN span_attr_index ON hour = h CROSS JOIN json_each(offsets) AS o
-			WHERE hash IN (` + placeholders(len(hashes)) + `)`,
-		Args: args,
+	query := hoursCTE
+	args := []any{hourFrom, hourTo}
+	if lh != nil {
+		query += `, lhours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM lhours WHERE h < ?) `
+		args = append(args, hourFrom, min(hourTo, r.legacyTo))
 	}
-	var n int
-	if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM ("+lookup.SQL+" LIMIT ?)",
-		append(append([]any{}, args...), s.maxIndexCandidates+1)...).Scan(&n); err != nil {
-		return nil, fmt.Errorf("attribute index probe: %w", mapErr(err))
+	query += `SELECT p.base + o.value FROM hours CROSS JOIN span_postings AS p ON p.hour = hours.h
+		AND p.environment IN (` + placeholders(len(r.envs)) + `) AND p.hash IN (` + placeholders(len(hashes)) + `)
+		AND p.max_ts >= ?` + r.toCond("p.min_ts") + ` CROSS JOIN json_each(p.offsets) AS o`
+	args = append(append(append(args, stringArgs(r.envs)...), hashes...), r.from)
+	if r.to != 0 {
+		args = append(args, r.to)
 	}
-	if n > s.maxIndexCandidates {
-		return nil, nil
+	if lh != nil {
+		query += ` UNION ALL SELECT l.base + o.value FROM lhours CROSS JOIN span_attr_index AS l
+			ON l.hour = lhours.h AND l.hash IN (` + placeholders(len(lh)) + `) CROSS JOIN json_each(l.offsets) AS o`
+		args = append(args, lh...)
 	}
-	return lookup, nil
+	return query, args
+}
+
+// toCond is " AND col <= ?" for a closed range, "" for an open one.
+func (r postingRange) toCond(col string) string {
+	if r.to == 0 {
+		return ""
+	}
+	return " AND " + col + " <= ?"
+}
+
+// estimate returns about how many spans f's postings list in r: the sum
+// of the lengths of the lists that reach into the time range (hours of
+// span_attr_index counted by their offsets).
+func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) (int64, error) {
+	hashes := f.hashes()
+	query := hoursCTE + `SELECT sum(p.n) FROM hours CROSS JOIN span_postings AS p ON p.hour = hours.h
+		AND p.environment IN (` + placeholders(len(r.envs)) + `) AND p.hash IN (` + placeholders(len(hashes)) + `)
+		AND p.max_ts >= ?` + r.toCond("p.min_ts")
+	args := append([]any{r.hourFrom, r.hourTo}, stringArgs(r.envs)...)
+	args = append(append(args, hashes...), r.from)
+	if r.to != 0 {
+		args = append(args, r.to)
+	}
+	var n sql.NullInt64
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("attribute index estimate: %w", mapErr(err))
+	}
+	if !r.legacy() {
+		return n.Int64, nil
+	}
+	lh := f.legacyHashes(r.envs)
+	if lh == nil {
+		return n.Int64, nil
+	}
+	var old sql.NullInt64
+	if err := q.QueryRowContext(ctx, hoursCTE+`SELECT sum(json_array_length(l.offsets)) FROM hours
+		CROSS JOIN span_attr_index AS l ON l.hour = hours.h AND l.hash IN (`+placeholders(len(lh))+`)`,
+		append([]any{r.hourFrom, min(r.hourTo, r.legacyTo)}, lh...)...).Scan(&old); err != nil {
+		return 0, fmt.Errorf("attribute index estimate: %w", mapErr(err))
+	}
+	return n.Int64 + old.Int64, nil
+}
+
+// count returns the spans of r that hold one of f's values, with a
+// sequence number up to snapshot, when the postings can tell it without
+// reading every span (ok false otherwise: r reaches span_attr_index, or
+// f's column is not indexed there). Lists that lie wholly within the time
+// range count by their length; the spans of lists that cross its ends are
+// read and checked, with cond, the SQL of f itself. q must be the read
+// transaction that took the snapshot.
+func (r postingRange) count(ctx context.Context, q querier, f postingFilter, cond string, condArgs []any,
+	snapshot int64) (n int64, ok bool, err error) {
+	if r.legacy() {
+		return 0, false, nil
+	}
+	hashes := f.hashes()
+	head := hoursCTE + `SELECT %s FROM hours CROSS JOIN span_postings AS p ON p.hour = hours.h
+		AND p.environment IN (` + placeholders(len(r.envs)) + `) AND p.hash IN (` + placeholders(len(hashes)) + `)`
+	args := append([]any{r.hourFrom, r.hourTo}, stringArgs(r.envs)...)
+	args = append(args, hashes...)
+	inner, innerArgs := ` AND p.min_ts >= ?`+r.toCond("p.max_ts"), []any{r.from}
+	if r.to != 0 {
+		innerArgs = append(innerArgs, r.to)
+	}
+	var whole sql.NullInt64
+	if err := q.QueryRowContext(ctx, fmt.Sprintf(head, "sum(p.n)")+inner, append(slices.Clone(args), innerArgs...)...).Scan(&whole); err != nil {
+		return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
+	}
+	// Lists that cross an end of the range: min_ts < from <= max_ts, or
+	// min_ts <= to < max_ts.
+	cross := ` AND p.max_ts >= ? AND (p.min_ts < ?` + r.orAfterTo() + `) CROSS JOIN json_each(p.offsets) AS o`
+	crossArgs := []any{r.from, r.from}
+	if r.to != 0 {
+		crossArgs = append(crossArgs, r.to, r.to)
+	}
+	sub := fmt.Sprintf(head, "p.base + o.value") + cross
+	where := "seq IN (" + sub + ") AND environment IN (" + placeholders(len(r.envs)) + ") AND seq <= ? AND timestamp >= ?"
+	whereArgs := append(append(append(slices.Clone(args), crossArgs...), stringArgs(r.envs)...), snapshot, r.from)
+	if r.to != 0 {
+		where += " AND timestamp <= ?"
+		whereArgs = append(whereArgs, r.to)
+	}
+	var edge int64
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE "+where+" AND "+cond,
+		append(whereArgs, condArgs...)...).Scan(&edge); err != nil {
+		return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
+	}
+	return whole.Int64 + edge, true, nil
+}
+
+// orAfterTo is " OR (p.min_ts <= ? AND p.max_ts > ?)" for a closed range.
+func (r postingRange) orAfterTo() string {
+	if r.to == 0 {
+		return ""
+	}
+	return " OR (p.min_ts <= ? AND p.max_ts > ?)"
+}
+
+func stringArgs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

@@ -98,7 +98,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 // deleted.
 func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (warehouse.MetricRows, error) {
 	q := r.Query
-	snapshot, ok, err := s.pageWindow(ctx, "read metric points", pointsRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
+	snapshot, ok, err := s.pageWindow(ctx, s.reader, "read metric points", pointsRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
 	out := warehouse.MetricRows{Snapshot: snapshot}
 	if err != nil || !ok {
 		return out, err // !ok: the whole range is out of the retention

@@ -18,7 +18,7 @@ type prepared struct {
 	evaluations string
 	verdicts    string  // warehouse.VerdictIndex(Evaluations)
 	key         int64   // dedupKey(environment, trace id, span id)
-	hashes      []int64 // attribute index hashes: the trace id, then the indexable attributes
+	hashes      []int64 // posting hashes: the trace id, the indexed columns, the indexable attributes
 }
 
 var _ warehouse.Preparer = (*Store)(nil)
@@ -51,11 +51,17 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 		key:         dedupKey(sp.Environment, sp.TraceID, sp.SpanID),
 	}
 	p.prompts, p.completions, p.input, p.inputKey, p.output, p.outputKey = contentColumns(sp)
-	p.hashes = make([]int64, 0, 1+len(sp.SpanAttributes))
-	p.hashes = append(p.hashes, attrHash(sp.Environment, traceIDKey, sp.TraceID))
+	cols := columnValues(sp)
+	p.hashes = make([]int64, 0, 1+len(cols)+len(sp.SpanAttributes))
+	p.hashes = append(p.hashes, postingHash(traceIDKey, sp.TraceID))
+	for i, v := range cols {
+		if indexable(v) {
+			p.hashes = append(p.hashes, postingHash(columnKeys[i], v))
+		}
+	}
 	for key, v := range sp.SpanAttributes {
 		if indexable(v) {
-			p.hashes = append(p.hashes, attrHash(sp.Environment, key, v))
+			p.hashes = append(p.hashes, postingHash(key, v))
 		}
 	}
 	return p

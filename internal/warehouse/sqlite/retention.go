@@ -66,12 +66,12 @@ var (
 // on a first page) and raises *from to the pagination's retention cutoff;
 // ok is false when the whole range [*from, to] (to 0: open) is out of the
 // retention.
-func (s *Store) pageWindow(ctx context.Context, op string, t retentionTable, first bool, snapshot int64, from *int64, to int64) (snap int64, ok bool, err error) {
+func (s *Store) pageWindow(ctx context.Context, q querier, op string, t retentionTable, first bool, snapshot int64, from *int64, to int64) (snap int64, ok bool, err error) {
 	if err := s.checkOpen(op); err != nil {
 		return 0, false, err
 	}
 	if first {
-		if err := s.reader.QueryRowContext(ctx, highWaterSQL(t.name)).Scan(&snapshot); err != nil {
+		if err := q.QueryRowContext(ctx, highWaterSQL(t.name)).Scan(&snapshot); err != nil {
 			return 0, false, fmt.Errorf("snapshot: %w", mapErr(err))
 		}
 	}
@@ -79,7 +79,7 @@ func (s *Store) pageWindow(ctx context.Context, op string, t retentionTable, fir
 	if t.name == pointsRetention.name {
 		keep = s.retention.MetricPoints
 	}
-	cutoff, err := s.retentionCutoff(ctx, t.name, keep, snapshot)
+	cutoff, err := retentionCutoff(ctx, q, t.name, keep, snapshot)
 	if err != nil {
 		return snapshot, false, err
 	}
@@ -91,12 +91,12 @@ func (s *Store) pageWindow(ctx context.Context, op string, t retentionTable, fir
 // with snapshot snap hides rows of table, 0 when none: the cutoff of the
 // newest mark at or below the snapshot. Without a retention for the table
 // nothing is hidden.
-func (s *Store) retentionCutoff(ctx context.Context, table string, keep time.Duration, snap int64) (int64, error) {
+func retentionCutoff(ctx context.Context, q querier, table string, keep time.Duration, snap int64) (int64, error) {
 	if keep <= 0 {
 		return 0, nil
 	}
 	var cutoff int64
-	err := s.reader.QueryRowContext(ctx, `SELECT cutoff FROM retention_marks WHERE tbl = ? AND seq <= ?
+	err := q.QueryRowContext(ctx, `SELECT cutoff FROM retention_marks WHERE tbl = ? AND seq <= ?
 		ORDER BY seq DESC LIMIT 1`, table, snap).Scan(&cutoff)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
@@ -301,6 +301,15 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.oldKeyTab+" WHERE key IN ("+placeholders(len(plain))+")", plain...); err != nil {
 		return 0, fmt.Errorf("delete keys: %w", mapErr(err))
 	}
+	if t.name == spansRetention.name {
+		var counts minuteCounts
+		for _, k := range keys {
+			counts.add(env, k.ts, -1)
+		}
+		if err := counts.write(ctx, tx, nil); err != nil {
+			return 0, mapErr(err)
+		}
+	}
 	return len(seqs), nil
 }
 
@@ -343,24 +352,31 @@ func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, 
 	return seqs, keys, nil
 }
 
-// pruneAttrIndex deletes, in batches, the attribute index rows of the
-// hours wholly before bound (the deletion bound just applied to spans):
-// every span of those hours is deleted, or hidden from every pagination
-// and deleted by the next run.
+// pruneAttrIndex deletes, in batches, the posting rows (span_postings and
+// the legacy span_attr_index) of the hours wholly before bound (the
+// deletion bound just applied to spans): every span of those hours is
+// deleted, or hidden from every pagination and deleted by the next run.
 func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
 	hour := hourOf(bound)
-	for {
-		start := time.Now()
-		res, err := s.writer.ExecContext(ctx, `DELETE FROM span_attr_index WHERE (hour, hash, base) IN
-			(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`, hour, pruneBatch)
-		if err != nil {
-			return fmt.Errorf("attribute index: %w", mapErr(err))
-		}
-		if n, _ := res.RowsAffected(); n < pruneBatch {
-			return nil
-		}
-		if err := s.pausePruning(ctx, time.Since(start)); err != nil {
-			return err
+	for _, del := range []string{
+		`DELETE FROM span_postings WHERE (hour, environment, hash, base) IN
+			(SELECT hour, environment, hash, base FROM span_postings WHERE hour < ? LIMIT ?)`,
+		`DELETE FROM span_attr_index WHERE (hour, hash, base) IN
+			(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`,
+	} {
+		for {
+			start := time.Now()
+			res, err := s.writer.ExecContext(ctx, del, hour, pruneBatch)
+			if err != nil {
+				return fmt.Errorf("attribute index: %w", mapErr(err))
+			}
+			if n, _ := res.RowsAffected(); n < pruneBatch {
+				break
+			}
+			if err := s.pausePruning(ctx, time.Since(start)); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }

@@ -135,8 +135,9 @@ func TestRetentionNeverReusesSequenceNumbers(t *testing.T) {
 		t.Fatalf("Prune: %+v, %v; want 4 spans and 1 point", got, err)
 	}
 	if n := count(t, st, `SELECT count(*) FROM spans`) + count(t, st, `SELECT count(*) FROM span_keys_by_time`) +
-		count(t, st, `SELECT count(*) FROM span_attr_index`) + count(t, st, `SELECT count(*) FROM metric_points`); n != 0 {
-		t.Errorf("%d rows of spans, keys, index and points left, want none", n)
+		count(t, st, `SELECT count(*) FROM span_postings`) + count(t, st, `SELECT count(*) FROM span_counts`) +
+		count(t, st, `SELECT count(*) FROM metric_points`); n != 0 {
+		t.Errorf("%d rows of spans, keys, index, counts and points left, want none", n)
 	}
 	now := time.Now().UnixMilli()
 	if err := st.WriteSpans(ctx, []warehouse.Span{{Environment: "e", TraceID: "t", SpanID: "fresh", Timestamp: now}}); err != nil {

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // insertSpanSQL starts the insert of spans; rowInserter adds the VALUES
@@ -93,6 +92,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 	rows := newRowInserter(tx, s.stmts, insertSpanSQL, spanColumns, rowsPerInsert)
 	defer rows.close()
 	index := newPostings(seq + 1)
+	var counts minuteCounts
 	res := s.resources.begin()
 	for i := range spans {
 		sp, p := &spans[i], preps[i]
@@ -112,7 +112,8 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 			p.evaluations, p.verdicts); err != nil {
 			return fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
-		index.add(seq, sp.Timestamp, p.hashes)
+		index.add(seq, sp.Environment, sp.Timestamp, p.hashes)
+		counts.add(sp.Environment, sp.Timestamp, 1)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write spans: %w", mapErr(err))
@@ -120,84 +121,15 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 	if err := index.write(ctx, tx, s.stmts); err != nil {
 		return fmt.Errorf("write spans: attribute index: %w", mapErr(err))
 	}
+	if err := counts.write(ctx, tx, s.stmts); err != nil {
+		return fmt.Errorf("write spans: %w", mapErr(err))
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("write spans: commit: %w", mapErr(err))
 	}
 	s.checkpoints.poke()
 	res.commit()
 	return nil
-}
-
-// ReadSpans answers one page of a span query (warehouse.Backend): the
-// snapshot is the high-water mark of spans (the highest sequence number
-// stored or reserved); with an indexable equality filter the candidates
-// come from the attribute index. With a retention, spans older than the
-// pagination's cutoff are hidden (retention.go).
-func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.SpanRows, error) {
-	q := r.Query
-	snapshot, ok, err := s.pageWindow(ctx, "read spans", spansRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
-	out := warehouse.SpanRows{Snapshot: snapshot}
-	if err != nil || !ok {
-		return out, err // !ok: the whole range is out of the retention
-	}
-	var w sqlfilter.Where
-	lookup, err := s.attrIndexLookup(ctx, q)
-	if err != nil {
-		return out, err
-	}
-	// With an index lookup, "+" keeps the planner off the time index:
-	// the candidates come by rowid.
-	plus := ""
-	if lookup != nil {
-		w.Add("seq IN ("+lookup.SQL+")", lookup.Args...)
-		plus = "+"
-	}
-	w.In(plus+"environment", q.Environments)
-	w.Add("seq <= ?", snapshot)
-	w.Add(plus+"timestamp >= ?", q.FromMs)
-	if q.ToMs != 0 {
-		w.Add(plus+"timestamp <= ?", q.ToMs)
-	}
-	for _, c := range dialect.SpanFilters(q.Filters) {
-		w.AddExpr(c)
-	}
-	matchSQL, matchArgs := w.SQL(), slices.Clone(w.Args)
-
-	col, dir, cmp := q.SortOrder()
-	if !r.First {
-		last := r.AfterValue()
-		// The plain bound lets an index on the sort column start at the
-		// cursor; the row value cuts the ties.
-		w.Add(plus+col+" "+cmp+"= ?", last)
-		w.Add("("+col+", seq) "+cmp+" (?, ?)", last, r.After.Seq)
-	}
-	query := "SELECT " + selectSpanColumns + " FROM spans WHERE " + w.SQL() +
-		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ?"
-	rows, err := s.reader.QueryContext(ctx, query, append(w.Args, r.Limit)...)
-	if err != nil {
-		return out, mapErr(err)
-	}
-	out.Spans = make([]warehouse.Span, 0, r.Limit)
-	out.Seqs = make([]int64, 0, r.Limit)
-	for rows.Next() {
-		sp, seq, err := scanSpan(rows)
-		if err != nil {
-			rows.Close()
-			return out, err
-		}
-		out.Spans = append(out.Spans, sp)
-		out.Seqs = append(out.Seqs, seq)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return out, mapErr(err)
-	}
-	if r.NeedsCount(len(out.Spans)) {
-		if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE "+matchSQL, matchArgs...).Scan(&out.Total); err != nil {
-			return out, fmt.Errorf("count: %w", mapErr(err))
-		}
-	}
-	return out, nil
 }
 
 func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {

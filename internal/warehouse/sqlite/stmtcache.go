@@ -33,10 +33,12 @@ func newStmtCache(ctx context.Context, db *sql.DB, texts []string) (*stmtCache, 
 }
 
 // in returns the statement text compiled, for use in tx: from the cache,
-// else compiled now for tx alone.
+// else (or with no cache) compiled now for tx alone.
 func (c *stmtCache) in(ctx context.Context, tx *sql.Tx, text string) (*sql.Stmt, error) {
-	if st, ok := c.m[text]; ok {
-		return tx.StmtContext(ctx, st), nil
+	if c != nil {
+		if st, ok := c.m[text]; ok {
+			return tx.StmtContext(ctx, st), nil
+		}
 	}
 	st, err := tx.PrepareContext(ctx, text)
 	if err != nil {
@@ -60,7 +62,7 @@ func writerStatements() []string {
 	for _, ins := range []struct {
 		prefix     string
 		columns, n int
-	}{{insertSpanSQL, spanColumns, rowsPerInsert}, {insertPointSQL, pointColumns, rowsPerInsert}, {insertIndexSQL, 4, indexRowsPerInsert}} {
+	}{{insertSpanSQL, spanColumns, rowsPerInsert}, {insertPointSQL, pointColumns, rowsPerInsert}, {insertIndexSQL, postingColumns, indexRowsPerInsert}} {
 		out = append(out, insertStatement(ins.prefix, ins.columns, ins.n))
 		for n := 1; n < ins.n; n *= 2 {
 			out = append(out, insertStatement(ins.prefix, ins.columns, n))
@@ -71,5 +73,5 @@ func writerStatements() []string {
 			out = append(out, insertKeysStatement(table, n))
 		}
 	}
-	return out
+	return append(out, upsertCountSQL, dropEmptyCountSQL)
 }

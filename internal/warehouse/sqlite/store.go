@@ -76,8 +76,11 @@ type Store struct {
 	closed              atomic.Bool
 	// resources caches resource attribute set ids for the writer.
 	resources resourceCache
-	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it).
+	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it;
+	// 0 keeps reads off the postings).
 	maxIndexCandidates int
+	// forceAccess, set by tests, overrides the planner's choice.
+	forceAccess func(spanPlan) spanPlan
 
 	// retention and its background job, stopped by Close.
 	retention warehouse.Retention

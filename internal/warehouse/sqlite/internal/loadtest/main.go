@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -42,6 +43,8 @@ func main() {
 	runs := flag.Int("queries", 50, "runs of each query")
 	dir := flag.String("dir", "", "directory for the database (default: a temp dir, removed after)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	reuse := flag.Bool("reuse", false, "query the warehouse.db a run with the same -dir, -spans and -days left (no fill)")
+	only := flag.String("only", "", "run only the query shapes whose name contains this")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -53,14 +56,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background(), *n, *days, *batch, *runs, *dir); err != nil {
+	if err := run(context.Background(), *n, *days, *batch, *runs, *dir, *reuse, *only); err != nil {
 		log.Print(err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, days, batch, runs int, dir string) error {
+func run(ctx context.Context, n, days, batch, runs int, dir string, reuse bool, only string) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "evalcol-loadtest-")
 		if err != nil {
@@ -70,66 +73,36 @@ func run(ctx context.Context, n, days, batch, runs int, dir string) error {
 		dir = d
 	}
 	path := filepath.Join(dir, "warehouse.db")
+	const env = "production"
+	end := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	start := end - int64(days)*24*3600*1000
+	var traces []warehouse.Span // a sample, for query (d)
+	if !reuse {
+		var err error
+		if traces, err = fill(ctx, path, env, n, batch, start, end); err != nil {
+			return err
+		}
+	}
+	t0 := time.Now()
 	st, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		return err
 	}
-	const env = "production"
-	end := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
-	start := end - int64(days)*24*3600*1000
-	g := spangen.New(env, 1)
-	var writeTime, writeCPU time.Duration
-	var traces []warehouse.Span // a sample, for query (d)
-	var protoBytes int64
-	for i := 0; i < n; i += batch {
-		k := min(batch, n-i)
-		from := start + (end-start)*int64(i)/int64(n)
-		to := start + (end-start)*int64(i+k)/int64(n)
-		spans := g.Batch(k, from, to)
-		traces = append(traces, spans[0])
-		protoBytes += otlpSize(spans)
-		t0, c0 := time.Now(), spangen.CPUTime()
-		if err := st.WriteSpans(ctx, spans); err != nil {
+	defer st.Close()
+	fmt.Printf("open (with migrations): %s\n", time.Since(t0).Round(time.Millisecond))
+	if reuse {
+		if traces, err = sample(ctx, st, env, start, end); err != nil {
 			return err
 		}
-		writeTime += time.Since(t0)
-		writeCPU += spangen.CPUTime() - c0
-		if (i/batch)%100 == 0 {
-			log.Printf("written %d spans, %.0f spans/s", i+k, float64(i+k)/writeTime.Seconds())
-		}
 	}
-	if err := st.Close(); err != nil {
-		return err
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("ingest: %d spans in %s = %.0f spans/s (batches of %d, %d attributes each); CPU %s = %.0f spans per CPU-second\n",
-		n, writeTime.Round(time.Millisecond), float64(n)/writeTime.Seconds(), batch, spangen.Attributes,
-		writeCPU.Round(time.Millisecond), float64(n)/writeCPU.Seconds())
-	fmt.Printf("size: file %.1f MiB, OTLP protobuf %.1f MiB, ratio %.2f\n",
-		float64(fi.Size())/(1<<20), float64(protoBytes)/(1<<20), float64(fi.Size())/float64(protoBytes))
-
-	st, err = sqlite.Open(ctx, path, sqlite.Options{})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	rng := rand.New(rand.NewPCG(2, 3))
-	// The shapes every backend measures, then two more of this one.
-	queries := append(spangen.TargetQueries(rng, start, end, traces),
-		spangen.Query{Name: "(e) 1d range, llm.request.model equals (~10%), sort timestamp", Make: func() warehouse.SpanQuery {
-			from, to := spangen.Window(rng, start, end, spangen.Day)
-			return warehouse.SpanQuery{FromMs: from, ToMs: to,
-				Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}}}
-		}},
-		spangen.Query{Name: "(f) 1d range, llm.vendor equals (100%, scan), sort timestamp", Make: func() warehouse.SpanQuery {
-			from, to := spangen.Window(rng, start, end, spangen.Day)
-			return warehouse.SpanQuery{FromMs: from, ToMs: to,
-				Filters: []warehouse.Filter{{Field: "llm.vendor", Operator: warehouse.OpEquals, Value: "openai"}}}
-		}})
+	// The shapes every backend measures, then the other shapes of this
+	// one: every sort key, every filter operator.
+	queries := append(spangen.TargetQueries(rng, start, end, traces), moreQueries(rng, start, end)...)
 	for _, qd := range queries {
+		if !strings.Contains(qd.Name, only) {
+			continue
+		}
 		var lat []time.Duration
 		var matched, inRange int64
 		for range runs {
@@ -149,11 +122,139 @@ func run(ctx context.Context, n, days, batch, runs int, dir string) error {
 			inRange += all.TotalResults
 		}
 		slices.Sort(lat)
-		fmt.Printf("%-58s p50 %7.1f ms  p99 %7.1f ms  selectivity %.4f (%d of %d spans in range per query)\n",
+		fmt.Printf("%-62s p50 %7.1f ms  p99 %7.1f ms  selectivity %.4f (%d of %d spans in range per query)\n",
 			qd.Name, ms(lat[len(lat)/2]), ms(lat[(len(lat)*99-1)/100]), float64(matched)/float64(inRange),
 			matched/int64(runs), inRange/int64(runs))
 	}
 	return nil
+}
+
+// moreQueries are the shapes of the SQLite load test beyond the target
+// ones: selective and unselective equality filters, a filter on a column
+// with another sort key, every sort key over a day and a week, and every
+// filter operator.
+func moreQueries(rng *rand.Rand, start, end int64) []spangen.Query {
+	day := func() (int64, int64) { return spangen.Window(rng, start, end, spangen.Day) }
+	out := []spangen.Query{
+		{Name: "(e) 1d range, llm.request.model equals (~10%), sort timestamp", Make: func() warehouse.SpanQuery {
+			from, to := day()
+			return warehouse.SpanQuery{FromMs: from, ToMs: to,
+				Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}}}
+		}},
+		{Name: "(f) 1d range, llm.vendor equals (100%), sort timestamp", Make: func() warehouse.SpanQuery {
+			from, to := day()
+			return warehouse.SpanQuery{FromMs: from, ToMs: to,
+				Filters: []warehouse.Filter{{Field: "llm.vendor", Operator: warehouse.OpEquals, Value: "openai"}}}
+		}},
+		{Name: "(h) 7d range, sort llm_usage_total_tokens DESC", Make: func() warehouse.SpanQuery {
+			return warehouse.SpanQuery{FromMs: start, SortBy: "llm_usage_total_tokens", Desc: true}
+		}},
+		{Name: "(i) 1d range, workflow equals (10%), sort duration DESC", Make: func() warehouse.SpanQuery {
+			from, to := day()
+			return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: warehouse.SortDuration, Desc: true,
+				Filters: []warehouse.Filter{{Field: "workflow_name", Operator: warehouse.OpEquals, Value: fmt.Sprintf("workflow-%d", rng.IntN(10))}}}
+		}},
+		{Name: "(j) 7d range, workflow equals (10%), sort duration DESC", Make: func() warehouse.SpanQuery {
+			return warehouse.SpanQuery{FromMs: start, SortBy: warehouse.SortDuration, Desc: true,
+				Filters: []warehouse.Filter{{Field: "workflow_name", Operator: warehouse.OpEquals, Value: fmt.Sprintf("workflow-%d", rng.IntN(10))}}}
+		}},
+		{Name: "(k) 7d range, user.id equals (~1%), sort timestamp DESC", Make: func() warehouse.SpanQuery {
+			return warehouse.SpanQuery{FromMs: start, Desc: true,
+				Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(rng.IntN(spangen.Users))}}}
+		}},
+	}
+	for _, key := range []warehouse.SortKey{warehouse.SortDuration, warehouse.SortSpanName, warehouse.SortTraceID,
+		warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName, warehouse.SortResponseModel} {
+		out = append(out,
+			spangen.Query{Name: fmt.Sprintf("sort %s DESC, 1h range", key), Make: func() warehouse.SpanQuery {
+				from, to := spangen.Window(rng, start, end, spangen.Hour)
+				return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: key, Desc: true}
+			}},
+			spangen.Query{Name: fmt.Sprintf("sort %s, 1d range", key), Make: func() warehouse.SpanQuery {
+				from, to := day()
+				return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: key}
+			}},
+			spangen.Query{Name: fmt.Sprintf("sort %s DESC, 7d range", key), Make: func() warehouse.SpanQuery {
+				return warehouse.SpanQuery{FromMs: start, SortBy: key, Desc: true}
+			}})
+	}
+	for _, f := range []warehouse.Filter{
+		{Field: "llm.request.model", Operator: warehouse.OpNotEquals, Value: "gpt-4o"},
+		{Field: "llm.usage.total_tokens", Operator: warehouse.OpGreaterThan, Value: "2900", ValueType: warehouse.TypeNumber},
+		{Field: "duration_ms", Operator: warehouse.OpLessThanOrEqual, Value: "300"},
+		{Field: "user.id", Operator: warehouse.OpStartsWith, Value: "user-04"},
+		{Field: "llm.request.model", Operator: warehouse.OpIn, Values: []string{"gpt-4o", "o3-mini"}},
+		{Field: "llm.request.model", Operator: warehouse.OpNotIn, Values: []string{"gpt-4o", "o3-mini"}},
+		{Field: "session.id", Operator: warehouse.OpContains, Value: "abc"},
+		{Field: "llm.top_p", Operator: warehouse.OpExists},
+		{Field: "llm.user", Operator: warehouse.OpNotExists},
+		{Field: "workflow_name", Operator: warehouse.OpIn, Values: []string{"workflow-1", "workflow-2"}},
+	} {
+		out = append(out, spangen.Query{Name: fmt.Sprintf("1d range, %s %s", f.Field, f.Operator), Make: func() warehouse.SpanQuery {
+			from, to := day()
+			return warehouse.SpanQuery{FromMs: from, ToMs: to, Filters: []warehouse.Filter{f}}
+		}})
+	}
+	return out
+}
+
+// fill writes n spans over [start, end) in batches and prints the ingest
+// speed and the file size; it returns one span of each batch.
+func fill(ctx context.Context, path, env string, n, batch int, start, end int64) ([]warehouse.Span, error) {
+	st, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	g := spangen.New(env, 1)
+	var writeTime, writeCPU time.Duration
+	var traces []warehouse.Span
+	var protoBytes int64
+	for i := 0; i < n; i += batch {
+		k := min(batch, n-i)
+		from := start + (end-start)*int64(i)/int64(n)
+		to := start + (end-start)*int64(i+k)/int64(n)
+		spans := g.Batch(k, from, to)
+		traces = append(traces, spans[0])
+		protoBytes += otlpSize(spans)
+		t0, c0 := time.Now(), spangen.CPUTime()
+		if err := st.WriteSpans(ctx, spans); err != nil {
+			return nil, err
+		}
+		writeTime += time.Since(t0)
+		writeCPU += spangen.CPUTime() - c0
+		if (i/batch)%100 == 0 {
+			log.Printf("written %d spans, %.0f spans/s", i+k, float64(i+k)/writeTime.Seconds())
+		}
+	}
+	if err := st.Close(); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("ingest: %d spans in %s = %.0f spans/s (batches of %d, %d attributes each); CPU %s = %.0f spans per CPU-second\n",
+		n, writeTime.Round(time.Millisecond), float64(n)/writeTime.Seconds(), batch, spangen.Attributes,
+		writeCPU.Round(time.Millisecond), float64(n)/writeCPU.Seconds())
+	fmt.Printf("size: file %.1f MiB, OTLP protobuf %.1f MiB, ratio %.2f\n",
+		float64(fi.Size())/(1<<20), float64(protoBytes)/(1<<20), float64(fi.Size())/float64(protoBytes))
+	return traces, nil
+}
+
+// sample returns spans of a stored warehouse, for the trace id queries:
+// the first span of each of 500 hours-long windows.
+func sample(ctx context.Context, st *sqlite.Store, env string, start, end int64) ([]warehouse.Span, error) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var out []warehouse.Span
+	for range 500 {
+		from, to := spangen.Window(rng, start, end, spangen.Hour)
+		page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{env}, FromMs: from, ToMs: to, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Spans...)
+	}
+	return out, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,38 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestSortIndexesMatchTheirBuckets: the bucket expressions the reads use
+// are those of the indexes of migration 00014 (SQLite uses an index on an
+// expression only for the same expression), so a bucket read seeks.
+func TestSortIndexesMatchTheirBuckets(t *testing.T) {
+	st := openTemp(t)
+	defer st.Close()
+	for key, idx := range sortIndexes {
+		if idx.bucket == "" {
+			continue
+		}
+		rows, err := st.reader.QueryContext(context.Background(), "EXPLAIN QUERY PLAN SELECT seq FROM spans INDEXED BY "+
+			idx.name+" WHERE environment = ? AND "+idx.bucket+" = ?", "e", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if got := strings.Join(plan, "; "); !strings.Contains(got, "(environment=? AND <expr>=?)") {
+			t.Errorf("%s: plan %q, want a search of %s on (environment, bucket)", key, got, idx.name)
+		}
+	}
+}

@@ -1,0 +1,552 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+)
+
+// spanAccess is how ReadSpans finds the spans of a page. Each reads what
+// the page needs, not what the query matches, where the data allows; the
+// planner (planSpans) picks the cheapest by the counts the store keeps.
+type spanAccess int
+
+const (
+	// accessTimeIndex walks the time index in (timestamp, seq) order: a
+	// time-sorted page reads its spans and those the filters reject on
+	// the way. For other sort keys it reads every span of the range and
+	// sorts them (small ranges).
+	accessTimeIndex spanAccess = iota
+	// accessHourWalk reads one equality filter's postings hour by hour in
+	// time order and stops once the page is full (time-sorted pages of a
+	// selective filter).
+	accessHourWalk
+	// accessCandidates reads every span one equality filter's postings
+	// list in the range and sorts them (other sort keys, selective
+	// filter).
+	accessCandidates
+	// accessSortIndex walks the sort key's index (sortIndexes) from the
+	// cursor on, range and filters checked on the way, and stops once the
+	// page is full (other sort keys, large ranges).
+	accessSortIndex
+)
+
+func (a spanAccess) String() string {
+	return [...]string{"time index", "hour walk", "candidates", "sort index"}[a]
+}
+
+// sortIndex is the index of a sort key other than time (migration 00014).
+// An exact index is in (column, seq) order; a bucketed one in (bucket,
+// seq) order, bucket an SQL expression of the column, so a read sorts
+// each bucket it needs by the column.
+type sortIndex struct {
+	name   string
+	bucket string // "" for an exact index
+}
+
+var sortIndexes = map[warehouse.SortKey]sortIndex{
+	warehouse.SortDuration:      {"spans_env_duration", numberBucket("duration")},
+	warehouse.SortTotalTokens:   {"spans_env_tokens", numberBucket("total_tokens")},
+	warehouse.SortTraceID:       {"spans_env_trace", traceBucket},
+	warehouse.SortWorkflowName:  {"spans_env_workflow", ""},
+	warehouse.SortEntityName:    {"spans_env_entity", ""},
+	warehouse.SortResponseModel: {"spans_env_model", ""},
+}
+
+// numberBucket is the bucket expression of a numeric column in its sort
+// index (migration 00014, where the same text appears): 16 linear buckets
+// per factor of 16 from 0 on (width 16 below 256, 256 below 4 096, ...),
+// -1 for negative values. Monotone in the value.
+func numberBucket(col string) string {
+	var b strings.Builder
+	b.WriteString("(CASE WHEN " + col + " < 0 THEN -1")
+	base, limit, width := 0, 256, 16
+	for range 6 {
+		fmt.Fprintf(&b, " WHEN %s < %d THEN %d + %s / %d", col, limit, base, col, width)
+		base, limit, width = base+16, limit*16, width*16
+	}
+	fmt.Fprintf(&b, " ELSE %d + %s / %d END)", base, col, width)
+	return b.String()
+}
+
+// traceBucket is the bucket of a trace id in its sort index: its first
+// hex digit, by comparisons (monotone in string order).
+var traceBucket = func() string {
+	var b strings.Builder
+	b.WriteString("(CASE")
+	for i, c := range "123456789abcdef" {
+		fmt.Fprintf(&b, " WHEN trace_id < '%c' THEN %d", c, i)
+	}
+	b.WriteString(" ELSE 15 END)")
+	return b.String()
+}()
+
+// defaultMaxIndexCandidates bounds the spans a page of a sort other than
+// time takes from the postings; a filter listing more spans than that in
+// the range is read another way.
+const defaultMaxIndexCandidates = 20000
+
+// Relative costs of the planner, in units of one index entry read
+// (measured on a 1 000 000-span store: an index entry ~0.1 µs, a span
+// read in order ~1 µs, a span read at random with a JSON attribute check
+// ~3 µs).
+const (
+	costEntry = 1.0
+	costRow   = 10.0
+	costSpan  = 30.0
+	// unknownSelectivity is assumed of filters the postings cannot
+	// estimate.
+	unknownSelectivity = 0.2
+)
+
+// spanPlan is the planner's choice for one read.
+type spanPlan struct {
+	access spanAccess
+	// rangeSpans counts the spans of the range (exactly, from
+	// span_counts).
+	rangeSpans int64
+	// post is the most selective equality filter the postings answer
+	// (nil: none), listing about postSpans spans in the range.
+	post      *postingFilter
+	postSpans int64
+	pr        postingRange
+}
+
+// planSpans chooses the access of a read of q (range already raised to
+// the retention cutoff) within the read transaction tx.
+func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery, snapshot int64) (spanPlan, error) {
+	var p spanPlan
+	var err error
+	if p.rangeSpans, err = countRange(ctx, tx, q.Environments, q.FromMs, q.ToMs, snapshot); err != nil {
+		return p, err
+	}
+	if p.pr, err = s.postingRange(ctx, tx, q); err != nil {
+		return p, err
+	}
+	if s.maxIndexCandidates > 0 && p.pr.hourFrom <= p.pr.hourTo {
+		for _, f := range postingFilters(q) {
+			n, err := p.pr.estimate(ctx, tx, f)
+			if err != nil {
+				return p, err
+			}
+			if p.post == nil || n < p.postSpans {
+				p.post, p.postSpans = &f, n
+			}
+		}
+	}
+	limit := float64(q.Limit + 1)
+	inRange := float64(max(p.rangeSpans, 1))
+	// The selectivity of the filters, as far as known.
+	sel := 1.0
+	switch {
+	case p.post != nil:
+		sel = max(float64(p.postSpans), 1) / inRange
+	case len(q.Filters) > 0:
+		sel = unknownSelectivity
+	}
+	if q.SortBy == warehouse.SortTimestamp {
+		if p.post == nil {
+			return p, nil
+		}
+		// The time index reads about limit / selectivity spans; the walk
+		// reads the candidates of the hours it needs, at least one.
+		hours := float64(max(p.pr.hourTo-p.pr.hourFrom+1, 1))
+		if max(limit, float64(p.postSpans)/hours) < limit/sel {
+			p.access = accessHourWalk
+		}
+		return p, nil
+	}
+	if _, ok := sortIndexes[q.SortBy]; !ok {
+		// No index of its own: the range on the time index.
+		if p.post != nil && p.postSpans <= int64(s.maxIndexCandidates) && float64(p.postSpans)*costSpan < inRange*costRow {
+			p.access = accessCandidates
+		}
+		return p, nil
+	}
+	all, err := totalSpans(ctx, tx, q.Environments)
+	if err != nil {
+		return p, err
+	}
+	perRow := costRow
+	if len(q.Filters) > 0 {
+		perRow = costSpan
+	}
+	best := inRange * perRow // every span of the range, sorted
+	// The sort index reads limit / (share of the range × selectivity)
+	// entries, and the spans of those in range to check the filters.
+	walk := limit / (inRange / float64(max(all, 1)) * sel) * costEntry
+	if len(q.Filters) > 0 {
+		walk += limit / sel * costSpan
+	}
+	if walk < best {
+		p.access, best = accessSortIndex, walk
+	}
+	if p.post != nil && p.postSpans <= int64(s.maxIndexCandidates) && float64(p.postSpans)*costSpan < best {
+		p.access = accessCandidates
+	}
+	return p, nil
+}
+
+// postingRange returns the hours of q's range that the postings hold.
+func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (postingRange, error) {
+	r := postingRange{envs: q.Environments, from: q.FromMs, to: q.ToMs, legacyTo: math.MinInt64}
+	var lo, hi, legacy sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_postings), (SELECT max(hour) FROM span_postings),
+		(SELECT max_hour FROM legacy_attr_index)`).Scan(&lo, &hi, &legacy); err != nil {
+		return r, fmt.Errorf("attribute index range: %w", mapErr(err))
+	}
+	if legacy.Valid {
+		r.legacyTo = legacy.Int64
+		if !lo.Valid || legacy.Int64 > hi.Int64 {
+			hi = legacy
+		}
+		var old sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT min(hour) FROM span_attr_index`).Scan(&old); err != nil {
+			return r, fmt.Errorf("attribute index range: %w", mapErr(err))
+		}
+		if old.Valid && (!lo.Valid || old.Int64 < lo.Int64) {
+			lo = old
+		}
+	}
+	if !lo.Valid || !hi.Valid {
+		r.hourFrom, r.hourTo = 0, -1 // nothing indexed
+		return r, nil
+	}
+	r.hourFrom, r.hourTo = max(hourOf(q.FromMs), lo.Int64), hi.Int64
+	if q.ToMs != 0 {
+		r.hourTo = min(hourOf(q.ToMs), hi.Int64)
+	}
+	return r, nil
+}
+
+// spanSelect is the SQL of a span read: the match conditions and the
+// continuation after the cursor.
+type spanSelect struct {
+	match      sqlfilter.Where // environments, snapshot, range, filters
+	after      sqlfilter.Where // the keyset continuation (empty on a first page)
+	col, dir   string
+	numericCol bool
+}
+
+func newSpanSelect(q warehouse.SpanQuery, r warehouse.SpanRead, snapshot int64) spanSelect {
+	var sel spanSelect
+	sel.match.In("environment", q.Environments)
+	sel.match.Add("seq <= ?", snapshot)
+	sel.match.Add("timestamp >= ?", q.FromMs)
+	if q.ToMs != 0 {
+		sel.match.Add("timestamp <= ?", q.ToMs)
+	}
+	for _, c := range dialect.SpanFilters(q.Filters) {
+		sel.match.AddExpr(c)
+	}
+	col, dir, cmp := q.SortOrder()
+	sel.col, sel.dir = col, dir
+	if !r.First {
+		last := r.AfterValue()
+		// The plain bound lets an index on the sort column start at the
+		// cursor; the row value cuts the ties.
+		sel.after.Add(col+" "+cmp+"= ?", last)
+		sel.after.Add("("+col+", seq) "+cmp+" (?, ?)", last, r.After.Seq)
+	}
+	return sel
+}
+
+// where joins the match and the continuation.
+func (sel spanSelect) where() (string, []any) {
+	w := sqlfilter.Where{Conds: slices.Concat(sel.match.Conds, sel.after.Conds), Args: slices.Concat(sel.match.Args, sel.after.Args)}
+	return w.SQL(), w.Args
+}
+
+// order is the ORDER BY of the page.
+func (sel spanSelect) order() string {
+	return " ORDER BY " + sel.col + " " + sel.dir + ", seq " + sel.dir
+}
+
+// ReadSpans answers one page of a span query (warehouse.Backend) in one
+// read transaction: the snapshot is the high-water mark of spans (the
+// highest sequence number stored or reserved); the planner picks how the
+// page is found and how total_results is counted (spanplan.go). With a
+// retention, spans older than the pagination's cutoff are hidden
+// (retention.go).
+func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.SpanRows, error) {
+	if err := s.checkOpen("read spans"); err != nil {
+		return warehouse.SpanRows{}, err
+	}
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return warehouse.SpanRows{}, fmt.Errorf("read spans: %w", mapErr(err))
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	q := r.Query
+	snapshot, ok, err := s.pageWindow(ctx, tx, "read spans", spansRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
+	out := warehouse.SpanRows{Snapshot: snapshot}
+	if err != nil || !ok {
+		return out, err // !ok: the whole range is out of the retention
+	}
+	plan, err := s.planSpans(ctx, tx, q, snapshot)
+	if err != nil {
+		return out, err
+	}
+	if s.forceAccess != nil {
+		plan = s.forceAccess(plan)
+	}
+	sel := newSpanSelect(q, r, snapshot)
+	out.Spans = make([]warehouse.Span, 0, r.Limit)
+	out.Seqs = make([]int64, 0, r.Limit)
+	switch {
+	case plan.access == accessHourWalk:
+		err = s.walkHours(ctx, tx, plan, sel, r, &out)
+	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "":
+		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, q, r, &out)
+	default:
+		query, args := plan.pageSQL(sel, q, r.Limit)
+		err = readSpanRows(ctx, tx, query, args, &out)
+	}
+	if err != nil {
+		return out, err
+	}
+	if r.NeedsCount(len(out.Spans)) {
+		if out.Total, err = plan.count(ctx, tx, q, sel, snapshot); err != nil {
+			return out, fmt.Errorf("count: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// pageSQL returns the query of one page of plan (every access but the
+// walks).
+func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (string, []any) {
+	where, args := sel.where()
+	switch p.access {
+	case accessCandidates:
+		cand, candArgs := p.pr.candidatesSQL(*p.post, p.pr.hourFrom, p.pr.hourTo)
+		return "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
+			sel.order() + " LIMIT ?", append(append(candArgs, args...), limit)
+	case accessSortIndex:
+		return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY " + sortIndexes[q.SortBy].name + " WHERE " +
+			where + sel.order() + " LIMIT ?", append(args, limit)
+	}
+	if q.SortBy != warehouse.SortTimestamp {
+		// The range's index entries sorted, then the page's spans: only
+		// index entries are read while the conditions need no more (a
+		// span name sort, a name filter).
+		inner := "SELECT seq FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() + " LIMIT ?"
+		return "SELECT " + selectSpanColumns + " FROM spans WHERE seq IN (" + inner + ")" + sel.order(), append(args, limit)
+	}
+	return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() +
+		" LIMIT ?", append(args, limit)
+}
+
+// walkHours fills out with the page of a time-sorted read through one
+// filter's postings: hours in the sort direction, from the cursor's hour
+// on, in windows that double while they come back short, until the page
+// is full or the range ends.
+func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanSelect, r warehouse.SpanRead,
+	out *warehouse.SpanRows) error {
+	lo, hi := p.pr.hourFrom, p.pr.hourTo
+	desc := sel.dir == "DESC"
+	if !r.First {
+		h := hourOf(r.After.Num)
+		if desc {
+			hi = min(hi, h)
+		} else {
+			lo = max(lo, h)
+		}
+	}
+	where, args := sel.where()
+	width := int64(1)
+	for lo <= hi && len(out.Spans) < r.Limit {
+		a, b := lo, min(lo+width-1, hi)
+		if desc {
+			a, b = max(hi-width+1, lo), hi
+		}
+		cand, candArgs := p.pr.candidatesSQL(*p.post, a, b)
+		query := "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
+			sel.order() + " LIMIT ?"
+		before := len(out.Spans)
+		if err := readSpanRows(ctx, tx, query, append(append(candArgs, args...), r.Limit-before), out); err != nil {
+			return err
+		}
+		if desc {
+			hi = a - 1
+		} else {
+			lo = b + 1
+		}
+		if len(out.Spans)-before < (r.Limit-before)/2 {
+			width *= 2
+		}
+	}
+	return nil
+}
+
+// count returns total_results of q: from span_counts without filters,
+// from the postings' lengths for one equality filter, else by counting
+// the matches on the cheapest path.
+func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, sel spanSelect, snapshot int64) (int64, error) {
+	if len(q.Filters) == 0 {
+		return p.rangeSpans, nil
+	}
+	if len(q.Filters) == 1 && p.post != nil {
+		cond := dialect.SpanFilters(q.Filters)[0]
+		n, ok, err := p.pr.count(ctx, tx, *p.post, cond.SQL, cond.Args, snapshot)
+		if err != nil || ok {
+			return n, err
+		}
+	}
+	where, args := sel.match.SQL(), sel.match.Args
+	var query string
+	switch {
+	case p.post != nil && float64(p.postSpans)*costSpan < float64(p.rangeSpans)*costRow:
+		cand, candArgs := p.pr.candidatesSQL(*p.post, p.pr.hourFrom, p.pr.hourTo)
+		query, args = "SELECT count(*) FROM spans NOT INDEXED WHERE seq IN ("+cand+") AND "+where, append(candArgs, args...)
+	default:
+		query = "SELECT count(*) FROM spans INDEXED BY spans_env_time WHERE " + where
+	}
+	var n int64
+	if err := tx.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		return 0, mapErr(err)
+	}
+	return n, nil
+}
+
+// readSpanRows appends the spans query returns to out.
+func readSpanRows(ctx context.Context, tx querier, query string, args []any, out *warehouse.SpanRows) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		sp, seq, err := scanSpan(rows)
+		if err != nil {
+			return err
+		}
+		out.Spans = append(out.Spans, sp)
+		out.Seqs = append(out.Seqs, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return mapErr(err)
+	}
+	return nil
+}
+
+// totalSpans counts the spans of envs (from span_counts).
+func totalSpans(ctx context.Context, q querier, envs []string) (int64, error) {
+	var n sql.NullInt64
+	if err := q.QueryRowContext(ctx, `SELECT sum(n) FROM span_counts WHERE environment IN (`+placeholders(len(envs))+`)`,
+		stringArgs(envs)...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count spans: %w", mapErr(err))
+	}
+	return n.Int64, nil
+}
+
+// walkBuckets fills out with a page sorted by a bucketed index: the
+// buckets in the sort direction, from the cursor's on, each read whole
+// (range, filters and cursor checked on the way) until the page is full;
+// the entries are sorted by the column, and the page's spans read.
+func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect, q warehouse.SpanQuery,
+	r warehouse.SpanRead, out *warehouse.SpanRows) error {
+	col, numeric := q.SortBy.Column()
+	where, args := sel.where()
+	var entries []warehouse.SpanKey
+	b, ok, err := firstBucket(ctx, tx, idx, col, q, r)
+	for err == nil && ok && len(entries) < r.Limit {
+		entries, err = readBucket(ctx, tx, "SELECT seq, "+col+" FROM spans INDEXED BY "+idx.name+" WHERE "+idx.bucket+
+			" = ? AND "+where, append([]any{b}, args...), numeric, entries)
+		if err == nil {
+			b, ok, err = nextBucket(ctx, tx, idx, q.Environments, b, true, q.Desc)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(entries, func(a, b warehouse.SpanKey) int {
+		c := cmp.Or(cmp.Compare(a.Num, b.Num), cmp.Compare(a.Str, b.Str), cmp.Compare(a.Seq, b.Seq))
+		if q.Desc {
+			return -c
+		}
+		return c
+	})
+	entries = entries[:min(len(entries), r.Limit)]
+	if len(entries) == 0 {
+		return nil
+	}
+	seqs := make([]any, len(entries))
+	for i, e := range entries {
+		seqs[i] = e.Seq
+	}
+	return readSpanRows(ctx, tx, "SELECT "+selectSpanColumns+" FROM spans WHERE seq IN ("+placeholders(len(seqs))+")"+
+		sel.order(), seqs, out)
+}
+
+// readBucket appends the (seq, sort value) rows of query to entries.
+func readBucket(ctx context.Context, tx querier, query string, args []any, numeric bool, entries []warehouse.SpanKey) ([]warehouse.SpanKey, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return entries, mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e warehouse.SpanKey
+		var err error
+		if numeric {
+			err = rows.Scan(&e.Seq, &e.Num)
+		} else {
+			err = rows.Scan(&e.Seq, &e.Str)
+		}
+		if err != nil {
+			return entries, mapErr(err)
+		}
+		entries = append(entries, e)
+	}
+	return entries, mapErr(rows.Err())
+}
+
+// firstBucket returns the bucket (an int64) a read starts in: the
+// cursor's, else the first in the sort direction; ok is false when envs
+// have no spans.
+func firstBucket(ctx context.Context, tx querier, idx sortIndex, col string, q warehouse.SpanQuery,
+	r warehouse.SpanRead) (b int64, ok bool, err error) {
+	if r.First {
+		return nextBucket(ctx, tx, idx, q.Environments, 0, false, q.Desc)
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT "+idx.bucket+" FROM (SELECT ? AS "+col+")", r.AfterValue()).Scan(&b); err != nil {
+		return 0, false, fmt.Errorf("sort bucket: %w", mapErr(err))
+	}
+	return b, true, nil
+}
+
+// nextBucket returns the bucket after b in the sort direction (the first
+// one without b); ok is false after the last.
+func nextBucket(ctx context.Context, tx querier, idx sortIndex, envs []string, b int64, hasB, desc bool) (int64, bool, error) {
+	agg, cond, args := "min", "", []any(nil)
+	if desc {
+		agg = "max"
+	}
+	if hasB {
+		cond, args = " AND "+idx.bucket+" > ?", []any{b}
+		if desc {
+			cond = " AND " + idx.bucket + " < ?"
+		}
+	}
+	var next int64
+	found := false
+	for _, env := range envs {
+		var v sql.NullInt64
+		if err := tx.QueryRowContext(ctx, "SELECT "+agg+"("+idx.bucket+") FROM spans INDEXED BY "+idx.name+
+			" WHERE environment = ?"+cond, append([]any{env}, args...)...).Scan(&v); err != nil {
+			return 0, false, fmt.Errorf("sort bucket: %w", mapErr(err))
+		}
+		if v.Valid && (!found || (desc && v.Int64 > next) || (!desc && v.Int64 < next)) {
+			next, found = v.Int64, true
+		}
+	}
+	return next, found, nil
+}

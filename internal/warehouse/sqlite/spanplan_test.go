@@ -1,0 +1,157 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+)
+
+// TestAccessesAgree runs random span queries through every access the
+// planner can choose for them (and without the postings at all), page by
+// page to the end, and expects the same spans in the same order and the
+// same total_results, equal to the number of spans. The store holds two
+// environments, late spans written after newer ones, and spans without a
+// workflow, negative durations and spans without tokens, so that lists
+// cross the ends of ranges and hours and every sort bucket is reached.
+func TestAccessesAgree(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	defer st.Close()
+	start := int64(1_790_000_000_000)
+	const hour = int64(3600 * 1000)
+	for i, env := range []string{"a", "b"} {
+		g := spangen.New(env, uint64(11+i))
+		for k := 0; k < 6; k++ {
+			batch := g.Batch(200, start+int64(k)*hour, start+int64(k+1)*hour)
+			for j := range batch {
+				if j%7 == 0 {
+					batch[j].WorkflowName = ""
+				}
+				if j%5 == 0 {
+					batch[j].SpanAttributes["user.id"] = spangen.UserID(j % 3)
+				}
+				if j%11 == 0 { // negative durations: the null bucket
+					batch[j].Duration = -int64(j%3) - 1
+				}
+				if j%13 == 0 {
+					batch[j].TotalTokens = 0
+				}
+			}
+			if err := st.WriteSpans(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Late spans: an earlier hour written last.
+		if err := st.WriteSpans(ctx, g.Batch(150, start+hour/2, start+3*hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	filters := [][]warehouse.Filter{
+		nil,
+		{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(1)}},
+		{{Field: "llm.request.model", Operator: warehouse.OpIn, Values: []string{"gpt-4o", "o3-mini", "gpt-4o"}}},
+		{{Field: "workflow_name", Operator: warehouse.OpEquals, Value: "workflow-3"}},
+		{{Field: "workflow_name", Operator: warehouse.OpEquals, Value: ""}},
+		{{Field: "http.method", Operator: warehouse.OpEquals, Value: "POST"}},
+		{{Field: "span_name", Operator: warehouse.OpContains, Value: "operation.01"}},
+		{{Field: "duration_ms", Operator: warehouse.OpGreaterThan, Value: "20000"}},
+		{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(2)},
+			{Field: "duration_ms", Operator: warehouse.OpLessThan, Value: "15000"}},
+		{{Field: "service_name", Operator: warehouse.OpEquals, Value: "service-7"},
+			{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}},
+		{{Field: "user.id", Operator: warehouse.OpEquals, Value: "nobody"}},
+	}
+	sorts := []warehouse.SortKey{warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortSpanName,
+		warehouse.SortTraceID, warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName,
+		warehouse.SortResponseModel}
+	for i := range 50 {
+		q := warehouse.SpanQuery{Environments: [][]string{{"a"}, {"b"}, {"a", "b"}}[rng.IntN(3)],
+			Filters: filters[rng.IntN(len(filters))], SortBy: sorts[rng.IntN(len(sorts))], Desc: rng.IntN(2) == 0,
+			Limit: []int{9, 100, 400}[rng.IntN(3)]}
+		switch rng.IntN(4) {
+		case 0: // everything, in pages of 100 or more
+			q.Limit = max(q.Limit, 100)
+		case 1: // an hour and a half, off the minute and hour boundaries
+			q.FromMs = start + rng.Int64N(4*hour) + 12_345
+			q.ToMs = q.FromMs + hour + hour/2
+		case 2: // open-ended
+			q.FromMs = start + rng.Int64N(5*hour)
+		case 3: // less than a minute
+			q.FromMs = start + rng.Int64N(5*hour)
+			q.ToMs = q.FromMs + 40_000
+		}
+		name := fmt.Sprintf("%d %v sort=%s desc=%v from=%d to=%d limit=%d", i, q.Filters, q.SortBy, q.Desc,
+			q.FromMs-start, q.ToMs-start, q.Limit)
+		want, wantTotal := collectPages(t, st, q, nil)
+		if wantTotal != int64(len(want)) {
+			t.Fatalf("%s: planner: total %d, %d spans", name, wantTotal, len(want))
+		}
+		for _, force := range []struct {
+			name string
+			f    func(spanPlan) spanPlan
+		}{
+			{"time index", func(p spanPlan) spanPlan { p.access = accessTimeIndex; return p }},
+			{"time index, no postings", func(p spanPlan) spanPlan { p.access, p.post = accessTimeIndex, nil; return p }},
+			{"hour walk", func(p spanPlan) spanPlan {
+				if p.post != nil && q.SortBy == warehouse.SortTimestamp {
+					p.access = accessHourWalk
+				}
+				return p
+			}},
+			{"candidates", func(p spanPlan) spanPlan {
+				if p.post != nil && q.SortBy != warehouse.SortTimestamp {
+					p.access = accessCandidates
+				}
+				return p
+			}},
+			{"sort index", func(p spanPlan) spanPlan {
+				if _, ok := sortIndexes[q.SortBy]; ok {
+					p.access = accessSortIndex
+				}
+				return p
+			}},
+		} {
+			got, total := collectPages(t, st, q, force.f)
+			if !slices.Equal(got, want) || total != wantTotal {
+				t.Fatalf("%s: %s: %d spans (total %d), planner %d spans (total %d)", name, force.name,
+					len(got), total, len(want), wantTotal)
+			}
+		}
+	}
+}
+
+// collectPages reads every page of q with the access force chooses (nil:
+// the planner's) and returns the span ids in order and the first page's
+// total_results.
+func collectPages(t *testing.T, st *Store, q warehouse.SpanQuery, force func(spanPlan) spanPlan) ([]string, int64) {
+	t.Helper()
+	st.forceAccess = force
+	defer func() { st.forceAccess = nil }()
+	var ids []string
+	var total int64
+	for page := 0; ; page++ {
+		p, err := st.QuerySpans(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page == 0 {
+			total = p.TotalResults
+		}
+		for _, sp := range p.Spans {
+			ids = append(ids, sp.Environment+"/"+sp.SpanID)
+		}
+		if p.NextCursor == "" {
+			return ids, total
+		}
+		if page > 1000 {
+			t.Fatal("more than 1000 pages")
+		}
+		q.Cursor = p.NextCursor
+	}
+}
