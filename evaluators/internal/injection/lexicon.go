@@ -33,6 +33,9 @@ const (
 	clsHarm                  // bomb, meth, phishing, malware, hotwire...
 	clsDetail                // step by step, in full detail, line by line...
 	clsNotFollow             // don't follow, no sigas, ne suis pas...
+	clsDone                  // that is done, that's enough, sehr gut, eso es todo...
+	clsNow                   // now, nun, jetzt, ahora, maintenant, ora, agora...
+	clsTask                  // task, challenge, Aufgabe, tarea, tâche; write, schreibe...
 )
 
 // lexiconEntries lists the words and phrases of each class, space
@@ -53,6 +56,7 @@ var lexiconEntries = map[int][]string{
 		"ignorera", "glom", "strunta i",
 		"yok say", "gormezden gel", "unut",
 		"deja de lado", "laisse de cote", "lascia perdere", "deixe de lado",
+		"zaboravi", "zaboravite", "ignoriraj", "ignorirajte", "ignorisi", "zanemari", "zanemarite", "pozabi",
 	},
 	clsTarget: {
 		"instruksi", "perintah", "aturan", "petunjuk", "huong dan", "chi dan", "chi thi", "lenh", "quy tac", "pokyny", "instrukce", "pravidla", "instructiunile", "instructiuni", "regulile", "instruktioner", "instruksjoner", "instrukser", "ohjeet", "ohjeita", "saannot", "οδηγιες", "εντολες", "κανονες", "інструкції", "вказівки", "правила", "инструкции", "указания", "utasitast", "utasitasokat", "szabalyokat", "التعليمات", "تعليمات", "الاوامر", "القواعد", "निर्देशों", "निर्देश", "नियमों", "지시를", "지시", "지침을", "명령을", "규칙을",
@@ -65,6 +69,8 @@ var lexiconEntries = map[int][]string{
 		"instructies", "regels", "opdrachten", "aanwijzingen",
 		"instrukcje", "instrukcji", "polecenia", "zasady",
 		"instruktioner", "regler", "direktiv",
+		"instrukcije", "upute", "uputstva", "naredbe", "navodila",
+		"informationen", "information", "informations", "informacion", "informaciones", "informazioni", "informacoes", "informatie",
 		"talimatlari", "talimatları", "talimatlar", "talimat", "kurallari", "kuralları", "kurallar", "yonergeleri", "yönergeleri",
 	},
 	clsPrior: {
@@ -79,6 +85,7 @@ var lexiconEntries = map[int][]string{
 		"poprzednie", "poprzednich", "wczesniej", "wczesniejsze",
 		"tidigare", "foregaende",
 		"onceki", "daha once",
+		"prethodne", "prethodnih", "prethodna", "ranije", "prijasnje", "prejsnja", "prejsnje",
 	},
 	clsYour: {
 		"your", "deine", "deinen", "deiner", "ihre", "tus", "sus", "tes", "vos", "tue", "le tue", "suas", "seus", "tuas", "je", "jouw", "uw", "twoje", "swoje", "dina", "senin",
@@ -86,6 +93,7 @@ var lexiconEntries = map[int][]string{
 	clsAll: {
 		"semua", "segala", "tat ca", "vsechny", "toate", "ολες", "ολα", "усі", "всі", "все", "osszes", "minden", "جميع", "كل", "सभी", "모든",
 		"all", "everything", "alles", "alle", "todo", "todas", "todos", "tout", "toutes", "tous", "tutto", "tutte", "tutti", "tudo", "todas", "wszystko", "wszystkim", "wszystkie", "allt", "alla", "her sey", "hepsini", "tum",
+		"sve", "svih", "vse",
 	},
 	clsSaid: {
 		"told", "said", "given", "gesagt", "gegeben", "dicho", "dijeron", "dit", "detto", "disseram", "dito", "verteld", "gezegd", "powiedziano", "hora", "sagt", "soylenen", "soyledigim",
@@ -94,6 +102,7 @@ var lexiconEntries = map[int][]string{
 		"no longer", "not anymore", "anymore", "any more", "are void", "null and void", "do not apply", "don't apply", "dont apply",
 		"nicht mehr", "nicht langer", "ya no", "no valen", "no aplican", "ne comptent plus", "ne s'appliquent plus", "plus valables", "non valgono piu", "non contano piu", "nao valem mais", "nao se aplicam",
 		"niet meer", "juz nie", "inte langre", "artik gecerli degil",
+		"irrelevant", "not relevant", "unwichtig", "nicht relevant", "irrelevante", "irrelevantes", "no son relevantes", "sans importance", "non pertinentes", "non sono rilevanti", "nao sao relevantes", "niet relevant",
 	},
 	clsNotFollow: {
 		"don't follow", "dont follow", "do not follow", "stop following", "no sigas", "no sigan", "ne suis pas", "ne suivez pas", "non seguire", "nao siga", "volg niet", "nie stosuj", "folj inte",
@@ -130,6 +139,19 @@ var lexiconEntries = map[int][]string{
 		"bomb", "pipe bomb", "explosive", "explosives", "napalm", "meth", "methamphetamine", "phishing", "malware", "ransomware", "keylogger", "hotwire", "nerve agent", "poison",
 		"counterfeit", "credit card numbers", "cocaine", "heroin", "untraceable", "weapon", "weapons",
 	},
+	clsDone: {
+		"that is done", "that's done", "that is enough", "that's enough", "that was ok", "that was okay", "well done", "very well done", "very good", "simply great", "great job", "good job",
+		"das ist erledigt", "das genügt", "das reicht", "das war schon mal ok", "sehr gut", "gut gemacht", "einfach großartig",
+		"eso es todo", "ya basta", "basta ya", "muy bien", "bien hecho", "c'est fait", "ça suffit", "très bien", "bien joué",
+		"basta così", "molto bene", "ben fatto", "isso é tudo", "muito bem", "bem feito", "dat is genoeg", "goed gedaan", "heel goed",
+	},
+	clsNow: {
+		"now", "nun", "jetzt", "ahora", "maintenant", "ora", "adesso", "agora", "nu", "teraz",
+	},
+	clsTask: {
+		"task", "tasks", "challenge", "assignment", "aufgabe", "herausforderung", "tarea", "reto", "desafío", "tâche", "défi", "compito", "sfida", "tarefa", "opdracht", "uitdaging", "zadanie",
+		"write", "schreibe", "schreib", "verfasse", "formuliere", "escribe", "redacta", "écris", "rédige", "scrivi", "escreva", "escreve", "schrijf", "napisz",
+	},
 	clsDetail: {
 		"step by step", "in full detail", "full technical detail", "technical detail", "every detail", "in detail", "detailed instructions", "line by line", "exact recipe", "the recipe", "with every detail", "exact steps",
 	},
@@ -160,7 +182,7 @@ type lexicon struct {
 
 type lexEntry struct {
 	rest  []uint64 // hashes of the words after the first
-	class uint16
+	class uint32
 }
 
 var theLexicon = sync.OnceValue(func() *lexicon {
@@ -168,7 +190,7 @@ var theLexicon = sync.OnceValue(func() *lexicon {
 	for class, entries := range lexiconEntries {
 		for _, e := range entries {
 			words := lexWords(e)
-			e := lexEntry{class: uint16(class)}
+			e := lexEntry{class: uint32(class)}
 			for _, w := range words[1:] {
 				e.rest = append(e.rest, hashWord(w))
 			}
@@ -235,7 +257,7 @@ func (t *firstTable) get(h uint64) []lexEntry {
 // lexMatch is one lexicon entry found at a token index.
 type lexMatch struct {
 	at, end int // token indexes [at, end)
-	class   uint16
+	class   uint32
 }
 
 // maxLexTokens bounds the tokens examined per text (the first ones).
@@ -244,8 +266,8 @@ const maxLexTokens = 4096
 // scan returns the lexicon matches of text, which is normalised
 // (textclass.Normalize) or ASCII: tokens are runs of letters, ASCII
 // letters taken in lower case, so an ASCII text needs no normalising.
-func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexMatch, uint16) {
-	var seen uint16
+func (l *lexicon) scan(norm []byte, matches []lexMatch, hashes []uint64) ([]lexMatch, uint32) {
+	var seen uint32
 	var lower [32]byte
 	// Tokenise into runs of letters, hashing them in lower case as we go;
 	// an ASCII word that is no lexicon word is replaced by the word it
@@ -348,15 +370,15 @@ func matchLexicon(text string, shared *textclass.Text) Finding {
 		bp.norm = textclass.AppendNormalized(bp.norm[:0], text)
 		norm = bp.norm
 	}
-	var seen uint16
+	var seen uint32
 	bp.matches, seen = theLexicon().scan(norm, bp.matches[:0], bp.hashes[:0])
-	if seen&(clsVerb|clsVoid|clsNotFollow|clsSwitch|clsFrame) == 0 {
+	if seen&(clsVerb|clsVoid|clsNotFollow|clsSwitch|clsFrame|clsDone) == 0 {
 		return Finding{}
 	}
 	m := bp.matches
 	// near reports whether a match of class c lies within nearWindow
 	// tokens of match i (either side).
-	near := func(i int, c uint16, window int) bool {
+	near := func(i int, c uint32, window int) bool {
 		for _, o := range m {
 			if o.class&c != 0 && o.at < m[i].end+window && m[i].at < o.end+window {
 				return true
@@ -364,7 +386,7 @@ func matchLexicon(text string, shared *textclass.Text) Finding {
 		}
 		return false
 	}
-	after := func(i int, c uint16, window int) bool {
+	after := func(i int, c uint32, window int) bool {
 		for _, o := range m {
 			if o.class&c != 0 && o.at >= m[i].end && o.at < m[i].end+window {
 				return true
@@ -392,6 +414,10 @@ func matchLexicon(text string, shared *textclass.Text) Finding {
 			}
 		case x.class&clsSwitch != 0:
 			if after(i, clsSecret|clsTarget, 16) {
+				best = best.better(Finding{Rule: "lexicon/task-switch", Score: scoreLexSwitch})
+			}
+		case x.class&clsDone != 0:
+			if after(i, clsNow, 12) && after(i, clsTask, 20) {
 				best = best.better(Finding{Rule: "lexicon/task-switch", Score: scoreLexSwitch})
 			}
 		case x.class&clsFrame != 0:

@@ -155,6 +155,30 @@ var phraseRules = []phraseRule{
 				`|\b(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained)\s+by\s+(?:any\s+)?(?:openai|rules|guidelines|polic|restrictions|ethic|moral|your)`+
 				`|\b(?:without|bypass(?:ing)?|disable|remove)\s+(?:any\s+|all\s+)?(?:ethical|moral|safety|content)\s+(?:restrictions|limitations|filters|guidelines|constraints|boundaries)\b)`)),
 
+	// Several languages: "forget everything" followed by a new
+	// instruction ("Forget everything, write ...", "Vergiss alles und
+	// sag ...", "IGNORE EVERYTHING AND JUST OUTPUT ...").
+	rule("override/everything", 0.9,
+		anchors("ignor", "disregard", "forget", "vergiss", "olvid", "oubli", "dimentic", "esque", "vergeet", "negeer", "zaboravi"),
+		`(?:^|[.!?:;\n]\s*)(?:ignore|disregard|forget|ignoriere|vergiss|olvida|ignora|oublie|ignorez|oubliez|dimentica|esqueça|esqueca|esquece|vergeet|negeer|zaboravi|ignoriraj)\s+(?:everything|alles|todo|tout|tutto|tudo|sve)\s*[,.;:!\-–]`+
+			`|\b(?:ignore|disregard|forget|ignoriere|vergiss|olvida|ignora|oublie|ignorez|oubliez|dimentica|esqueça|esqueca|esquece|vergeet|negeer|zaboravi|ignoriraj)\s+(?:everything|alles|todo|tout|tutto|tudo|sve)\s*,?\s*(?:and|und|y|et|e|en|i)\s+(?:\S+\s+)?(?:say|output|print|write|respond|reply|answer|tell|sag|sage|schreib|schreibe|gib|di|escribe|dis|écris|ecris|scrivi|diga|escreva|zeg|schrijf|reci|napiši|napisi)\b`),
+	// English: an instruction to answer from anything but the supplied
+	// documents, or to disregard what the assistant was told.
+	rule("context-override/en", 0.85,
+		anchors("article", "document", "context", "source", "told", "answer this", "answer the"),
+		`\b(?:disregard(?:ing)?|ignor(?:e|ing)|forget(?:ting)?)\s+(?:all\s+)?the\s+(?:provided\s+|given\s+)?(?:articles|documents|context|sources)\s*[,.;:!]`+
+			`|\bown\s+knowledge\b[^.?!\n]{0,30}?\bnot\s+(?:by|from|on|based\s+on)\s+the\s+(?:articles?|documents?|context|sources?)\b`+
+			`|\bnot\s+(?:by|from|on|based\s+on)\s+the\s+(?:articles?|documents?|context|sources?)\b[^.?!\n]{0,30}?\bown\s+knowledge\b`+
+			`|\b(?:do\s+not|don't|dont)\s+(?:look|search|read|use|rely)\s+(?:\S+\s+)?(?:the\s+)?(?:articles?|documents?|context|sources?)\s+(?:provided|given)\b`+
+			`|\b(?:despite|regardless\s+of|no\s+matter)\s+what\s+you(?:'ve|\s+have|\s+were|\s+are)?\s+(?:been\s+)?told\b`+
+			`|\b(?:do\s+not|don't|dont)\s+answer\s+(?:this|the)\s+question\s*,?\s*(?:but|just|only|instead)\b`),
+	// Several languages: an interjection that stops the current task
+	// ("Attention - stop -", "ACHTUNG - STOPP", "stop: write ...").
+	rule("interrupt", 0.85,
+		anchors("stop"),
+		`\b(?:attention|achtung|atenci[oó]n|attenzione|aten[cç][aã]o|let\s+op|uwaga)\s*[-–:!,.]+\s*stopp?\b`+
+			`|(?:^|[.!?]\s*|\s)stopp?\s*[:\-–]+\s*(?:write|say|print|output|answer|respond|schreib\w*|sag\w*|antworte\w*|escrib\w*|di|dime|écris|ecris|dis|scrivi|escrev\w*|diga|schrijf|zeg)\b`),
+
 	// German.
 	rule("override/de", scoreOverride,
 		anchors("ignorier", "vergiss", "vergessen", "vergesst", "missacht", "bergeh", "verwirf", "streich", "hinter sich", "abweichend"),
