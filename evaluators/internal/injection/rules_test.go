@@ -4,6 +4,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -181,7 +184,7 @@ func TestWindows(t *testing.T) {
 }
 
 func TestTrainRejectsMismatchedInput(t *testing.T) {
-	_, err := Train([]string{"a", "b"}, []bool{true})
+	_, err := Train([]string{"a", "b"}, []bool{true}, nil)
 	if err == nil || err.Error() != "injection: train: 2 texts but 1 labels" {
 		t.Errorf("Train error = %v, want the length mismatch", err)
 	}
@@ -254,7 +257,7 @@ func TestTrainLearnsFromWindows(t *testing.T) {
 		)
 		labels = append(labels, false, true)
 	}
-	m, err := Train(texts, labels)
+	m, err := Train(texts, labels, nil)
 	if err != nil {
 		t.Fatalf("Train: %v", err)
 	}
@@ -291,5 +294,31 @@ func BenchmarkDetectorScoreVaried1KiB(b *testing.B) {
 	for b.Loop() {
 		d.Score(texts[i%len(texts)])
 		i++
+	}
+}
+
+func TestBenignProseReadsDistinctAnswers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, BenignProseDataset)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := `{"question": "q1", "answer": "The river floods in spring .", "label": true}
+{"question": "q1", "answer": "Farmers plant rice .", "label": false}
+{"question": "q2", "answer": "The river floods in spring .", "label": false}
+`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := BenignProse(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"The river floods in spring .", "Farmers plant rice ."}
+	if !slices.Equal(got, want) {
+		t.Errorf("BenignProse = %q, want %q", got, want)
+	}
+	if _, err := BenignProse(t.TempDir()); err == nil {
+		t.Error("BenignProse of an empty folder: want an error")
 	}
 }

@@ -32,7 +32,11 @@ type injectionRow struct {
 }
 
 func injectionSuite(dataDir string) ([]Report, error) {
-	cv, err := injectionCrossValidation(dataDir)
+	prose, err := injection.BenignProse(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	cv, err := injectionCrossValidation(dataDir, prose)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +52,7 @@ func injectionSuite(dataDir string) ([]Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	cross, err := injectionCrossSource(dataDir)
+	cross, err := injectionCrossSource(dataDir, prose)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +72,7 @@ func injectionSuite(dataDir string) ([]Report, error) {
 // injectionCrossSource trains the model on one training set and scores the
 // rules + model detector on the other (both directions), and each of those
 // models on NotInject: the model never saw the scored source.
-func injectionCrossSource(dataDir string) ([]Report, error) {
+func injectionCrossSource(dataDir string, prose []string) ([]Report, error) {
 	sets := injection.TrainingDatasets()
 	data := map[string][]injectionRow{}
 	for _, name := range append(sets, "injection/notinject.jsonl") {
@@ -86,7 +90,7 @@ func injectionCrossSource(dataDir string) ([]Report, error) {
 			texts = append(texts, r.Text)
 			labels = append(labels, r.Label)
 		}
-		m, err := injection.Train(texts, labels)
+		m, err := injection.Train(texts, labels, prose)
 		if err != nil {
 			return nil, fmt.Errorf("cross-source, train on %s: %w", train, err)
 		}
@@ -98,7 +102,7 @@ func injectionCrossSource(dataDir string) ([]Report, error) {
 				s := det.Score(r.Text)
 				scored = append(scored, injectionScored{score: s, label: r.Label, set: test, took: time.Since(start)})
 			}
-			rep := injectionCVReport(test, "cross-source: model trained on "+train+" only (+ negatives.go), never on this source", scored)
+			rep := injectionCVReport(test, "cross-source: model trained on "+train+" only (+ negatives.go and TrecQA sentences), never on this source", scored)
 			rep.Kind = KindCrossSource
 			if test == "injection/notinject.jsonl" {
 				rep.Metrics = map[string]float64{"fpr": rep.Metrics["fpr"], "accuracy": rep.Metrics["accuracy"]}
@@ -127,7 +131,7 @@ type injectionScored struct {
 	took  time.Duration // wall time of the Detector.Score call
 }
 
-func injectionCrossValidation(dataDir string) ([]Report, error) {
+func injectionCrossValidation(dataDir string, prose []string) ([]Report, error) {
 	type example struct {
 		injectionRow
 		set  string
@@ -153,7 +157,7 @@ func injectionCrossValidation(dataDir string) ([]Report, error) {
 				labels = append(labels, e.Label)
 			}
 		}
-		m, err := injection.Train(texts, labels)
+		m, err := injection.Train(texts, labels, prose)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", fold, err)
 		}
@@ -200,7 +204,7 @@ func injectionCVReport(dataset, split string, ss []injectionScored) Report {
 	return Report{
 		Slug: injectionSlug, Dataset: dataset, Kind: KindInSource, Headline: "f1", Split: split, N: n, Metrics: m, Threshold: "0.5",
 		PerCall: elapsed / time.Duration(max(len(ss), 1)), Target: "f1 >= 0.85",
-		Notes: fmt.Sprintf("rules alone: precision %.3f recall %.3f f1 %.3f; model alone: precision %.3f recall %.3f f1 %.3f; the hand-written benign prompts of injection/negatives.go are in every training fold; time is injection.Detector.Score",
+		Notes: fmt.Sprintf("rules alone: precision %.3f recall %.3f f1 %.3f; model alone: precision %.3f recall %.3f f1 %.3f; the hand-written benign prompts of injection/negatives.go and the TrecQA answer sentences (injection.BenignProse) are negatives in every training fold; time is injection.Detector.Score",
 			rm["precision"], rm["recall"], rm["f1"], mm["precision"], mm["recall"], mm["f1"]),
 	}
 }

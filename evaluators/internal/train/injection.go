@@ -8,7 +8,8 @@ import (
 
 // trainInjection trains the prompt-injection model on the training sets
 // named by injection.TrainingDatasets (deepset prompt-injections and the
-// jailbreak classification set, both train splits) and writes
+// jailbreak classification set, both train splits), with the sentences of
+// injection.BenignProse as further negatives, and writes
 // evaluators/internal/injection/model.evtc, which that package embeds.
 // The windowing and options live in injection.Train, which the quality
 // suite's cross-validation calls too.
@@ -24,7 +25,11 @@ func trainInjection(dataDir string) error {
 		texts = append(texts, t...)
 		labels = append(labels, l...)
 	}
-	m, err := injection.Train(texts, labels)
+	prose, err := injection.BenignProse(dataDir)
+	if err != nil {
+		return err
+	}
+	m, err := injection.Train(texts, labels, prose)
 	if err != nil {
 		return err
 	}
