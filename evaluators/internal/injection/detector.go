@@ -46,12 +46,17 @@ func (d *Detector) ScoreText(t *textclass.Text) Score {
 }
 
 // ModelOperatingPoint is the calibrated model probability that Score maps
-// to 0.5. The model's calibration is class-balanced, which puts 0.5 at
-// equal error rates on both classes; with injections the minority class,
-// the F1-best cut on the training sets' 5-fold cross-validation is higher
-// (F1 0.931 at 0.5, 0.936 at 0.75, flat from 0.6 to 0.85), so Score
-// divides the model's odds by 0.75/0.25 = 3 to put that cut at 0.5.
-const ModelOperatingPoint = 0.75
+// to 0.5: Score divides the model's odds by 0.9/0.1 = 9. It was chosen on
+// the cross-source figures (the model trained on one training set, the
+// detector scored on the other, and NotInject's false-positive rate),
+// because a model's confidence carries over badly to prompts of another
+// source: at 0.5, 0.6, 0.75, 0.85, 0.9 and 0.95, F1 deepset → jailbreak
+// 0.680, 0.728, 0.799, 0.851, 0.857, 0.866 and jailbreak → deepset
+// 0.775, 0.773, 0.762, 0.755, 0.755, 0.747 (NotInject FPR of the two
+// models at 0.9: 0.015 and 0.041, at 0.75: 0.068 and 0.059); 0.9 has the
+// best mean but for 0.95, whose worse direction is lower. In-source
+// cross-validation alone had put it at 0.75 (flat from 0.6 to 0.85).
+const ModelOperatingPoint = 0.9
 
 // atOperatingPoint divides the odds of p by the odds of
 // ModelOperatingPoint: p' = p / (p + k(1−p)), k = op/(1−op).
