@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -91,10 +92,9 @@ func legacyAttrHash(env, key, value string) int64 {
 	return int64(h.Sum64() & math.MaxInt32)
 }
 
-// postingKey identifies one posting list of a write: an hour, an
-// environment and a hash.
+// postingKey identifies one posting list of a write: an environment and a
+// hash.
 type postingKey struct {
-	hour int64
 	env  string
 	hash int64
 }
@@ -106,26 +106,33 @@ type postingList struct {
 }
 
 // postings collects the index entries of one WriteSpans call: for each
-// (hour, environment, hash) the offsets of its spans from the batch's
-// first sequence number. Spans of a batch share most attribute values
-// (models, users, workflows), so one row per posting list replaces many
-// per-span rows.
+// (environment, hash) the offsets of its spans from the batch's first
+// sequence number. Spans of a batch share most attribute values (models,
+// users, workflows), so one row per posting list replaces many per-span
+// rows.
 type postings struct {
-	first int64 // sequence number of offset 0
-	lists map[postingKey]*postingList
+	first  int64 // sequence number of offset 0
+	lists  map[postingKey]*postingList
+	minTS  int64
+	maxTS  int64
+	spans  int
+	maxSeq int64
 }
 
 func newPostings(first int64) *postings {
-	return &postings{first: first, lists: map[postingKey]*postingList{}}
+	return &postings{first: first, lists: map[postingKey]*postingList{}, minTS: math.MaxInt64, maxTS: math.MinInt64}
 }
 
 // add indexes one span of env and start time timestamp: hashes are those
 // of its trace id, indexed columns and indexable span attributes
 // (prepared.hashes).
 func (p *postings) add(seq int64, env string, timestamp int64, hashes []int64) {
-	hour, off := hourOf(timestamp), seq-p.first
+	off := seq - p.first
+	p.minTS, p.maxTS = min(p.minTS, timestamp), max(p.maxTS, timestamp)
+	p.spans++
+	p.maxSeq = max(p.maxSeq, seq)
 	for _, h := range hashes {
-		k := postingKey{hour, env, h}
+		k := postingKey{env, h}
 		l := p.lists[k]
 		if l == nil {
 			l = &postingList{}
@@ -147,19 +154,32 @@ const (
 )
 
 // insertIndexSQL starts the insert of index rows.
-const insertIndexSQL = "INSERT INTO span_postings (hour, environment, hash, base, n, min_ts, max_ts, offsets) VALUES "
+const insertIndexSQL = "INSERT INTO span_postings (run, environment, hash, base, n, min_ts, max_ts, offsets) VALUES "
 
-// write inserts the posting lists in key order (the B-tree inserts walk
-// forward). Each row holds base, a sequence number; n, the number of its
-// spans; min_ts and max_ts, their earliest and latest start; and offsets,
-// a JSON array of the row's sequence numbers minus base.
+// write stores the lists as a new run of level 0 (see merge.go): rows
+// keyed by the run, which is newer than every other, so they go to the end
+// of the table, in (environment, hash) order. Each row holds base, a
+// sequence number; n, the number of its spans; min_ts and max_ts, their
+// earliest and latest start; and offsets, a JSON array of the row's
+// sequence numbers minus base.
 func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) error {
+	if p.spans == 0 {
+		return nil
+	}
+	var run int64
+	if err := tx.QueryRowContext(ctx, nextRunSQL).Scan(&run); err != nil {
+		return fmt.Errorf("next run: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO posting_runs (run, level, first_seq, last_seq, min_ts, max_ts)
+		VALUES (?, 0, ?, ?, ?, ?)`, run, p.first, p.maxSeq, p.minTS, p.maxTS); err != nil {
+		return fmt.Errorf("posting run: %w", err)
+	}
 	keys := make([]postingKey, 0, len(p.lists))
 	for k := range p.lists {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b postingKey) int {
-		return cmp.Or(cmp.Compare(a.hour, b.hour), cmp.Compare(a.env, b.env), cmp.Compare(a.hash, b.hash))
+		return cmp.Or(cmp.Compare(a.env, b.env), cmp.Compare(a.hash, b.hash))
 	})
 	rows := newRowInserter(tx, stmts, insertIndexSQL, postingColumns, indexRowsPerInsert)
 	defer rows.close()
@@ -178,7 +198,7 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) erro
 				buf = strconv.AppendInt(buf, off-base, 10)
 			}
 			buf = append(buf, ']')
-			if err := rows.add(ctx, k.hour, k.env, k.hash, p.first+base, len(offs), slices.Min(ts), slices.Max(ts),
+			if err := rows.add(ctx, run, k.env, k.hash, p.first+base, len(offs), slices.Min(ts), slices.Max(ts),
 				string(buf)); err != nil {
 				return err
 			}
@@ -186,6 +206,10 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) erro
 	}
 	return rows.flush(ctx)
 }
+
+// nextRunSQL allocates a run number: one above every run (merged ones
+// included), so a run's rows always go to the end of span_postings.
+const nextRunSQL = `SELECT coalesce((SELECT max(run) FROM posting_runs), 0) + 1`
 
 // postingFilter is a filter of a span query that the postings answer: an
 // equality or in-list on an attribute or an indexed column, with values
@@ -266,95 +290,142 @@ func (f postingFilter) legacyHashes(envs []string) []any {
 	return out
 }
 
-// hoursCTE generates the index hours [?, ?] as the table hours(h): the
-// postings are looked up hour by hour, each an equality on the primary
-// key.
-const hoursCTE = `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?) `
+// legacyHoursCTE generates the hours [?, ?] of span_attr_index as the
+// table lhours(h): its lists are looked up hour by hour, each an equality
+// on its primary key.
+const legacyHoursCTE = `WITH RECURSIVE lhours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM lhours WHERE h < ?) `
 
 // postingRange is the part of a query the postings are read for: the
-// environments and the time range [from, to] (to 0: open), within the
-// hours the index holds.
+// environments, the time range [from, to] (to 0: open) and the runs that
+// list spans of it.
 type postingRange struct {
 	envs     []string
 	from, to int64
-	// hourFrom and hourTo bound the hours looked up.
-	hourFrom, hourTo int64
-	// legacyTo is the last hour of span_attr_index (math.MinInt64: none).
-	legacyTo int64
+	runs     []postingRun // runs whose spans reach into the range
+	// legacyFrom and legacyTo are the hours of span_attr_index within the
+	// range (legacyTo < legacyFrom: none).
+	legacyFrom, legacyTo int64
+}
+
+// postingRun is a run of span_postings and the start times it lists.
+type postingRun struct {
+	id, minTS, maxTS int64
 }
 
 // legacy reports whether the range reaches hours of span_attr_index.
-func (r postingRange) legacy() bool { return r.hourFrom <= r.legacyTo }
+func (r postingRange) legacy() bool { return r.legacyFrom <= r.legacyTo }
 
-// candidatesSQL returns a subquery of the sequence numbers f's postings
-// list in hours [hourFrom, hourTo] of r (posting rows wholly outside the
-// time range skipped): a superset of the spans that hold one of f's values.
-func (r postingRange) candidatesSQL(f postingFilter, hourFrom, hourTo int64) (string, []any) {
-	hashes := f.hashes()
-	var lh []any
-	if hourFrom <= r.legacyTo {
-		lh = f.legacyHashes(r.envs)
+// bounds returns the earliest and latest start time the range's postings
+// can list (hi < lo: none).
+func (r postingRange) bounds() (lo, hi int64) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	for _, run := range r.runs {
+		lo, hi = min(lo, run.minTS), max(hi, run.maxTS)
 	}
-	query := hoursCTE
-	args := []any{hourFrom, hourTo}
-	if lh != nil {
-		query += `, lhours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM lhours WHERE h < ?) `
-		args = append(args, hourFrom, min(hourTo, r.legacyTo))
+	if r.legacy() {
+		lo, hi = min(lo, r.legacyFrom*hourMs), max(hi, r.legacyTo*hourMs+hourMs-1)
 	}
-	query += `SELECT p.base + o.value FROM hours CROSS JOIN span_postings AS p ON p.hour = hours.h
-		AND p.environment IN (` + placeholders(len(r.envs)) + `) AND p.hash IN (` + placeholders(len(hashes)) + `)
-		AND p.max_ts >= ?` + r.toCond("p.min_ts") + ` CROSS JOIN json_each(p.offsets) AS o`
-	args = append(append(append(args, stringArgs(r.envs)...), hashes...), r.from)
+	lo = max(lo, r.from)
 	if r.to != 0 {
-		args = append(args, r.to)
+		hi = min(hi, r.to)
 	}
-	if lh != nil {
-		query += ` UNION ALL SELECT l.base + o.value FROM lhours CROSS JOIN span_attr_index AS l
-			ON l.hour = lhours.h AND l.hash IN (` + placeholders(len(lh)) + `) CROSS JOIN json_each(l.offsets) AS o`
-		args = append(args, lh...)
-	}
-	return query, args
+	return lo, hi
 }
 
-// toCond is " AND col <= ?" for a closed range, "" for an open one.
-func (r postingRange) toCond(col string) string {
-	if r.to == 0 {
-		return ""
+// cut returns r narrowed to the start times [a, b].
+func (r postingRange) cut(a, b int64) postingRange {
+	out := r
+	out.from = max(r.from, a)
+	out.to = b
+	if r.to != 0 {
+		out.to = min(r.to, b)
 	}
-	return " AND " + col + " <= ?"
+	out.runs = nil
+	for _, run := range r.runs {
+		if run.maxTS >= out.from && run.minTS <= out.to {
+			out.runs = append(out.runs, run)
+		}
+	}
+	out.legacyFrom, out.legacyTo = max(r.legacyFrom, hourOf(out.from)), min(r.legacyTo, hourOf(out.to))
+	return out
+}
+
+// runIDs returns the ids of r's runs as query arguments.
+func (r postingRange) runIDs() []any {
+	out := make([]any, len(r.runs))
+	for i, run := range r.runs {
+		out[i] = run.id
+	}
+	return out
+}
+
+// rowsWhere is the condition on span_postings rows (as p) of f in r: the
+// runs, environments and hashes, rows reaching into the time range.
+func (r postingRange) rowsWhere(f postingFilter) (string, []any) {
+	hashes := f.hashes()
+	cond := `p.run IN (` + placeholders(len(r.runs)) + `) AND p.environment IN (` + placeholders(len(r.envs)) +
+		`) AND p.hash IN (` + placeholders(len(hashes)) + `) AND p.max_ts >= ?`
+	args := append(append(append(r.runIDs(), stringArgs(r.envs)...), hashes...), r.from)
+	if r.to != 0 {
+		cond += ` AND p.min_ts <= ?`
+		args = append(args, r.to)
+	}
+	return cond, args
+}
+
+// candidatesSQL returns a subquery of the sequence numbers f's postings
+// list for r: a superset of the spans of r that hold one of f's values.
+func (r postingRange) candidatesSQL(f postingFilter) (string, []any) {
+	var parts []string
+	var args []any
+	if len(r.runs) > 0 {
+		cond, condArgs := r.rowsWhere(f)
+		parts = append(parts, `SELECT p.base + o.value FROM span_postings AS p CROSS JOIN json_each(p.offsets) AS o WHERE `+cond)
+		args = append(args, condArgs...)
+	}
+	if lh := r.legacyLookup(f); lh != nil {
+		parts = append(parts, `SELECT * FROM (`+legacyHoursCTE+`SELECT l.base + o.value FROM lhours CROSS JOIN
+			span_attr_index AS l ON l.hour = lhours.h AND l.hash IN (`+placeholders(len(lh))+`) CROSS JOIN json_each(l.offsets) AS o)`)
+		args = append(append(args, r.legacyFrom, r.legacyTo), lh...)
+	}
+	if len(parts) == 0 {
+		return `SELECT NULL WHERE 0`, nil
+	}
+	return strings.Join(parts, " UNION ALL "), args
+}
+
+// legacyLookup returns f's span_attr_index hashes when r reaches its
+// hours, else nil.
+func (r postingRange) legacyLookup(f postingFilter) []any {
+	if !r.legacy() {
+		return nil
+	}
+	return f.legacyHashes(r.envs)
 }
 
 // estimate returns about how many spans f's postings list in r: the sum
 // of the lengths of the lists that reach into the time range (hours of
 // span_attr_index counted by their offsets).
 func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) (int64, error) {
-	hashes := f.hashes()
-	query := hoursCTE + `SELECT sum(p.n) FROM hours CROSS JOIN span_postings AS p ON p.hour = hours.h
-		AND p.environment IN (` + placeholders(len(r.envs)) + `) AND p.hash IN (` + placeholders(len(hashes)) + `)
-		AND p.max_ts >= ?` + r.toCond("p.min_ts")
-	args := append([]any{r.hourFrom, r.hourTo}, stringArgs(r.envs)...)
-	args = append(append(args, hashes...), r.from)
-	if r.to != 0 {
-		args = append(args, r.to)
+	var total int64
+	if len(r.runs) > 0 {
+		cond, args := r.rowsWhere(f)
+		var n sql.NullInt64
+		if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM span_postings AS p WHERE `+cond, args...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("attribute index estimate: %w", mapErr(err))
+		}
+		total += n.Int64
 	}
-	var n sql.NullInt64
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("attribute index estimate: %w", mapErr(err))
+	if lh := r.legacyLookup(f); lh != nil {
+		var old sql.NullInt64
+		if err := q.QueryRowContext(ctx, legacyHoursCTE+`SELECT sum(json_array_length(l.offsets)) FROM lhours
+			CROSS JOIN span_attr_index AS l ON l.hour = lhours.h AND l.hash IN (`+placeholders(len(lh))+`)`,
+			append([]any{r.legacyFrom, r.legacyTo}, lh...)...).Scan(&old); err != nil {
+			return 0, fmt.Errorf("attribute index estimate: %w", mapErr(err))
+		}
+		total += old.Int64
 	}
-	if !r.legacy() {
-		return n.Int64, nil
-	}
-	lh := f.legacyHashes(r.envs)
-	if lh == nil {
-		return n.Int64, nil
-	}
-	var old sql.NullInt64
-	if err := q.QueryRowContext(ctx, hoursCTE+`SELECT sum(json_array_length(l.offsets)) FROM hours
-		CROSS JOIN span_attr_index AS l ON l.hour = hours.h AND l.hash IN (`+placeholders(len(lh))+`)`,
-		append([]any{r.hourFrom, min(r.hourTo, r.legacyTo)}, lh...)...).Scan(&old); err != nil {
-		return 0, fmt.Errorf("attribute index estimate: %w", mapErr(err))
-	}
-	return n.Int64 + old.Int64, nil
+	return total, nil
 }
 
 // count returns the spans of r that hold one of f's values, with a
@@ -369,47 +440,38 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, con
 	if r.legacy() {
 		return 0, false, nil
 	}
-	hashes := f.hashes()
-	head := hoursCTE + `SELECT %s FROM hours CROSS JOIN span_postings AS p ON p.hour = hours.h
-		AND p.environment IN (` + placeholders(len(r.envs)) + `) AND p.hash IN (` + placeholders(len(hashes)) + `)`
-	args := append([]any{r.hourFrom, r.hourTo}, stringArgs(r.envs)...)
-	args = append(args, hashes...)
-	inner, innerArgs := ` AND p.min_ts >= ?`+r.toCond("p.max_ts"), []any{r.from}
-	if r.to != 0 {
-		innerArgs = append(innerArgs, r.to)
+	if len(r.runs) == 0 {
+		return 0, true, nil
 	}
+	where, args := r.rowsWhere(f)
+	inner, innerArgs := ` AND p.min_ts >= ?`, []any{r.from}
+	cross, crossArgs := ` AND (p.min_ts < ?`, []any{r.from}
+	if r.to != 0 {
+		inner += ` AND p.max_ts <= ?`
+		innerArgs = append(innerArgs, r.to)
+		cross += ` OR p.max_ts > ?`
+		crossArgs = append(crossArgs, r.to)
+	}
+	cross += `)`
 	var whole sql.NullInt64
-	if err := q.QueryRowContext(ctx, fmt.Sprintf(head, "sum(p.n)")+inner, append(slices.Clone(args), innerArgs...)...).Scan(&whole); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM span_postings AS p WHERE `+where+inner,
+		append(slices.Clone(args), innerArgs...)...).Scan(&whole); err != nil {
 		return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
 	}
-	// Lists that cross an end of the range: min_ts < from <= max_ts, or
-	// min_ts <= to < max_ts.
-	cross := ` AND p.max_ts >= ? AND (p.min_ts < ?` + r.orAfterTo() + `) CROSS JOIN json_each(p.offsets) AS o`
-	crossArgs := []any{r.from, r.from}
+	// The spans of lists that cross an end of the range.
+	sub := `SELECT p.base + o.value FROM span_postings AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross
+	spans := "seq IN (" + sub + ") AND environment IN (" + placeholders(len(r.envs)) + ") AND seq <= ? AND timestamp >= ?"
+	spanArgs := append(append(append(slices.Clone(args), crossArgs...), stringArgs(r.envs)...), snapshot, r.from)
 	if r.to != 0 {
-		crossArgs = append(crossArgs, r.to, r.to)
-	}
-	sub := fmt.Sprintf(head, "p.base + o.value") + cross
-	where := "seq IN (" + sub + ") AND environment IN (" + placeholders(len(r.envs)) + ") AND seq <= ? AND timestamp >= ?"
-	whereArgs := append(append(append(slices.Clone(args), crossArgs...), stringArgs(r.envs)...), snapshot, r.from)
-	if r.to != 0 {
-		where += " AND timestamp <= ?"
-		whereArgs = append(whereArgs, r.to)
+		spans += " AND timestamp <= ?"
+		spanArgs = append(spanArgs, r.to)
 	}
 	var edge int64
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE "+where+" AND "+cond,
-		append(whereArgs, condArgs...)...).Scan(&edge); err != nil {
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE "+spans+" AND "+cond,
+		append(spanArgs, condArgs...)...).Scan(&edge); err != nil {
 		return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
 	}
 	return whole.Int64 + edge, true, nil
-}
-
-// orAfterTo is " OR (p.min_ts <= ? AND p.max_ts > ?)" for a closed range.
-func (r postingRange) orAfterTo() string {
-	if r.to == 0 {
-		return ""
-	}
-	return " OR (p.min_ts <= ? AND p.max_ts > ?)"
 }
 
 func stringArgs(ss []string) []any {

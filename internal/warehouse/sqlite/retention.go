@@ -352,31 +352,60 @@ func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, 
 	return seqs, keys, nil
 }
 
-// pruneAttrIndex deletes, in batches, the posting rows (span_postings and
-// the legacy span_attr_index) of the hours wholly before bound (the
-// deletion bound just applied to spans): every span of those hours is
-// deleted, or hidden from every pagination and deleted by the next run.
+// pruneAttrIndex deletes, in batches, the postings of spans wholly
+// before bound (the deletion bound just applied to spans): the runs that
+// list only spans older than it, and the legacy span_attr_index rows of
+// the hours wholly before it. Every span they list is deleted, or hidden
+// from every pagination and deleted by the next run.
 func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
-	hour := hourOf(bound)
-	for _, del := range []string{
-		`DELETE FROM span_postings WHERE (hour, environment, hash, base) IN
-			(SELECT hour, environment, hash, base FROM span_postings WHERE hour < ? LIMIT ?)`,
-		`DELETE FROM span_attr_index WHERE (hour, hash, base) IN
-			(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`,
-	} {
-		for {
-			start := time.Now()
-			res, err := s.writer.ExecContext(ctx, del, hour, pruneBatch)
-			if err != nil {
-				return fmt.Errorf("attribute index: %w", mapErr(err))
-			}
-			if n, _ := res.RowsAffected(); n < pruneBatch {
-				break
-			}
-			if err := s.pausePruning(ctx, time.Since(start)); err != nil {
-				return err
-			}
+	for {
+		var run int64
+		err := s.writer.QueryRowContext(ctx, `SELECT run FROM posting_runs WHERE max_ts < ? ORDER BY run LIMIT 1`, bound).Scan(&run)
+		if errors.Is(err, sql.ErrNoRows) {
+			break
 		}
+		if err != nil {
+			return fmt.Errorf("posting runs: %w", mapErr(err))
+		}
+		if err := s.deleteRun(ctx, run); err != nil {
+			return err
+		}
+	}
+	for {
+		start := time.Now()
+		res, err := s.writer.ExecContext(ctx, `DELETE FROM span_attr_index WHERE (hour, hash, base) IN
+			(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`, hourOf(bound), pruneBatch)
+		if err != nil {
+			return fmt.Errorf("attribute index: %w", mapErr(err))
+		}
+		if n, _ := res.RowsAffected(); n < pruneBatch {
+			return nil
+		}
+		if err := s.pausePruning(ctx, time.Since(start)); err != nil {
+			return err
+		}
+	}
+}
+
+// deleteRun deletes a posting run, its rows in batches (the last batch
+// with the run's own row).
+func (s *Store) deleteRun(ctx context.Context, run int64) error {
+	for {
+		start := time.Now()
+		res, err := s.writer.ExecContext(ctx, `DELETE FROM span_postings WHERE (run, environment, hash, base) IN
+			(SELECT run, environment, hash, base FROM span_postings WHERE run = ? LIMIT ?)`, run, pruneBatch)
+		if err != nil {
+			return fmt.Errorf("posting run %d: %w", run, mapErr(err))
+		}
+		if n, _ := res.RowsAffected(); n < pruneBatch {
+			break
+		}
+		if err := s.pausePruning(ctx, time.Since(start)); err != nil {
+			return err
+		}
+	}
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM posting_runs WHERE run = ?`, run); err != nil {
+		return fmt.Errorf("posting run %d: %w", run, mapErr(err))
 	}
 	return nil
 }

@@ -61,32 +61,25 @@ var sortIndexes = map[warehouse.SortKey]sortIndex{
 }
 
 // numberBucket is the bucket expression of a numeric column in its sort
-// index (migration 00014, where the same text appears): 16 linear buckets
-// per factor of 16 from 0 on (width 16 below 256, 256 below 4 096, ...),
+// index (migration 00014, where the same text appears): 8 linear buckets
+// per factor of 16 from 0 on (width 32 below 256, 512 below 4 096, ...),
 // -1 for negative values. Monotone in the value.
 func numberBucket(col string) string {
 	var b strings.Builder
 	b.WriteString("(CASE WHEN " + col + " < 0 THEN -1")
-	base, limit, width := 0, 256, 16
+	base, limit, width := 0, 256, 32
 	for range 6 {
 		fmt.Fprintf(&b, " WHEN %s < %d THEN %d + %s / %d", col, limit, base, col, width)
-		base, limit, width = base+16, limit*16, width*16
+		base, limit, width = base+8, limit*16, width*16
 	}
 	fmt.Fprintf(&b, " ELSE %d + %s / %d END)", base, col, width)
 	return b.String()
 }
 
-// traceBucket is the bucket of a trace id in its sort index: its first
-// hex digit, by comparisons (monotone in string order).
-var traceBucket = func() string {
-	var b strings.Builder
-	b.WriteString("(CASE")
-	for i, c := range "123456789abcdef" {
-		fmt.Fprintf(&b, " WHEN trace_id < '%c' THEN %d", c, i)
-	}
-	b.WriteString(" ELSE 15 END)")
-	return b.String()
-}()
+// traceBucket is the bucket of a trace id in its sort index: a quarter of
+// the hex digits its first one is in, by comparisons (monotone in string
+// order).
+const traceBucket = "(CASE WHEN trace_id < '4' THEN 0 WHEN trace_id < '8' THEN 1 WHEN trace_id < 'c' THEN 2 ELSE 3 END)"
 
 // defaultMaxIndexCandidates bounds the spans a page of a sort other than
 // time takes from the postings; a filter listing more spans than that in
@@ -130,7 +123,7 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	if p.pr, err = s.postingRange(ctx, tx, q); err != nil {
 		return p, err
 	}
-	if s.maxIndexCandidates > 0 && p.pr.hourFrom <= p.pr.hourTo {
+	if s.maxIndexCandidates > 0 && (len(p.pr.runs) > 0 || p.pr.legacy()) {
 		for _, f := range postingFilters(q) {
 			n, err := p.pr.estimate(ctx, tx, f)
 			if err != nil {
@@ -157,7 +150,8 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 		}
 		// The time index reads about limit / selectivity spans; the walk
 		// reads the candidates of the hours it needs, at least one.
-		hours := float64(max(p.pr.hourTo-p.pr.hourFrom+1, 1))
+		lo, hi := p.pr.bounds()
+		hours := float64(max((hi-lo)/hourMs+1, 1))
 		if max(limit, float64(p.postSpans)/hours) < limit/sel {
 			p.access = accessHourWalk
 		}
@@ -194,34 +188,41 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	return p, nil
 }
 
-// postingRange returns the hours of q's range that the postings hold.
+// postingRange returns the postings of q's range: the runs that list
+// spans of it, and the hours of span_attr_index within it.
 func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (postingRange, error) {
-	r := postingRange{envs: q.Environments, from: q.FromMs, to: q.ToMs, legacyTo: math.MinInt64}
-	var lo, hi, legacy sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_postings), (SELECT max(hour) FROM span_postings),
-		(SELECT max_hour FROM legacy_attr_index)`).Scan(&lo, &hi, &legacy); err != nil {
+	r := postingRange{envs: q.Environments, from: q.FromMs, to: q.ToMs, legacyFrom: 0, legacyTo: -1}
+	query, args := `SELECT run, min_ts, max_ts FROM posting_runs WHERE max_ts >= ?`, []any{q.FromMs}
+	if q.ToMs != 0 {
+		query += ` AND min_ts <= ?`
+		args = append(args, q.ToMs)
+	}
+	rows, err := tx.QueryContext(ctx, query+` ORDER BY run`, args...)
+	if err != nil {
+		return r, fmt.Errorf("posting runs: %w", mapErr(err))
+	}
+	for rows.Next() {
+		var run postingRun
+		if err := rows.Scan(&run.id, &run.minTS, &run.maxTS); err != nil {
+			rows.Close()
+			return r, fmt.Errorf("posting runs: %w", mapErr(err))
+		}
+		r.runs = append(r.runs, run)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return r, fmt.Errorf("posting runs: %w", mapErr(err))
+	}
+	var lo, hi sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_attr_index), (SELECT max_hour FROM legacy_attr_index)`).
+		Scan(&lo, &hi); err != nil {
 		return r, fmt.Errorf("attribute index range: %w", mapErr(err))
 	}
-	if legacy.Valid {
-		r.legacyTo = legacy.Int64
-		if !lo.Valid || legacy.Int64 > hi.Int64 {
-			hi = legacy
+	if lo.Valid && hi.Valid {
+		r.legacyFrom, r.legacyTo = max(hourOf(q.FromMs), lo.Int64), hi.Int64
+		if q.ToMs != 0 {
+			r.legacyTo = min(hourOf(q.ToMs), hi.Int64)
 		}
-		var old sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT min(hour) FROM span_attr_index`).Scan(&old); err != nil {
-			return r, fmt.Errorf("attribute index range: %w", mapErr(err))
-		}
-		if old.Valid && (!lo.Valid || old.Int64 < lo.Int64) {
-			lo = old
-		}
-	}
-	if !lo.Valid || !hi.Valid {
-		r.hourFrom, r.hourTo = 0, -1 // nothing indexed
-		return r, nil
-	}
-	r.hourFrom, r.hourTo = max(hourOf(q.FromMs), lo.Int64), hi.Int64
-	if q.ToMs != 0 {
-		r.hourTo = min(hourOf(q.ToMs), hi.Int64)
 	}
 	return r, nil
 }
@@ -326,7 +327,7 @@ func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (str
 	where, args := sel.where()
 	switch p.access {
 	case accessCandidates:
-		cand, candArgs := p.pr.candidatesSQL(*p.post, p.pr.hourFrom, p.pr.hourTo)
+		cand, candArgs := p.pr.candidatesSQL(*p.post)
 		return "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
 			sel.order() + " LIMIT ?", append(append(candArgs, args...), limit)
 	case accessSortIndex:
@@ -345,33 +346,34 @@ func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (str
 }
 
 // walkHours fills out with the page of a time-sorted read through one
-// filter's postings: hours in the sort direction, from the cursor's hour
-// on, in windows that double while they come back short, until the page
-// is full or the range ends.
+// filter's postings: windows of start time in the sort direction, from the
+// cursor on, an hour wide at first and doubling while they come back
+// short, until the page is full or the postings end.
 func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanSelect, r warehouse.SpanRead,
 	out *warehouse.SpanRows) error {
-	lo, hi := p.pr.hourFrom, p.pr.hourTo
+	lo, hi := p.pr.bounds()
 	desc := sel.dir == "DESC"
 	if !r.First {
-		h := hourOf(r.After.Num)
 		if desc {
-			hi = min(hi, h)
+			hi = min(hi, r.After.Num)
 		} else {
-			lo = max(lo, h)
+			lo = max(lo, r.After.Num)
 		}
 	}
 	where, args := sel.where()
-	width := int64(1)
+	width := int64(hourMs)
 	for lo <= hi && len(out.Spans) < r.Limit {
-		a, b := lo, min(lo+width-1, hi)
-		if desc {
-			a, b = max(hi-width+1, lo), hi
+		a, b := lo, hi
+		if desc && hi-lo >= width {
+			a = hi - width + 1
+		} else if !desc && hi-lo >= width {
+			b = lo + width - 1
 		}
-		cand, candArgs := p.pr.candidatesSQL(*p.post, a, b)
-		query := "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
-			sel.order() + " LIMIT ?"
+		cand, candArgs := p.pr.cut(a, b).candidatesSQL(*p.post)
+		query := "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND timestamp >= ? AND timestamp <= ? AND " +
+			where + sel.order() + " LIMIT ?"
 		before := len(out.Spans)
-		if err := readSpanRows(ctx, tx, query, append(append(candArgs, args...), r.Limit-before), out); err != nil {
+		if err := readSpanRows(ctx, tx, query, append(append(append(candArgs, a, b), args...), r.Limit-before), out); err != nil {
 			return err
 		}
 		if desc {
@@ -379,7 +381,7 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 		} else {
 			lo = b + 1
 		}
-		if len(out.Spans)-before < (r.Limit-before)/2 {
+		if len(out.Spans)-before < (r.Limit-before)/2 && width < math.MaxInt64/4 {
 			width *= 2
 		}
 	}
@@ -404,7 +406,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 	var query string
 	switch {
 	case p.post != nil && float64(p.postSpans)*costSpan < float64(p.rangeSpans)*costRow:
-		cand, candArgs := p.pr.candidatesSQL(*p.post, p.pr.hourFrom, p.pr.hourTo)
+		cand, candArgs := p.pr.candidatesSQL(*p.post)
 		query, args = "SELECT count(*) FROM spans NOT INDEXED WHERE seq IN ("+cand+") AND "+where, append(candArgs, args...)
 	default:
 		query = "SELECT count(*) FROM spans INDEXED BY spans_env_time WHERE " + where

@@ -22,6 +22,7 @@ func TestAccessesAgree(t *testing.T) {
 	ctx := context.Background()
 	st := openTemp(t)
 	defer st.Close()
+	st.runFanout = 3 // posting runs of every level
 	start := int64(1_790_000_000_000)
 	const hour = int64(3600 * 1000)
 	for i, env := range []string{"a", "b"} {
@@ -50,6 +51,13 @@ func TestAccessesAgree(t *testing.T) {
 		if err := st.WriteSpans(ctx, g.Batch(150, start+hour/2, start+3*hour)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := st.mergeRuns(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var levels int
+	if err := st.reader.QueryRowContext(ctx, `SELECT count(DISTINCT level) FROM posting_runs`).Scan(&levels); err != nil || levels < 2 {
+		t.Fatalf("posting runs of %d levels (%v), want runs of two levels at least", levels, err)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	filters := [][]warehouse.Filter{

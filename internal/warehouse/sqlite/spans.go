@@ -14,7 +14,7 @@ import (
 
 // insertSpanSQL starts the insert of spans; rowInserter adds the VALUES
 // rows.
-const insertSpanSQL = `INSERT INTO spans (seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
+const insertSpanSQL = `INSERT OR FAIL INTO spans (seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
 	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
 	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
 	resource_id, span_attributes, prompts, completions, input, input_key, output, output_key, evaluations, verdicts) VALUES `
@@ -128,6 +128,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 		return fmt.Errorf("write spans: commit: %w", mapErr(err))
 	}
 	s.checkpoints.poke()
+	s.merges.poke()
 	res.commit()
 	return nil
 }

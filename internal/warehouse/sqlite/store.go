@@ -81,6 +81,10 @@ type Store struct {
 	maxIndexCandidates int
 	// forceAccess, set by tests, overrides the planner's choice.
 	forceAccess func(spanPlan) spanPlan
+	// merges merges posting runs in the background; runFanout is
+	// defaultRunFanout (tests lower it).
+	merges    *merger
+	runFanout int
 
 	// retention and its background job, stopped by Close.
 	retention warehouse.Retention
@@ -193,7 +197,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts,
 		spanKeys:           keyTable{timed: "span_keys_by_time", legacy: "span_keys"},
 		pointKeys:          keyTable{timed: "point_keys_by_time", legacy: "point_keys"},
-		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults()}
+		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults(),
+		runFanout: defaultRunFanout}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.loadLegacyKeys(ctx); err != nil {
 		s.Close()
@@ -204,6 +209,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
 	}
 	s.pruning = warehouse.StartPruneJob(s, s.retention, opts.OnPruneError)
+	s.merges = startMerger(s)
+	s.merges.poke() // runs a crash left unmerged
 	return s, nil
 }
 
@@ -243,6 +250,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.pruning.Stop()
+	if s.merges != nil {
+		s.merges.close()
+	}
 	return errors.Join(s.checkpoints.close(), s.stmts.close(), s.reader.Close(), s.writer.Close())
 }
 

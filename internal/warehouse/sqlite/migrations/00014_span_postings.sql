@@ -1,16 +1,31 @@
 -- +goose Up
 -- Equality index of span attributes, the trace id and the columns queries
 -- filter on (workflow, entity, agent, service, span name, models, status),
--- as posting lists: per write, hour of span time, environment and 63-bit
--- hash of (key, value), the spans' sequence numbers as base + a JSON array
--- of offsets, with n, their number, and min_ts / max_ts, their earliest
--- and latest start (Unix ms). Hour first keeps inserts local. The
+-- as posting lists in runs, a log-structured merge: each write adds a run
+-- (level 0) of rows keyed (run, environment, 63-bit hash of key and value,
+-- base seq), with n, the list's length, min_ts / max_ts, its spans'
+-- earliest and latest start (Unix ms), and a JSON array of seq offsets.
+-- A run's number is above every other, so its rows go to the end of the
+-- table: a commit writes a few pages of it, where lists keyed by hash first
+-- landed each on a page of its own and were the writer's main cost. A
+-- background merge copies 16 runs of a level into one of the next (up to
+-- level 2), so a query seeks a few dozen runs, not one per write. The
 -- environment in the key keeps every tenant's lists apart, and the wide
 -- hash makes a list's length the number of spans holding its value, so
 -- total_results of an equality filter is a sum of lengths (the lists that
--- cross an end of the range are read and checked). See attrindex.go.
+-- cross an end of the range are read and checked). See attrindex.go and
+-- merge.go.
+CREATE TABLE posting_runs (
+	run       INTEGER PRIMARY KEY,
+	level     INTEGER NOT NULL,
+	first_seq INTEGER NOT NULL,
+	last_seq  INTEGER NOT NULL,
+	min_ts    INTEGER NOT NULL,
+	max_ts    INTEGER NOT NULL
+);
+CREATE INDEX posting_runs_level ON posting_runs (level, run);
 CREATE TABLE span_postings (
-	hour        INTEGER NOT NULL,
+	run         INTEGER NOT NULL,
 	environment TEXT    NOT NULL,
 	hash        INTEGER NOT NULL,
 	base        INTEGER NOT NULL,
@@ -18,7 +33,7 @@ CREATE TABLE span_postings (
 	min_ts      INTEGER NOT NULL,
 	max_ts      INTEGER NOT NULL,
 	offsets     TEXT    NOT NULL,
-	PRIMARY KEY (hour, environment, hash, base)
+	PRIMARY KEY (run, environment, hash, base)
 ) WITHOUT ROWID;
 
 -- span_attr_index keeps the lists of the spans written before this
@@ -37,14 +52,16 @@ INSERT INTO legacy_attr_index SELECT max(hour) FROM span_attr_index;
 -- index in exact (duration, seq) order would put every entry of a commit
 -- on a page of its own. So the numeric keys and the trace id are indexed
 -- by bucket, their exact order sorted at read time within the few buckets
--- a page needs (see spanplan.go): numbers in 16 linear buckets per factor
--- of 16 (negative ones in bucket -1), trace ids by their first hex digit.
+-- a page needs (see spanplan.go): numbers in 8 linear buckets per factor
+-- of 16 (negative ones in bucket -1), trace ids in 4 by their first hex
+-- digit. A commit dirties about one page per bucket it writes to, so
+-- fewer buckets cost the writer less and a read more.
 -- The buckets are CASE expressions, not function calls: an index on a
 -- function makes every multi-row INSERT keep a statement journal, which
 -- cost the writer three times its work.
-CREATE INDEX spans_env_duration ON spans (environment, (CASE WHEN duration < 0 THEN -1 WHEN duration < 256 THEN 0 + duration / 16 WHEN duration < 4096 THEN 16 + duration / 256 WHEN duration < 65536 THEN 32 + duration / 4096 WHEN duration < 1048576 THEN 48 + duration / 65536 WHEN duration < 16777216 THEN 64 + duration / 1048576 WHEN duration < 268435456 THEN 80 + duration / 16777216 ELSE 96 + duration / 268435456 END), seq, duration, timestamp);
-CREATE INDEX spans_env_tokens ON spans (environment, (CASE WHEN total_tokens < 0 THEN -1 WHEN total_tokens < 256 THEN 0 + total_tokens / 16 WHEN total_tokens < 4096 THEN 16 + total_tokens / 256 WHEN total_tokens < 65536 THEN 32 + total_tokens / 4096 WHEN total_tokens < 1048576 THEN 48 + total_tokens / 65536 WHEN total_tokens < 16777216 THEN 64 + total_tokens / 1048576 WHEN total_tokens < 268435456 THEN 80 + total_tokens / 16777216 ELSE 96 + total_tokens / 268435456 END), seq, total_tokens, timestamp);
-CREATE INDEX spans_env_trace ON spans (environment, (CASE WHEN trace_id < '1' THEN 0 WHEN trace_id < '2' THEN 1 WHEN trace_id < '3' THEN 2 WHEN trace_id < '4' THEN 3 WHEN trace_id < '5' THEN 4 WHEN trace_id < '6' THEN 5 WHEN trace_id < '7' THEN 6 WHEN trace_id < '8' THEN 7 WHEN trace_id < '9' THEN 8 WHEN trace_id < 'a' THEN 9 WHEN trace_id < 'b' THEN 10 WHEN trace_id < 'c' THEN 11 WHEN trace_id < 'd' THEN 12 WHEN trace_id < 'e' THEN 13 WHEN trace_id < 'f' THEN 14 ELSE 15 END), seq, trace_id, timestamp);
+CREATE INDEX spans_env_duration ON spans (environment, (CASE WHEN duration < 0 THEN -1 WHEN duration < 256 THEN 0 + duration / 32 WHEN duration < 4096 THEN 8 + duration / 512 WHEN duration < 65536 THEN 16 + duration / 8192 WHEN duration < 1048576 THEN 24 + duration / 131072 WHEN duration < 16777216 THEN 32 + duration / 2097152 WHEN duration < 268435456 THEN 40 + duration / 33554432 ELSE 48 + duration / 536870912 END), seq, duration, timestamp);
+CREATE INDEX spans_env_tokens ON spans (environment, (CASE WHEN total_tokens < 0 THEN -1 WHEN total_tokens < 256 THEN 0 + total_tokens / 32 WHEN total_tokens < 4096 THEN 8 + total_tokens / 512 WHEN total_tokens < 65536 THEN 16 + total_tokens / 8192 WHEN total_tokens < 1048576 THEN 24 + total_tokens / 131072 WHEN total_tokens < 16777216 THEN 32 + total_tokens / 2097152 WHEN total_tokens < 268435456 THEN 40 + total_tokens / 33554432 ELSE 48 + total_tokens / 536870912 END), seq, total_tokens, timestamp);
+CREATE INDEX spans_env_trace ON spans (environment, (CASE WHEN trace_id < '4' THEN 0 WHEN trace_id < '8' THEN 1 WHEN trace_id < 'c' THEN 2 ELSE 3 END), seq, trace_id, timestamp);
 CREATE INDEX spans_env_workflow ON spans (environment, workflow_name, seq, timestamp);
 CREATE INDEX spans_env_entity ON spans (environment, entity_name, seq, timestamp);
 CREATE INDEX spans_env_model ON spans (environment, response_model, seq, timestamp);

@@ -1,0 +1,161 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Posting runs (migration 00014) form a log-structured merge: every write
+// adds a run of level 0; the merger copies the oldest runFanout runs of a
+// level into one run of the next, up to maxRunLevel, so that a query seeks
+// at most about runFanout runs per level plus the top level's. A merge
+// copies rows without re-encoding them (INSERT ... SELECT in key order into
+// a run numbered above every other, so the copy appends), so each list row
+// is written maxRunLevel + 1 times in all, each time in sequence, instead
+// of once at a random place of the table.
+const (
+	defaultRunFanout = 64
+	// maxRunLevel stops merges at runs of runFanout² writes: a merge of
+	// level-1 runs holds the writer for ~0.1–0.3 s; a larger one would
+	// make commits wait for seconds.
+	maxRunLevel = 1
+)
+
+// merger runs the merges in the background: the writer pokes it after
+// its commits.
+type merger struct {
+	s    *Store
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startMerger(s *Store) *merger {
+	m := &merger{s: s, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go m.run()
+	return m
+}
+
+// poke asks for a merge pass soon; it never blocks.
+func (m *merger) poke() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (m *merger) run() {
+	defer close(m.done)
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-m.wake:
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-m.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		// A failed merge (the store busy or closing) is tried again after
+		// the next commit; queries read unmerged runs meanwhile.
+		_, _ = m.s.mergeRuns(ctx)
+		cancel()
+	}
+}
+
+// close stops the merges.
+func (m *merger) close() {
+	close(m.stop)
+	<-m.done
+}
+
+// mergeRuns merges runs while some level below maxRunLevel holds
+// runFanout of them, and returns how many merges it made. While spans are
+// being written it pauses as long as each merge held the writer, so
+// merges take at most about half the writer's time.
+func (s *Store) mergeRuns(ctx context.Context) (int, error) {
+	merges := 0
+	for level := 0; level < maxRunLevel; {
+		runs, err := s.oldestRuns(ctx, level)
+		if err != nil {
+			return merges, err
+		}
+		if len(runs) < s.runFanout {
+			level++
+			continue
+		}
+		start := time.Now()
+		if err := s.mergeOnce(ctx, level, runs); err != nil {
+			return merges, fmt.Errorf("merge posting runs: %w", err)
+		}
+		merges++
+		if time.Since(time.Unix(0, s.lastWrite.Load())) < time.Second {
+			select {
+			case <-ctx.Done():
+				return merges, ctx.Err()
+			case <-time.After(time.Since(start)):
+			}
+		}
+	}
+	return merges, nil
+}
+
+// oldestRuns returns the oldest runFanout runs of level.
+func (s *Store) oldestRuns(ctx context.Context, level int) ([]any, error) {
+	rows, err := s.writer.QueryContext(ctx, `SELECT run FROM posting_runs WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
+	if err != nil {
+		return nil, fmt.Errorf("posting runs: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var out []any
+	for rows.Next() {
+		var run int64
+		if err := rows.Scan(&run); err != nil {
+			return nil, fmt.Errorf("posting runs: %w", mapErr(err))
+		}
+		out = append(out, run)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// mergeOnce copies runs (of level) into one new run of level + 1, in one
+// transaction.
+func (s *Store) mergeOnce(ctx context.Context, level int, runs []any) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", mapErr(err))
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	var next int64
+	if err := tx.QueryRowContext(ctx, nextRunSQL).Scan(&next); err != nil {
+		return fmt.Errorf("next run: %w", mapErr(err))
+	}
+	in := "run IN (" + placeholders(len(runs)) + ")"
+	for _, step := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO posting_runs (run, level, first_seq, last_seq, min_ts, max_ts)
+			SELECT ?, ?, min(first_seq), max(last_seq), min(min_ts), max(max_ts) FROM posting_runs WHERE ` + in,
+			append([]any{next, level + 1}, runs...)},
+		{`INSERT OR FAIL INTO span_postings (run, environment, hash, base, n, min_ts, max_ts, offsets)
+			SELECT ?, environment, hash, base, n, min_ts, max_ts, offsets FROM span_postings WHERE ` + in +
+			` ORDER BY environment, hash, base`, append([]any{next}, runs...)},
+		{`DELETE FROM span_postings WHERE ` + in, runs},
+		{`DELETE FROM posting_runs WHERE ` + in, runs},
+	} {
+		if _, err := tx.ExecContext(ctx, step.sql, step.args...); err != nil {
+			return mapErr(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", mapErr(err))
+	}
+	s.checkpoints.poke()
+	return nil
+}
