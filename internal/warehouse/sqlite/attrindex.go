@@ -467,7 +467,7 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, con
 		spanArgs = append(spanArgs, r.to)
 	}
 	var edge int64
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE "+spans+" AND "+cond,
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM spans NOT INDEXED WHERE "+spans+" AND "+cond,
 		append(spanArgs, condArgs...)...).Scan(&edge); err != nil {
 		return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
 	}

@@ -17,7 +17,8 @@ func TestSortIndexesMatchTheirBuckets(t *testing.T) {
 			continue
 		}
 		rows, err := st.reader.QueryContext(context.Background(), "EXPLAIN QUERY PLAN SELECT seq FROM spans INDEXED BY "+
-			idx.name+" WHERE environment = ? AND "+idx.bucket+" = ?", "e", 3)
+			idx.name+" WHERE environment = ? AND "+idx.bucket+" = ? AND "+bucketHour+" >= ? / 3600000 AND "+bucketHour+
+			" <= ? / 3600000", "e", 3, 0, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,8 +32,8 @@ func TestSortIndexesMatchTheirBuckets(t *testing.T) {
 			plan = append(plan, detail)
 		}
 		rows.Close()
-		if got := strings.Join(plan, "; "); !strings.Contains(got, "(environment=? AND <expr>=?)") {
-			t.Errorf("%s: plan %q, want a search of %s on (environment, bucket)", key, got, idx.name)
+		if got := strings.Join(plan, "; "); !strings.Contains(got, "(environment=? AND <expr>=? AND <expr>>? AND <expr><?)") {
+			t.Errorf("%s: plan %q, want a search of %s on (environment, bucket, hour)", key, got, idx.name)
 		}
 	}
 }

@@ -1,12 +1,10 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -81,6 +79,10 @@ func numberBucket(col string) string {
 // order).
 const traceBucket = "(CASE WHEN trace_id < '4' THEN 0 WHEN trace_id < '8' THEN 1 WHEN trace_id < 'c' THEN 2 ELSE 3 END)"
 
+// bucketHour is the hour of a span's start in the bucketed sort indexes
+// (their third column): integer division, as in migration 00014.
+const bucketHour = "timestamp / 3600000"
+
 // defaultMaxIndexCandidates bounds the spans a page of a sort other than
 // time takes from the postings; a filter listing more spans than that in
 // the range is read another way.
@@ -97,6 +99,10 @@ const (
 	// unknownSelectivity is assumed of filters the postings cannot
 	// estimate.
 	unknownSelectivity = 0.2
+	// bucketShare: a bucket of a bucketed index holds about one in
+	// bucketShare of an environment's entries (the top ones of spread
+	// values more).
+	bucketShare = 8
 )
 
 // spanPlan is the planner's choice for one read.
@@ -110,6 +116,8 @@ type spanPlan struct {
 	post      *postingFilter
 	postSpans int64
 	pr        postingRange
+	// selectivity estimates the share of the range's spans that match.
+	selectivity float64
 }
 
 // planSpans chooses the access of a read of q (range already raised to
@@ -144,6 +152,7 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	case len(q.Filters) > 0:
 		sel = unknownSelectivity
 	}
+	p.selectivity = min(sel, 1)
 	if q.SortBy == warehouse.SortTimestamp {
 		if p.post == nil {
 			return p, nil
@@ -176,6 +185,11 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	// The sort index reads limit / (share of the range × selectivity)
 	// entries, and the spans of those in range to check the filters.
 	walk := limit / (inRange / float64(max(all, 1)) * sel) * costEntry
+	if sortIndexes[q.SortBy].bucket != "" {
+		// A bucketed index is read a bucket at a time: a share of all
+		// entries at least.
+		walk = max(walk, float64(all)/bucketShare*costEntry)
+	}
 	if len(q.Filters) > 0 {
 		walk += limit / sel * costSpan
 	}
@@ -230,22 +244,23 @@ func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQu
 // spanSelect is the SQL of a span read: the match conditions and the
 // continuation after the cursor.
 type spanSelect struct {
-	match      sqlfilter.Where // environments, snapshot, range, filters
-	after      sqlfilter.Where // the keyset continuation (empty on a first page)
-	col, dir   string
-	numericCol bool
+	base    sqlfilter.Where // environments, snapshot, range: on every index
+	filters sqlfilter.Where // the query's filters
+	after   sqlfilter.Where // the keyset continuation (empty on a first page)
+	col     string
+	dir     string
 }
 
 func newSpanSelect(q warehouse.SpanQuery, r warehouse.SpanRead, snapshot int64) spanSelect {
 	var sel spanSelect
-	sel.match.In("environment", q.Environments)
-	sel.match.Add("seq <= ?", snapshot)
-	sel.match.Add("timestamp >= ?", q.FromMs)
+	sel.base.In("environment", q.Environments)
+	sel.base.Add("seq <= ?", snapshot)
+	sel.base.Add("timestamp >= ?", q.FromMs)
 	if q.ToMs != 0 {
-		sel.match.Add("timestamp <= ?", q.ToMs)
+		sel.base.Add("timestamp <= ?", q.ToMs)
 	}
 	for _, c := range dialect.SpanFilters(q.Filters) {
-		sel.match.AddExpr(c)
+		sel.filters.AddExpr(c)
 	}
 	col, dir, cmp := q.SortOrder()
 	sel.col, sel.dir = col, dir
@@ -259,9 +274,22 @@ func newSpanSelect(q warehouse.SpanQuery, r warehouse.SpanRead, snapshot int64) 
 	return sel
 }
 
-// where joins the match and the continuation.
+// where joins the match (base and filters) and the continuation.
 func (sel spanSelect) where() (string, []any) {
-	w := sqlfilter.Where{Conds: slices.Concat(sel.match.Conds, sel.after.Conds), Args: slices.Concat(sel.match.Args, sel.after.Args)}
+	return joinWhere(sel.base, sel.filters, sel.after)
+}
+
+// match joins the base and the filters: every match of the query.
+func (sel spanSelect) match() (string, []any) {
+	return joinWhere(sel.base, sel.filters)
+}
+
+func joinWhere(parts ...sqlfilter.Where) (string, []any) {
+	var w sqlfilter.Where
+	for _, p := range parts {
+		w.Conds = append(w.Conds, p.Conds...)
+		w.Args = append(w.Args, p.Args...)
+	}
 	return w.SQL(), w.Args
 }
 
@@ -305,7 +333,7 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 	case plan.access == accessHourWalk:
 		err = s.walkHours(ctx, tx, plan, sel, r, &out)
 	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "":
-		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, q, r, &out)
+		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, plan.selectivity, q, r, &out)
 	default:
 		query, args := plan.pageSQL(sel, q, r.Limit)
 		err = readSpanRows(ctx, tx, query, args, &out)
@@ -402,7 +430,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 			return n, err
 		}
 	}
-	where, args := sel.match.SQL(), sel.match.Args
+	where, args := sel.match()
 	var query string
 	switch {
 	case p.post != nil && float64(p.postSpans)*costSpan < float64(p.rangeSpans)*costRow:
@@ -450,42 +478,109 @@ func totalSpans(ctx context.Context, q querier, envs []string) (int64, error) {
 }
 
 // walkBuckets fills out with a page sorted by a bucketed index: the
-// buckets in the sort direction, from the cursor's on, each read whole
-// (range, filters and cursor checked on the way) until the page is full;
-// the entries are sorted by the column, and the page's spans read.
-func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect, q warehouse.SpanQuery,
+// buckets in the sort direction, from the cursor's on; from each bucket the
+// entries in the range (and after the cursor) come sorted by the column,
+// a chunk at a time (SQLite keeps the top of a bucket, reading the index
+// alone), and their spans are checked against the filters in that order
+// until the page is full.
+func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect, selectivity float64, q warehouse.SpanQuery,
 	r warehouse.SpanRead, out *warehouse.SpanRows) error {
 	col, numeric := q.SortBy.Column()
-	where, args := sel.where()
-	var entries []warehouse.SpanKey
+	_, _, cmpOp := q.SortOrder()
+	var page []int64
 	b, ok, err := firstBucket(ctx, tx, idx, col, q, r)
-	for err == nil && ok && len(entries) < r.Limit {
-		entries, err = readBucket(ctx, tx, "SELECT seq, "+col+" FROM spans INDEXED BY "+idx.name+" WHERE "+idx.bucket+
-			" = ? AND "+where, append([]any{b}, args...), numeric, entries)
-		if err == nil {
-			b, ok, err = nextBucket(ctx, tx, idx, q.Environments, b, true, q.Desc)
-		}
+	after := sel.after
+	// The hours of the range, the index's third column.
+	var hours sqlfilter.Where
+	hours.Add(bucketHour+" >= ? / 3600000", q.FromMs)
+	if q.ToMs != 0 {
+		hours.Add(bucketHour+" <= ? / 3600000", q.ToMs)
 	}
-	if err != nil {
+	for err == nil && ok && len(page) < r.Limit {
+		need := r.Limit - len(page)
+		chunk := need
+		if len(sel.filters.Conds) > 0 {
+			// Enough entries for the page at the filters' selectivity,
+			// twice over.
+			chunk = int(min(max(256, 2*float64(need)/selectivity), 50000))
+		}
+		where, args := joinWhere(sel.base, hours, after)
+		var entries []warehouse.SpanKey
+		entries, err = readBucket(ctx, tx, "SELECT seq, "+col+" FROM spans INDEXED BY "+idx.name+" WHERE "+idx.bucket+
+			" = ? AND "+where+sel.order()+" LIMIT ?", append(append([]any{b}, args...), chunk), numeric, nil)
+		if err != nil {
+			break
+		}
+		if page, err = takeMatches(ctx, tx, sel.filters, entries, page, r.Limit); err != nil {
+			break
+		}
+		if len(entries) == chunk && len(page) < r.Limit {
+			// More of this bucket: continue after its last entry.
+			last := entries[len(entries)-1]
+			var v any = last.Str
+			if numeric {
+				v = last.Num
+			}
+			after = sqlfilter.Where{}
+			after.Add("("+col+", seq) "+cmpOp+" (?, ?)", v, last.Seq)
+			continue
+		}
+		after = sel.after
+		b, ok, err = nextBucket(ctx, tx, idx, q.Environments, b, true, q.Desc)
+	}
+	if err != nil || len(page) == 0 {
 		return err
 	}
-	slices.SortFunc(entries, func(a, b warehouse.SpanKey) int {
-		c := cmp.Or(cmp.Compare(a.Num, b.Num), cmp.Compare(a.Str, b.Str), cmp.Compare(a.Seq, b.Seq))
-		if q.Desc {
-			return -c
-		}
-		return c
-	})
-	entries = entries[:min(len(entries), r.Limit)]
-	if len(entries) == 0 {
-		return nil
-	}
-	seqs := make([]any, len(entries))
-	for i, e := range entries {
-		seqs[i] = e.Seq
+	seqs := make([]any, len(page))
+	for i, seq := range page {
+		seqs[i] = seq
 	}
 	return readSpanRows(ctx, tx, "SELECT "+selectSpanColumns+" FROM spans WHERE seq IN ("+placeholders(len(seqs))+")"+
 		sel.order(), seqs, out)
+}
+
+// takeMatches appends to page, in order, the sequence numbers of entries
+// whose spans pass filters, until page holds limit: without filters the
+// first entries, else their spans checked in chunks.
+func takeMatches(ctx context.Context, tx querier, filters sqlfilter.Where, entries []warehouse.SpanKey, page []int64, limit int) ([]int64, error) {
+	for len(entries) > 0 && len(page) < limit {
+		if len(filters.Conds) == 0 {
+			for _, e := range entries[:min(len(entries), limit-len(page))] {
+				page = append(page, e.Seq)
+			}
+			return page, nil
+		}
+		chunk := entries[:min(len(entries), max(64, 2*(limit-len(page))))]
+		entries = entries[len(chunk):]
+		args := make([]any, 0, len(chunk)+len(filters.Args))
+		for _, e := range chunk {
+			args = append(args, e.Seq)
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT seq FROM spans NOT INDEXED WHERE seq IN ("+placeholders(len(chunk))+") AND "+
+			filters.SQL(), append(args, filters.Args...)...)
+		if err != nil {
+			return page, mapErr(err)
+		}
+		pass := map[int64]bool{}
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				rows.Close()
+				return page, mapErr(err)
+			}
+			pass[seq] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return page, mapErr(err)
+		}
+		for _, e := range chunk {
+			if pass[e.Seq] && len(page) < limit {
+				page = append(page, e.Seq)
+			}
+		}
+	}
+	return page, nil
 }
 
 // readBucket appends the (seq, sort value) rows of query to entries.

@@ -55,13 +55,16 @@ INSERT INTO legacy_attr_index SELECT max(hour) FROM span_attr_index;
 -- a page needs (see spanplan.go): numbers in 8 linear buckets per factor
 -- of 16 (negative ones in bucket -1), trace ids in 4 by their first hex
 -- digit. A commit dirties about one page per bucket it writes to, so
--- fewer buckets cost the writer less and a read more.
+-- fewer buckets cost the writer less and a read more. Within a bucket,
+-- entries go by hour of start time (timestamp / 3600000), so a read of a
+-- range seeks its hours of each bucket; a write still lands at one place
+-- per bucket, the current hour's end.
 -- The buckets are CASE expressions, not function calls: an index on a
 -- function makes every multi-row INSERT keep a statement journal, which
 -- cost the writer three times its work.
-CREATE INDEX spans_env_duration ON spans (environment, (CASE WHEN duration < 0 THEN -1 WHEN duration < 256 THEN 0 + duration / 32 WHEN duration < 4096 THEN 8 + duration / 512 WHEN duration < 65536 THEN 16 + duration / 8192 WHEN duration < 1048576 THEN 24 + duration / 131072 WHEN duration < 16777216 THEN 32 + duration / 2097152 WHEN duration < 268435456 THEN 40 + duration / 33554432 ELSE 48 + duration / 536870912 END), seq, duration, timestamp);
-CREATE INDEX spans_env_tokens ON spans (environment, (CASE WHEN total_tokens < 0 THEN -1 WHEN total_tokens < 256 THEN 0 + total_tokens / 32 WHEN total_tokens < 4096 THEN 8 + total_tokens / 512 WHEN total_tokens < 65536 THEN 16 + total_tokens / 8192 WHEN total_tokens < 1048576 THEN 24 + total_tokens / 131072 WHEN total_tokens < 16777216 THEN 32 + total_tokens / 2097152 WHEN total_tokens < 268435456 THEN 40 + total_tokens / 33554432 ELSE 48 + total_tokens / 536870912 END), seq, total_tokens, timestamp);
-CREATE INDEX spans_env_trace ON spans (environment, (CASE WHEN trace_id < '4' THEN 0 WHEN trace_id < '8' THEN 1 WHEN trace_id < 'c' THEN 2 ELSE 3 END), seq, trace_id, timestamp);
+CREATE INDEX spans_env_duration ON spans (environment, (CASE WHEN duration < 0 THEN -1 WHEN duration < 256 THEN 0 + duration / 32 WHEN duration < 4096 THEN 8 + duration / 512 WHEN duration < 65536 THEN 16 + duration / 8192 WHEN duration < 1048576 THEN 24 + duration / 131072 WHEN duration < 16777216 THEN 32 + duration / 2097152 WHEN duration < 268435456 THEN 40 + duration / 33554432 ELSE 48 + duration / 536870912 END), timestamp / 3600000, seq, duration, timestamp);
+CREATE INDEX spans_env_tokens ON spans (environment, (CASE WHEN total_tokens < 0 THEN -1 WHEN total_tokens < 256 THEN 0 + total_tokens / 32 WHEN total_tokens < 4096 THEN 8 + total_tokens / 512 WHEN total_tokens < 65536 THEN 16 + total_tokens / 8192 WHEN total_tokens < 1048576 THEN 24 + total_tokens / 131072 WHEN total_tokens < 16777216 THEN 32 + total_tokens / 2097152 WHEN total_tokens < 268435456 THEN 40 + total_tokens / 33554432 ELSE 48 + total_tokens / 536870912 END), timestamp / 3600000, seq, total_tokens, timestamp);
+CREATE INDEX spans_env_trace ON spans (environment, (CASE WHEN trace_id < '4' THEN 0 WHEN trace_id < '8' THEN 1 WHEN trace_id < 'c' THEN 2 ELSE 3 END), timestamp / 3600000, seq, trace_id, timestamp);
 CREATE INDEX spans_env_workflow ON spans (environment, workflow_name, seq, timestamp);
 CREATE INDEX spans_env_entity ON spans (environment, entity_name, seq, timestamp);
 CREATE INDEX spans_env_model ON spans (environment, response_model, seq, timestamp);
