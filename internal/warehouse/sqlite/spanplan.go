@@ -184,11 +184,17 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	best := inRange * perRow // every span of the range, sorted
 	// The sort index reads limit / (share of the range × selectivity)
 	// entries, and the spans of those in range to check the filters.
-	walk := limit / (inRange / float64(max(all, 1)) * sel) * costEntry
+	share := inRange / float64(max(all, 1))
+	walk := limit / (share * sel) * costEntry
 	if sortIndexes[q.SortBy].bucket != "" {
-		// A bucketed index is read a bucket at a time: a share of all
-		// entries at least.
-		walk = max(walk, float64(all)/bucketShare*costEntry)
+		// A bucketed index is read a bucket at a time, the range's hours
+		// of it: a share of the range's entries at least.
+		walk = max(walk, inRange/bucketShare*costEntry)
+	} else {
+		// An exact index holds each value's entries in time order: a
+		// range within the time the first value spans is reached after
+		// the entries before it, up to a value's share of all.
+		walk = max(walk, float64(all)/bucketShare*(1-share)*costEntry)
 	}
 	if len(q.Filters) > 0 {
 		walk += limit / sel * costSpan
@@ -362,10 +368,10 @@ func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (str
 		return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY " + sortIndexes[q.SortBy].name + " WHERE " +
 			where + sel.order() + " LIMIT ?", append(args, limit)
 	}
-	if q.SortBy != warehouse.SortTimestamp {
+	if q.SortBy == warehouse.SortSpanName {
 		// The range's index entries sorted, then the page's spans: only
-		// index entries are read while the conditions need no more (a
-		// span name sort, a name filter).
+		// index entries are read while the conditions need no more (the
+		// time index holds the name).
 		inner := "SELECT seq FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() + " LIMIT ?"
 		return "SELECT " + selectSpanColumns + " FROM spans WHERE seq IN (" + inner + ")" + sel.order(), append(args, limit)
 	}
@@ -430,6 +436,22 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 			return n, err
 		}
 	}
+	if len(q.Filters) == 1 {
+		// not_equals / not_in match every span of the range but those
+		// equal to a value (a span without the field included): the
+		// range's count less the postings' count of the values.
+		if f, ok := complementFilter(q.Filters[0]); ok {
+			fq := q
+			fq.Filters = []warehouse.Filter{f}
+			if pf := postingFilters(fq); len(pf) == 1 {
+				cond := dialect.SpanFilters(fq.Filters)[0]
+				n, ok, err := p.pr.count(ctx, tx, pf[0], cond.SQL, cond.Args, snapshot)
+				if err != nil || ok {
+					return p.rangeSpans - n, err
+				}
+			}
+		}
+	}
 	where, args := sel.match()
 	var query string
 	switch {
@@ -444,6 +466,20 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 		return 0, mapErr(err)
 	}
 	return n, nil
+}
+
+// complementFilter returns the equals / in filter whose matches are the
+// spans a not_equals / not_in filter f does not match.
+func complementFilter(f warehouse.Filter) (warehouse.Filter, bool) {
+	switch f.Operator {
+	case warehouse.OpNotEquals:
+		f.Operator = warehouse.OpEquals
+	case warehouse.OpNotIn:
+		f.Operator = warehouse.OpIn
+	default:
+		return f, false
+	}
+	return f, true
 }
 
 // readSpanRows appends the spans query returns to out.

@@ -74,6 +74,9 @@ func TestAccessesAgree(t *testing.T) {
 		{{Field: "service_name", Operator: warehouse.OpEquals, Value: "service-7"},
 			{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}},
 		{{Field: "user.id", Operator: warehouse.OpEquals, Value: "nobody"}},
+		{{Field: "llm.request.model", Operator: warehouse.OpNotEquals, Value: "gpt-4o"}},
+		{{Field: "user.id", Operator: warehouse.OpNotIn, Values: []string{spangen.UserID(1), spangen.UserID(2)}}},
+		{{Field: "workflow_name", Operator: warehouse.OpNotEquals, Value: "workflow-3"}},
 	}
 	sorts := []warehouse.SortKey{warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortSpanName,
 		warehouse.SortTraceID, warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName,

@@ -1,17 +1,20 @@
 // Command loadtest fills a SQLite warehouse with synthetic spans (default
 // 1 000 000 over 7 days, 50 services, 1 000 span names, 20 attributes
-// each), then measures the latency of three span queries:
+// each), prints ingest speed and file size against the OTLP protobuf size
+// of the same spans, then measures the first page (100 spans, with
+// total_results) of every query shape: the target shapes every backend
+// measures ((a) 1-hour range; (b) 1 % attribute equality sorted by
+// duration; (c) span name contains; (d) trace id; (g) an unfiltered week),
+// 10 % and 100 % attribute equality, a week sorted by tokens, a workflow
+// filter sorted by duration, every sort key over an hour, a day and a
+// week, and every filter operator; each with p50, p99 and selectivity.
 //
-//	(a) a 1-hour range sorted by timestamp
-//	(b) a 1-day range, an attribute equality matching ~1%, sorted by duration DESC
-//	(c) a 1-day range, contains on the span name
+//	go run ./internal/warehouse/sqlite/internal/loadtest -spans 1000000 -dir /tmp/w
+//	go run ./internal/warehouse/sqlite/internal/loadtest -dir /tmp/w -reuse -only 'sort'
 //
-// (plus (d)–(g): trace id lookup, 10% and 100% attribute equality, an
-// unfiltered 7-day range) and prints ingest speed, file size against the
-// OTLP protobuf size of the same spans, and each query's p50/p99 and
-// selectivity. Run:
-//
-//	go run ./internal/warehouse/sqlite/internal/loadtest -spans 1000000
+// -reuse queries the warehouse a run with the same -dir left; -only runs
+// the shapes whose name holds the text. Old build against new build: run
+// each build's command on its own directory, back to back.
 package main
 
 import (
