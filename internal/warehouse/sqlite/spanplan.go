@@ -36,10 +36,6 @@ const (
 	accessSortIndex
 )
 
-func (a spanAccess) String() string {
-	return [...]string{"time index", "hour walk", "candidates", "sort index"}[a]
-}
-
 // sortIndex is the index of a sort key other than time (migration 00014).
 // An exact index is in (column, seq) order; a bucketed one in (bucket,
 // seq) order, bucket an SQL expression of the column, so a read sorts
