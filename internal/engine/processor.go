@@ -173,6 +173,7 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 	start := time.Now()
 	var (
 		jobs       []job
+		hint       = p.jobsHint(td)
 		candidates []int
 		configs    checkedConfigs
 		matched    = make([]matchedMonitor, 0, len(p.static)+4)
@@ -192,7 +193,7 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 				if len(p.static) == 0 && len(candidates) == 0 {
 					continue
 				}
-				jobs, matched = p.spanJobs(ctx, jobs, &configs, matched, dyn, candidates, rs, ss, span)
+				jobs, matched = p.spanJobs(ctx, jobs, hint, &configs, matched, dyn, candidates, rs, ss, span)
 			}
 		}
 		if p.observer != nil && len(jobs) > first {
@@ -209,6 +210,18 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 	p.record(ctx, jobs)
 	p.observe(start, jobs)
 	return td, nil
+}
+
+// jobsHint is the number of evaluations td needs when every span matches
+// every static monitor (the usual case of a monitor without condition),
+// at most 4096: the jobs slice is allocated once, at the first span that
+// may match, instead of copied as it grows.
+func (p *Processor) jobsHint(td ptrace.Traces) int {
+	per := 0
+	for _, m := range p.static {
+		per += len(m.Evaluators)
+	}
+	return max(min(per*td.SpanCount(), 4096), 1)
 }
 
 // observe tells the observer about the evaluated spans: the jobs of one
@@ -264,8 +277,9 @@ func (c *checkedConfigs) get(b *monitor.Binding) (map[string]any, error) {
 
 // spanJobs appends the evaluations one span needs: of the static monitors
 // and of the candidates (positions in dyn) that match it, in that order.
-// matched is scratch space, returned for reuse.
-func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedConfigs, matched []matchedMonitor, dyn *monitor.Index, candidates []int,
+// matched is scratch space, returned for reuse. The first span that
+// matches allocates jobs with room for hint.
+func (p *Processor) spanJobs(ctx context.Context, jobs []job, hint int, configs *checkedConfigs, matched []matchedMonitor, dyn *monitor.Index, candidates []int,
 	rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span,
 ) ([]job, []matchedMonitor) {
 	traceID := span.TraceID()
@@ -285,6 +299,9 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedCo
 	}
 	if len(matched) == 0 {
 		return jobs, matched
+	}
+	if jobs == nil {
+		jobs = make([]job, 0, hint)
 	}
 	attrs := span.Attributes()
 	in := inputSource{attrs: attrs, groundTruth: p.groundTruth, maxText: p.maxText, content: contentOnce{attrs: attrs}}
@@ -551,6 +568,7 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 		ev.SetName(genai.EvaluationEvent)
 		ev.SetTimestamp(pcommon.NewTimestampFromTime(j.end))
 		attrs := ev.Attributes()
+		attrs.EnsureCapacity(eventAttributes(j))
 		attrs.PutStr(genai.AttrEvaluationName, j.binding.Slug)
 		attrs.PutStr(genai.AttrMonitorID, j.mon.ID)
 		if j.truncated {
@@ -579,6 +597,19 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 			p.provider.Evaluated(j.mon.ID)
 		}
 	}
+}
+
+// eventAttributes is the number of attributes record puts on the event
+// of j (at most: a score label or an output may be absent).
+func eventAttributes(j *job) int {
+	n := 2 // evaluation name, monitor id
+	if j.truncated {
+		n++
+	}
+	if j.err != nil {
+		return n + 2 // error type and message
+	}
+	return n + 2 + len(j.binding.Def.Outputs) // score value and label, outputs
 }
 
 // putResult writes the score and every output field, typed.
