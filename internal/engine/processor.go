@@ -354,6 +354,12 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 		}()
 		var r *runner // this worker's evaluations run on it, one after the other
 		defer func() { r.stop() }()
+		var deadline *time.Timer // this worker's, reset for each evaluation
+		defer func() {
+			if deadline != nil {
+				deadline.Stop()
+			}
+		}()
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(jobs) {
@@ -371,7 +377,7 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 				p.turns.acquire(ticket)
 				held = true
 			}
-			p.evaluate(ctx, &jobs[i], &r)
+			p.evaluate(ctx, &jobs[i], &r, &deadline)
 		}
 	}
 	n := min(p.workers, len(jobs))
@@ -518,11 +524,12 @@ func (r *runner) stop() {
 }
 
 // evaluate runs one job with the timeout on the worker's runner *rp
-// (started when nil). At the deadline the runner is abandoned (its late
-// result is discarded) and counted as stuck until its evaluation returns;
-// *rp becomes nil. While maxStuck evaluations are stuck, new ones fail at
-// once instead of piling up.
-func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner) {
+// (started when nil), timed by the worker's timer *tp (made when nil). At
+// the deadline the evaluation's context expires and the runner is
+// abandoned (its late result is discarded) and counted as stuck until its
+// evaluation returns; *rp becomes nil. While maxStuck evaluations are
+// stuck, new ones fail at once instead of piling up.
+func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner, tp **time.Timer) {
 	start := time.Now()
 	defer func() {
 		j.end = time.Now()
@@ -536,14 +543,22 @@ func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner) {
 		*rp = p.newRunner()
 	}
 	r := *rp
-	ctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
+	ectx := &evalContext{parent: ctx, deadline: time.Now().Add(p.timeout)}
+	t := *tp
+	if t == nil {
+		t = time.NewTimer(p.timeout)
+		*tp = t
+	} else {
+		t.Reset(p.timeout)
+	}
 	r.state.Store(stateRunning)
-	r.in <- runRequest{ctx: ctx, j: j}
+	r.in <- runRequest{ctx: ectx, j: j}
 	var o outcome
 	select {
 	case o = <-r.out:
-	case <-ctx.Done():
+		t.Stop()
+	case <-t.C:
+		ectx.expire()
 		if r.state.CompareAndSwap(stateRunning, stateAbandoned) {
 			p.stuck.Add(1)
 			j.err = errTimeout
@@ -555,6 +570,53 @@ func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner) {
 	j.res, j.err = o.res, o.err
 	if j.err == nil && j.res == nil {
 		j.err = errors.New("evaluator returned no result")
+	}
+}
+
+// evalContext is the context of one evaluation: the batch's values, a
+// deadline, expired by the worker when its timer fires (see evaluate).
+// It is context.WithTimeout without a timer of its own per evaluation:
+// the worker's timer, reset for each, times them all. Its parent never
+// ends (the batch's context is detached from the request's).
+type evalContext struct {
+	parent   context.Context
+	deadline time.Time
+	mu       sync.Mutex
+	done     chan struct{} // made by the first Done
+	err      error
+}
+
+func (c *evalContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *evalContext) Value(key any) any { return c.parent.Value(key) }
+
+func (c *evalContext) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		if c.err != nil {
+			close(c.done)
+		}
+	}
+	return c.done
+}
+
+func (c *evalContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// expire ends the context at its deadline.
+func (c *evalContext) expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = context.DeadlineExceeded
+		if c.done != nil {
+			close(c.done)
+		}
 	}
 }
 
