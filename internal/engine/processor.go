@@ -543,7 +543,7 @@ func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner, tp **time
 		*rp = p.newRunner()
 	}
 	r := *rp
-	ectx := &evalContext{parent: ctx, deadline: time.Now().Add(p.timeout)}
+	ectx := &evalContext{parent: ctx, deadline: start.Add(p.timeout)}
 	t := *tp
 	if t == nil {
 		t = time.NewTimer(p.timeout)
