@@ -101,7 +101,7 @@ func Traces(td ptrace.Traces, opts Options) TraceBatch {
 	// Evaluation events give a point each, mostly: size the points once
 	// (the slice would otherwise be copied as it grows, per span and per
 	// batch, a tenth of the exporter's allocations).
-	if n := eventCount(td); n > 0 {
+	if n := evaluationCount(td); n > 0 {
 		b.Points = make([]warehouse.MetricPoint, 0, n)
 	}
 	var vals pointValues
@@ -276,8 +276,8 @@ func str(m pcommon.Map, k string) string {
 	return ""
 }
 
-// eventCount is the number of span events in td.
-func eventCount(td ptrace.Traces) int {
+// evaluationCount is the number of evaluation result events in td.
+func evaluationCount(td ptrace.Traces) int {
 	n := 0
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
@@ -285,7 +285,12 @@ func eventCount(td ptrace.Traces) int {
 		for j := 0; j < sss.Len(); j++ {
 			spans := sss.At(j).Spans()
 			for k := 0; k < spans.Len(); k++ {
-				n += spans.At(k).Events().Len()
+				events := spans.At(k).Events()
+				for e := 0; e < events.Len(); e++ {
+					if events.At(e).Name() == genai.EvaluationEvent {
+						n++
+					}
+				}
 			}
 		}
 	}
