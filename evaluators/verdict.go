@@ -29,12 +29,21 @@ func VerdictOf(slug string, output map[string]any, errMsg string) Verdict {
 	if len(output) == 0 {
 		return VerdictError
 	}
-	r := make(Result, len(output))
-	for k, v := range output {
-		if i, isInt := v.(int64); isInt {
-			v = float64(i)
+	// Integers read back as int64 are numbers to the pass conditions:
+	// copy the output with them as float64 only when it has one (the
+	// conditions only read their result).
+	r := Result(output)
+	for _, v := range output {
+		if _, isInt := v.(int64); isInt {
+			r = make(Result, len(output))
+			for k, v := range output {
+				if i, isInt := v.(int64); isInt {
+					v = float64(i)
+				}
+				r[k] = v
+			}
+			break
 		}
-		r[k] = v
 	}
 	if d.Pass(r) {
 		return VerdictPass

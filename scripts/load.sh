@@ -39,6 +39,7 @@
 # (otelcol_processor_evaluator_evaluation_duration, all slugs together).
 #
 #   scripts/load.sh                 # results in ./_load/results.md
+#   PORT_BASE=30000 scripts/load.sh # ports 38080, 34318, 34317, 38888 instead of 2xxxx
 #   RATES="1000 2000 max" DURATION=10s scripts/load.sh /tmp/out
 #   MODES=full LOADGEN_ARGS="-min-bytes 1024 -max-bytes 1024" LABEL="1 KB" \
 #     APPEND=1 scripts/load.sh /tmp/out   # add rows with 1 KB texts
@@ -60,7 +61,11 @@ PIPELINE=${PIPELINE:-durable}
 DEFAULT_CONFIG=${DEFAULT_CONFIG:-examples/config.yaml}
 BURST_ARGS=${BURST_ARGS:-"-rate 25000 -concurrency 128 -duration 30s -min-bytes 1024 -max-bytes 1024"}
 KEY=load-test-key
-API=127.0.0.1:28080 HTTP=127.0.0.1:24318 METRICS_PORT=28888
+# PORT_BASE moves every port (API, OTLP/HTTP, OTLP/gRPC, metrics) so that two
+# runs on one machine do not answer each other's load.
+PORT_BASE=${PORT_BASE:-20000}
+API=127.0.0.1:$((PORT_BASE + 8080)) HTTP=127.0.0.1:$((PORT_BASE + 4318)) METRICS_PORT=$((PORT_BASE + 8888))
+GRPC=127.0.0.1:$((PORT_BASE + 4317))
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK=$(mktemp -d)
@@ -192,7 +197,7 @@ run() {
   local telemetry=()
   if [[ $mode == burst || $mode == default ]]; then
     # examples/config.yaml as shipped, on the script's ports and key.
-    sed -e "s#127.0.0.1:8080#$API#; s#127.0.0.1:4318#$HTTP#; s#127.0.0.1:4317#127.0.0.1:24317#" \
+    sed -e "s#127.0.0.1:8080#$API#; s#127.0.0.1:4318#$HTTP#; s#127.0.0.1:4317#$GRPC#" \
         -e "s#./data/evalcol.db#$db/evalcol.db#" -e "s#\${env:EVALCOL_API_KEY:-evalcol-dev-key}#$KEY#" \
         "$DEFAULT_CONFIG" >"$WORK/config.yaml"
     telemetry=(--config "yaml:service::telemetry::metrics::readers: [{pull: {exporter: {prometheus: {host: 127.0.0.1, port: $METRICS_PORT}}}}]")

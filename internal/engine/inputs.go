@@ -21,14 +21,65 @@ type inputSource struct {
 	groundTruth string
 	maxText     int
 	content     contentOnce
+	// built are the default inputs built for the span so far: evaluators
+	// whose inputs are the same fields of the same side share one map
+	// (toxicity, secrets and char-count all read the completion as
+	// "text"). Evaluators only read their input.
+	built  [8]builtInput
+	nbuilt int
+}
+
+// builtInput is one default input of the span, as build returned it.
+type builtInput struct {
+	def       *evaluators.Definition
+	input     map[string]string
+	truncated bool
+	missing   string
+}
+
+// sameDefaultInputs reports whether the default mapping gives a and b the
+// same input: the same fields (names, required, JSON arrays) of the same
+// side.
+func sameDefaultInputs(a, b *evaluators.Definition) bool {
+	if a == b {
+		return true
+	}
+	if a.Side != b.Side || len(a.Inputs) != len(b.Inputs) {
+		return false
+	}
+	for i, f := range a.Inputs {
+		g := b.Inputs[i]
+		if f.Name != g.Name || f.Required != g.Required || f.JSONArray != g.JSONArray {
+			return false
+		}
+	}
+	return true
 }
 
 // build returns the evaluator's input for the span: each field from the
 // monitor's OTTL expression when it has one, else from the default mapping.
 // Empty fields are left out. missing names the first required field
 // without a value (the span is skipped for this evaluator); truncated
-// reports that a text was cut to maxText bytes.
+// reports that a text was cut to maxText bytes. The input must not be
+// changed: evaluators with the same default inputs share it.
 func (s *inputSource) build(ctx context.Context, tctx *ottlspan.TransformContext, m *monitor.Monitor, def *evaluators.Definition) (input map[string]string, truncated bool, missing string) {
+	if len(m.Inputs) > 0 {
+		return s.buildFields(ctx, tctx, m, def)
+	}
+	for i := range s.built[:s.nbuilt] {
+		if b := &s.built[i]; sameDefaultInputs(b.def, def) {
+			return b.input, b.truncated, b.missing
+		}
+	}
+	input, truncated, missing = s.buildFields(ctx, tctx, m, def)
+	if s.nbuilt < len(s.built) {
+		s.built[s.nbuilt] = builtInput{def: def, input: input, truncated: truncated, missing: missing}
+		s.nbuilt++
+	}
+	return input, truncated, missing
+}
+
+func (s *inputSource) buildFields(ctx context.Context, tctx *ottlspan.TransformContext, m *monitor.Monitor, def *evaluators.Definition) (input map[string]string, truncated bool, missing string) {
 	for _, f := range def.Inputs {
 		var (
 			v   string

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/loadtext"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/testcorpus"
@@ -57,11 +58,25 @@ func BenchmarkLoadBatch(b *testing.B) {
 	})
 }
 
-func loadBatchBench(b *testing.B, text func() string) {
+// BenchmarkLoadBatchOverhead is BenchmarkLoadBatch/loadgen with
+// evaluators that return at once: the processor's own cost per span
+// (matching, inputs, the evaluations' hand-off and timeouts, events,
+// telemetry).
+func BenchmarkLoadBatchOverhead(b *testing.B) {
+	g := loadtext.New(1)
+	loadBatchBenchWith(b, func() string { return g.Text(1024, 1024) },
+		func(_ context.Context, def *evaluators.Definition, _ evaluators.Request) (evaluators.Result, error) {
+			return fakeResult(def), nil
+		})
+}
+
+func loadBatchBench(b *testing.B, text func() string) { loadBatchBenchWith(b, text, nil) }
+
+func loadBatchBenchWith(b *testing.B, text func() string, run runFunc) {
 	const spansPerBatch = 100
 	ms := compile(b, monitor.Spec{Name: "load",
 		Evaluators: evs("toxicity-detector", "pii-detector", "secrets-detector", "prompt-injection", "char-count")})
-	tp := newProc(b, Settings{Static: ms}, nil)
+	tp := newProc(b, Settings{Static: ms}, run)
 	batches := benchBatches(b, 20, spansPerBatch, text)
 	ctx := context.Background()
 	all := func(ptrace.SpanEvent) bool { return true }

@@ -173,6 +173,7 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 	start := time.Now()
 	var (
 		jobs       []job
+		hint       = p.jobsHint(td)
 		candidates []int
 		configs    checkedConfigs
 		matched    = make([]matchedMonitor, 0, len(p.static)+4)
@@ -192,7 +193,7 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 				if len(p.static) == 0 && len(candidates) == 0 {
 					continue
 				}
-				jobs, matched = p.spanJobs(ctx, jobs, &configs, matched, dyn, candidates, rs, ss, span)
+				jobs, matched = p.spanJobs(ctx, jobs, hint, &configs, matched, dyn, candidates, rs, ss, span)
 			}
 		}
 		if p.observer != nil && len(jobs) > first {
@@ -209,6 +210,18 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 	p.record(ctx, jobs)
 	p.observe(start, jobs)
 	return td, nil
+}
+
+// jobsHint is the number of evaluations td needs when every span matches
+// every static monitor (the usual case of a monitor without condition),
+// at most 4096: the jobs slice is allocated once, at the first span that
+// may match, instead of copied as it grows.
+func (p *Processor) jobsHint(td ptrace.Traces) int {
+	per := 0
+	for _, m := range p.static {
+		per += len(m.Evaluators)
+	}
+	return max(min(per*td.SpanCount(), 4096), 1)
 }
 
 // observe tells the observer about the evaluated spans: the jobs of one
@@ -264,8 +277,9 @@ func (c *checkedConfigs) get(b *monitor.Binding) (map[string]any, error) {
 
 // spanJobs appends the evaluations one span needs: of the static monitors
 // and of the candidates (positions in dyn) that match it, in that order.
-// matched is scratch space, returned for reuse.
-func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedConfigs, matched []matchedMonitor, dyn *monitor.Index, candidates []int,
+// matched is scratch space, returned for reuse. The first span that
+// matches allocates jobs with room for hint.
+func (p *Processor) spanJobs(ctx context.Context, jobs []job, hint int, configs *checkedConfigs, matched []matchedMonitor, dyn *monitor.Index, candidates []int,
 	rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span,
 ) ([]job, []matchedMonitor) {
 	traceID := span.TraceID()
@@ -285,6 +299,9 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, configs *checkedCo
 	}
 	if len(matched) == 0 {
 		return jobs, matched
+	}
+	if jobs == nil {
+		jobs = make([]job, 0, hint)
 	}
 	attrs := span.Attributes()
 	in := inputSource{attrs: attrs, groundTruth: p.groundTruth, maxText: p.maxText, content: contentOnce{attrs: attrs}}
@@ -337,6 +354,12 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 		}()
 		var r *runner // this worker's evaluations run on it, one after the other
 		defer func() { r.stop() }()
+		var deadline *time.Timer // this worker's, reset for each evaluation
+		defer func() {
+			if deadline != nil {
+				deadline.Stop()
+			}
+		}()
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(jobs) {
@@ -354,7 +377,7 @@ func (p *Processor) runJobs(ctx context.Context, jobs []job) {
 				p.turns.acquire(ticket)
 				held = true
 			}
-			p.evaluate(ctx, &jobs[i], &r)
+			p.evaluate(ctx, &jobs[i], &r, &deadline)
 		}
 	}
 	n := min(p.workers, len(jobs))
@@ -501,11 +524,12 @@ func (r *runner) stop() {
 }
 
 // evaluate runs one job with the timeout on the worker's runner *rp
-// (started when nil). At the deadline the runner is abandoned (its late
-// result is discarded) and counted as stuck until its evaluation returns;
-// *rp becomes nil. While maxStuck evaluations are stuck, new ones fail at
-// once instead of piling up.
-func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner) {
+// (started when nil), timed by the worker's timer *tp (made when nil). At
+// the deadline the evaluation's context expires and the runner is
+// abandoned (its late result is discarded) and counted as stuck until its
+// evaluation returns; *rp becomes nil. While maxStuck evaluations are
+// stuck, new ones fail at once instead of piling up.
+func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner, tp **time.Timer) {
 	start := time.Now()
 	defer func() {
 		j.end = time.Now()
@@ -519,14 +543,22 @@ func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner) {
 		*rp = p.newRunner()
 	}
 	r := *rp
-	ctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
+	ectx := &evalContext{parent: ctx, deadline: start.Add(p.timeout)}
+	t := *tp
+	if t == nil {
+		t = time.NewTimer(p.timeout)
+		*tp = t
+	} else {
+		t.Reset(p.timeout)
+	}
 	r.state.Store(stateRunning)
-	r.in <- runRequest{ctx: ctx, j: j}
+	r.in <- runRequest{ctx: ectx, j: j}
 	var o outcome
 	select {
 	case o = <-r.out:
-	case <-ctx.Done():
+		t.Stop()
+	case <-t.C:
+		ectx.expire()
 		if r.state.CompareAndSwap(stateRunning, stateAbandoned) {
 			p.stuck.Add(1)
 			j.err = errTimeout
@@ -541,6 +573,53 @@ func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner) {
 	}
 }
 
+// evalContext is the context of one evaluation: the batch's values, a
+// deadline, expired by the worker when its timer fires (see evaluate).
+// It is context.WithTimeout without a timer of its own per evaluation:
+// the worker's timer, reset for each, times them all. Its parent never
+// ends (the batch's context is detached from the request's).
+type evalContext struct {
+	parent   context.Context
+	deadline time.Time
+	mu       sync.Mutex
+	done     chan struct{} // made by the first Done
+	err      error
+}
+
+func (c *evalContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *evalContext) Value(key any) any { return c.parent.Value(key) }
+
+func (c *evalContext) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		if c.err != nil {
+			close(c.done)
+		}
+	}
+	return c.done
+}
+
+func (c *evalContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// expire ends the context at its deadline.
+func (c *evalContext) expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = context.DeadlineExceeded
+		if c.done != nil {
+			close(c.done)
+		}
+	}
+}
+
 // record appends each job's event to its span, in job order, updates the
 // telemetry and notifies the provider of the dynamic monitors that ran.
 func (p *Processor) record(ctx context.Context, jobs []job) {
@@ -551,6 +630,7 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 		ev.SetName(genai.EvaluationEvent)
 		ev.SetTimestamp(pcommon.NewTimestampFromTime(j.end))
 		attrs := ev.Attributes()
+		attrs.EnsureCapacity(eventAttributes(j))
 		attrs.PutStr(genai.AttrEvaluationName, j.binding.Slug)
 		attrs.PutStr(genai.AttrMonitorID, j.mon.ID)
 		if j.truncated {
@@ -579,6 +659,19 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 			p.provider.Evaluated(j.mon.ID)
 		}
 	}
+}
+
+// eventAttributes is the number of attributes record puts on the event
+// of j (at most: a score label or an output may be absent).
+func eventAttributes(j *job) int {
+	n := 2 // evaluation name, monitor id
+	if j.truncated {
+		n++
+	}
+	if j.err != nil {
+		return n + 2 // error type and message
+	}
+	return n + 2 + len(j.binding.Def.Outputs) // score value and label, outputs
 }
 
 // putResult writes the score and every output field, typed.

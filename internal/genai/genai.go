@@ -59,14 +59,40 @@ func (c *Content) Empty() bool {
 	return len(c.Prompts) == 0 && len(c.Completions) == 0 && c.Input == "" && c.Output == ""
 }
 
+// messageKeys are the /v2 keys of one prompt or completion message.
+type messageKeys struct{ role, content, finishReason string }
+
+// The keys of the first messages, built once (most spans have a few).
+var promptKeys, completionKeys = keysOf("llm.prompts."), keysOf("llm.completions.")
+
+func keysOf(prefix string) [8]messageKeys {
+	var ks [8]messageKeys
+	for i := range ks {
+		ks[i] = messageKeysAt(prefix, i)
+	}
+	return ks
+}
+
+func messageKeysAt(prefix string, i int) messageKeys {
+	p := prefix + strconv.Itoa(i) + "."
+	return messageKeys{p + "role", p + "content", p + "finish_reason"}
+}
+
+func keysFor(table *[8]messageKeys, prefix string, i int) messageKeys {
+	if i < len(table) {
+		return table[i]
+	}
+	return messageKeysAt(prefix, i)
+}
+
 // PromptMap returns the prompts in the /v2 span form:
 // llm.prompts.<i>.role and llm.prompts.<i>.content.
 func (c *Content) PromptMap() map[string]string {
 	m := make(map[string]string, 2*len(c.Prompts))
 	for i, p := range c.Prompts {
-		prefix := "llm.prompts." + strconv.Itoa(i) + "."
-		m[prefix+"role"] = p.Role
-		m[prefix+"content"] = p.Content
+		k := keysFor(&promptKeys, "llm.prompts.", i)
+		m[k.role] = p.Role
+		m[k.content] = p.Content
 	}
 	return m
 }
@@ -76,11 +102,11 @@ func (c *Content) PromptMap() map[string]string {
 func (c *Content) CompletionMap() map[string]string {
 	m := make(map[string]string, 3*len(c.Completions))
 	for i, p := range c.Completions {
-		prefix := "llm.completions." + strconv.Itoa(i) + "."
-		m[prefix+"role"] = p.Role
-		m[prefix+"content"] = p.Content
+		k := keysFor(&completionKeys, "llm.completions.", i)
+		m[k.role] = p.Role
+		m[k.content] = p.Content
 		if p.FinishReason != "" {
-			m[prefix+"finish_reason"] = p.FinishReason
+			m[k.finishReason] = p.FinishReason
 		}
 	}
 	return m

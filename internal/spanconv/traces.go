@@ -98,6 +98,13 @@ func Environment(res pcommon.Map, def string) string {
 func Traces(td ptrace.Traces, opts Options) TraceBatch {
 	var b TraceBatch
 	b.Spans = make([]warehouse.Span, 0, td.SpanCount())
+	// Evaluation events give a point each, mostly: size the points once
+	// (the slice would otherwise be copied as it grows, per span and per
+	// batch, a tenth of the exporter's allocations).
+	if n := evaluationCount(td); n > 0 {
+		b.Points = make([]warehouse.MetricPoint, 0, n)
+	}
+	var vals pointValues
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -127,7 +134,7 @@ func Traces(td ptrace.Traces, opts Options) TraceBatch {
 					s.DerivedContent = false
 				}
 				b.Spans = append(b.Spans, s)
-				b.Points = append(b.Points, evaluationPoints(&s, sp, org)...)
+				b.Points = evaluationPoints(b.Points, &vals, &s, sp, org)
 			}
 		}
 	}
@@ -232,6 +239,9 @@ func evaluations(events ptrace.SpanEventSlice) []warehouse.Evaluation {
 		if ev.Name() != genai.EvaluationEvent {
 			continue
 		}
+		if out == nil {
+			out = make([]warehouse.Evaluation, 0, events.Len()-i)
+		}
 		a := ev.Attributes()
 		e := warehouse.Evaluation{Name: str(a, genai.AttrEvaluationName), ScoreLabel: str(a, genai.AttrEvaluationScoreLabel), MonitorID: str(a, genai.AttrMonitorID)}
 		if v, ok := a.Get(genai.AttrEvaluationScoreValue); ok {
@@ -266,18 +276,74 @@ func str(m pcommon.Map, k string) string {
 	return ""
 }
 
-// evaluationPoints turns the successful evaluations of s into metric
-// points: one per output field, named <slug>.<field>. Booleans set
+// evaluationCount is the number of evaluation result events in td.
+func evaluationCount(td ptrace.Traces) int {
+	n := 0
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				events := spans.At(k).Events()
+				for e := 0; e < events.Len(); e++ {
+					if events.At(e).Name() == genai.EvaluationEvent {
+						n++
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// pointValues hands out the values the points' BoolValue, NumericValue
+// and EnumValue point to from slices allocated a chunk at a time instead
+// of one allocation each. A value never changes once handed out: a full
+// chunk is left to the points that point into it.
+type pointValues struct {
+	bools []bool
+	nums  []float64
+	strs  []string
+}
+
+const pointValuesChunk = 64
+
+func (v *pointValues) bool(b bool) *bool {
+	if len(v.bools) == cap(v.bools) {
+		v.bools = make([]bool, 0, pointValuesChunk)
+	}
+	v.bools = append(v.bools, b)
+	return &v.bools[len(v.bools)-1]
+}
+
+func (v *pointValues) num(f float64) *float64 {
+	if len(v.nums) == cap(v.nums) {
+		v.nums = make([]float64, 0, pointValuesChunk)
+	}
+	v.nums = append(v.nums, f)
+	return &v.nums[len(v.nums)-1]
+}
+
+func (v *pointValues) str(s string) *string {
+	if len(v.strs) == cap(v.strs) {
+		v.strs = make([]string, 0, pointValuesChunk)
+	}
+	v.strs = append(v.strs, s)
+	return &v.strs[len(v.strs)-1]
+}
+
+// evaluationPoints appends to pts the successful evaluations of s as
+// metric points: one per output field, named <slug>.<field>. Booleans set
 // bool_value, numbers numeric_value, enumerated strings enum_value; free
 // text (e.g. the uncertainty detector's answer) becomes a label of the
 // other points.
-func evaluationPoints(s *warehouse.Span, sp ptrace.Span, org string) []warehouse.MetricPoint {
+func evaluationPoints(pts []warehouse.MetricPoint, vals *pointValues, s *warehouse.Span, sp ptrace.Span, org string) []warehouse.MetricPoint {
 	if len(s.Evaluations) == 0 {
-		return nil
+		return pts
 	}
 	attrs := filterContent(s.SpanAttributes)
 	eventTime := int64(sp.EndTimestamp()) / 1e6
-	var pts []warehouse.MetricPoint
 	for _, ev := range s.Evaluations {
 		if ev.Error != "" || ev.Output == nil {
 			continue
@@ -308,17 +374,16 @@ func evaluationPoints(s *warehouse.Span, sp ptrace.Span, org string) []warehouse
 			}
 			switch v := ev.Output[f.Name].(type) {
 			case bool:
-				p.BoolValue = &v
+				p.BoolValue = vals.bool(v)
 			case float64:
-				p.NumericValue = &v
+				p.NumericValue = vals.num(v)
 			case int64:
-				n := float64(v)
-				p.NumericValue = &n
+				p.NumericValue = vals.num(float64(v))
 			case string:
 				if len(f.EnumValues) == 0 {
 					continue
 				}
-				p.EnumValue = &v
+				p.EnumValue = vals.str(v)
 			default:
 				continue
 			}

@@ -146,6 +146,9 @@ func EncodeEvaluations(evals []Evaluation) string {
 	if len(evals) == 0 {
 		return "[]"
 	}
+	if b, ok := appendEvaluationsJSON(make([]byte, 0, 192*len(evals)), evals); ok {
+		return string(b)
+	}
 	if b, err := json.Marshal(evals); err == nil {
 		return string(b)
 	}

@@ -1,10 +1,10 @@
 package pii
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	_ "embed"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,18 +186,40 @@ func (lx *lexicon) addNRP(key string) {
 // eachGzLine calls fn on every non-empty line of a gzip stream that does
 // not start with '#'.
 func eachGzLine(gz []byte, fn func(string)) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		panic("pii: embedded list: " + err.Error())
-	}
-	sc := bufio.NewScanner(zr)
-	for sc.Scan() {
-		if line := sc.Text(); line != "" && line[0] != '#' {
+	eachLine(gunzipString(gz, "embedded list"), func(line string) {
+		if line != "" && line[0] != '#' {
 			fn(line)
 		}
+	})
+}
+
+// gunzipString returns the decompressed gz as one string. The lines of a
+// list are pieces of it, so that a map keyed by them holds one object
+// for the collector to mark, not one per entry.
+func gunzipString(gz []byte, what string) string {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		panic("pii: " + what + ": " + err.Error()) // build-time data, covered by tests
 	}
-	if err := sc.Err(); err != nil {
-		panic("pii: embedded list: " + err.Error())
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		panic("pii: " + what + ": " + err.Error())
+	}
+	return string(data)
+}
+
+// eachLine calls fn with each line of s as bufio.ScanLines splits it:
+// without the newline and one carriage return before it, the last line
+// also without a newline unless it is empty.
+func eachLine(s string, fn func(string)) {
+	for len(s) > 0 {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		fn(strings.TrimSuffix(line, "\r"))
 	}
 }
 

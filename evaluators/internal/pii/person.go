@@ -1,9 +1,6 @@
 package pii
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"strings"
 	"sync"
@@ -70,19 +67,11 @@ var surnames = sync.OnceValue(loadSurnames)
 // loadSurnames builds the surname set from the embedded list.
 func loadSurnames() map[string]bool {
 	m := make(map[string]bool, 90000)
-	zr, err := gzip.NewReader(bytes.NewReader(censusSurnamesGz))
-	if err != nil {
-		panic("pii: embedded surname list: " + err.Error()) // build-time data, covered by tests
-	}
-	sc := bufio.NewScanner(zr)
-	for sc.Scan() {
-		if w := sc.Text(); w != "" && !commonWords[w] && !placeWords[w] && !placeEndings[w] {
+	eachLine(gunzipString(censusSurnamesGz, "embedded surname list"), func(w string) {
+		if w != "" && !commonWords[w] && !placeWords[w] && !placeEndings[w] {
 			m[w] = true
 		}
-	}
-	if err := sc.Err(); err != nil {
-		panic("pii: embedded surname list: " + err.Error())
-	}
+	})
 	return m
 }
 

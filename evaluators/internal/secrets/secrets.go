@@ -250,8 +250,16 @@ func Has(text string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	lowerBytes := asciiLowerBytes(text)
-	// lowerBytes is not changed while lower is in use.
+	bp := lowerBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxPooledLower {
+			lowerBuffers.Put(bp)
+		}
+	}()
+	lowerBytes := appendASCIILower((*bp)[:0], text)
+	*bp = lowerBytes
+	// lowerBytes is not changed while lower is in use, and neither
+	// outlives this call: the findings are only counted.
 	lower := unsafe.String(unsafe.SliceData(lowerBytes), len(lowerBytes))
 	if hasSecretKeyword(lower) {
 		if len(keywordFindings(text, lower, true)) > 0 || len(entropyFindings(text, lower, true)) > 0 {
@@ -440,14 +448,27 @@ func asciiLower(s string) string {
 
 // asciiLowerBytes is asciiLower as a fresh byte slice.
 func asciiLowerBytes(s string) []byte {
-	b := []byte(s)
+	return appendASCIILower(nil, s)
+}
+
+// appendASCIILower appends asciiLower(s) to dst.
+func appendASCIILower(dst []byte, s string) []byte {
+	n := len(dst)
+	dst = append(dst, s...)
+	b := dst[n:]
 	for i, c := range b {
 		if c >= 'A' && c <= 'Z' {
 			b[i] = c + 'a' - 'A'
 		}
 	}
-	return b
+	return dst
 }
+
+// lowerBuffers pools the lower-cased copies of Has.
+var lowerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledLower bounds the capacity of a pooled lower-cased copy.
+const maxPooledLower = 64 << 10
 
 // secretName reports whether a lower-case name names a secret (not, e.g.,
 // token_type, max_tokens or password_hint).
