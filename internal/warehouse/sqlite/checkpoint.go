@@ -21,51 +21,32 @@ const writerAutocheckpoint = 16000
 // spend its time copying pages and syncing the file. The writer pokes it
 // after its commits; it checkpoints at most every checkpointInterval.
 type checkpointer struct {
-	db   *sql.DB
-	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	db *sql.DB
+	*worker
 }
 
 func startCheckpointer(db *sql.DB) *checkpointer {
-	c := &checkpointer{db: db, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go c.run()
+	c := &checkpointer{db: db}
+	c.worker = startWorker(c.checkpoint)
 	return c
 }
 
-// poke asks for a checkpoint soon; it never blocks.
-func (c *checkpointer) poke() {
+// checkpoint copies the WAL into the file, then waits checkpointInterval
+// (or until stop). A failed checkpoint (another one running, the file
+// busy) is retried after the next commit; the writer's own autocheckpoint
+// bounds the WAL meanwhile.
+func (c *checkpointer) checkpoint(stop <-chan struct{}) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	_, _ = c.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+	cancel()
 	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (c *checkpointer) run() {
-	defer close(c.done)
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-c.wake:
-		}
-		// A failed checkpoint (another one running, the file busy) is
-		// retried after the next commit; the writer's own autocheckpoint
-		// bounds the WAL meanwhile.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		_, _ = c.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
-		cancel()
-		select {
-		case <-c.stop:
-			return
-		case <-time.After(checkpointInterval):
-		}
+	case <-stop:
+	case <-time.After(checkpointInterval):
 	}
 }
 
 // close stops the checkpoints and closes the connection.
 func (c *checkpointer) close() error {
-	close(c.stop)
-	<-c.done
+	c.worker.close()
 	return c.db.Close()
 }

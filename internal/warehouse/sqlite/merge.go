@@ -22,56 +22,23 @@ const (
 	maxRunLevel = 1
 )
 
-// merger runs the merges in the background: the writer pokes it after
-// its commits.
-type merger struct {
-	s    *Store
-	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
-}
-
-func startMerger(s *Store) *merger {
-	m := &merger{s: s, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go m.run()
-	return m
-}
-
-// poke asks for a merge pass soon; it never blocks.
-func (m *merger) poke() {
-	select {
-	case m.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (m *merger) run() {
-	defer close(m.done)
-	for {
-		select {
-		case <-m.stop:
-			return
-		case <-m.wake:
-		}
+// startMerger starts the merges in the background: the writer pokes the
+// worker after its commits; a pass runs until no level has runFanout runs
+// (a failed merge, the store busy or closing, is tried again after the
+// next commit; queries read unmerged runs meanwhile).
+func startMerger(s *Store) *worker {
+	return startWorker(func(stop <-chan struct{}) {
 		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		go func() {
 			select {
-			case <-m.stop:
+			case <-stop:
 				cancel()
 			case <-ctx.Done():
 			}
 		}()
-		// A failed merge (the store busy or closing) is tried again after
-		// the next commit; queries read unmerged runs meanwhile.
-		_, _ = m.s.mergeRuns(ctx)
-		cancel()
-	}
-}
-
-// close stops the merges.
-func (m *merger) close() {
-	close(m.stop)
-	<-m.done
+		_, _ = s.mergeRuns(ctx)
+	})
 }
 
 // mergeRuns merges runs while some level below maxRunLevel holds

@@ -83,7 +83,7 @@ type Store struct {
 	forceAccess func(spanPlan) spanPlan
 	// merges merges posting runs in the background; runFanout is
 	// defaultRunFanout (tests lower it).
-	merges    *merger
+	merges    *worker
 	runFanout int
 
 	// retention and its background job, stopped by Close.
