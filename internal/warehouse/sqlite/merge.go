@@ -16,9 +16,11 @@ import (
 // of once at a random place of the table.
 const (
 	defaultRunFanout = 64
-	// maxRunLevel stops merges at runs of runFanout² writes: a merge of
-	// level-1 runs holds the writer for ~0.1–0.3 s; a larger one would
-	// make commits wait for seconds.
+	// maxRunLevel stops merges at runs of runFanout writes: every row is
+	// copied once. A query of a range seeks the level-1 runs of its time
+	// (one per runFanout writes) and the level-0 runs not merged yet; a
+	// merge of level-1 runs would copy each row again and hold the
+	// writer for seconds at a time.
 	maxRunLevel = 1
 )
 

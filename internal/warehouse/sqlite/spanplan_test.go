@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -20,9 +21,12 @@ import (
 // cross the ends of ranges and hours and every sort bucket is reached.
 func TestAccessesAgree(t *testing.T) {
 	ctx := context.Background()
-	st := openTemp(t)
+	// Merges of 3 runs: posting runs of every level.
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "warehouse.db"), Options{runFanout: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer st.Close()
-	st.runFanout = 3 // posting runs of every level
 	start := int64(1_790_000_000_000)
 	const hour = int64(3600 * 1000)
 	for i, env := range []string{"a", "b"} {
@@ -81,7 +85,7 @@ func TestAccessesAgree(t *testing.T) {
 	sorts := []warehouse.SortKey{warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortSpanName,
 		warehouse.SortTraceID, warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName,
 		warehouse.SortResponseModel}
-	for i := range 50 {
+	for i := range 30 {
 		q := warehouse.SpanQuery{Environments: [][]string{{"a"}, {"b"}, {"a", "b"}}[rng.IntN(3)],
 			Filters: filters[rng.IntN(len(filters))], SortBy: sorts[rng.IntN(len(sorts))], Desc: rng.IntN(2) == 0,
 			Limit: []int{9, 100, 400}[rng.IntN(3)]}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -38,6 +39,9 @@ type Options struct {
 	// SkipIntegrityCheck skips PRAGMA quick_check at Open (it reads the
 	// whole file: seconds per GB). Without it, Open refuses a corrupt file.
 	SkipIntegrityCheck bool
+	// runFanout is how many posting runs a merge takes (0:
+	// defaultRunFanout); tests lower it.
+	runFanout int
 }
 
 func (o Options) withDefaults() Options {
@@ -198,7 +202,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		spanKeys:           keyTable{timed: "span_keys_by_time", legacy: "span_keys"},
 		pointKeys:          keyTable{timed: "point_keys_by_time", legacy: "point_keys"},
 		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults(),
-		runFanout: defaultRunFanout}
+		runFanout: cmp.Or(opts.runFanout, defaultRunFanout)}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.loadLegacyKeys(ctx); err != nil {
 		s.Close()
