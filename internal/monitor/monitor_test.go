@@ -349,3 +349,59 @@ func BenchmarkMatchesNoMatch(b *testing.B) {
 		}
 	}
 }
+
+// A setup's monitor (one with a Selection) keeps its condition source and
+// compiles it at the first span the index hands it: setups of other
+// workflows never cost the garbage collector an OTTL tree. The lazily
+// compiled condition matches as the eager one does, and a bad condition is
+// still an error at Compile.
+func TestSetupConditionCompiledAtFirstUse(t *testing.T) {
+	c := newCompiler(t)
+	cond, sel, err := SetupCondition("production", EntityWorkflow, "support", []InitRule{{Key: "gen_ai.system", Op: OpEquals, Value: "openai"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{ID: "s1", Name: "s1", SampleRate: 1, Condition: cond, Selection: sel, Evaluators: []EvaluatorSpec{{Slug: "word-count"}}}
+	lazy, err := c.Compile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Selection = nil
+	eager, err := c.Compile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lazy.lazy == nil || lazy.condition != nil || lazy.lazy.cond != nil {
+		t.Fatalf("setup monitor holds a compiled condition before its first span: %+v", lazy)
+	}
+	if eager.lazy != nil || eager.condition == nil {
+		t.Fatalf("static monitor must be compiled eagerly: %+v", eager)
+	}
+	if lazy.Condition() != cond {
+		t.Errorf("Condition() = %q, want %q", lazy.Condition(), cond)
+	}
+	res := map[string]any{"deployment.environment.name": "production"}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		attrs map[string]any
+		res   map[string]any
+		want  bool
+	}{
+		{map[string]any{"traceloop.workflow.name": "support", "gen_ai.system": "openai"}, res, true},
+		{map[string]any{"traceloop.workflow.name": "support", "gen_ai.system": "anthropic"}, res, false},
+		{map[string]any{"traceloop.workflow.name": "billing", "gen_ai.system": "openai"}, res, false},
+		{map[string]any{"traceloop.workflow.name": "support", "gen_ai.system": "openai"}, map[string]any{"deployment.environment.name": "staging"}, false},
+	} {
+		span, ss, rs := testSpan(t, "chat", ptrace.SpanKindClient, tc.attrs, tc.res)
+		if got, want := lazy.Matches(ctx, span, ss, rs), eager.Matches(ctx, span, ss, rs); got != want || got != tc.want {
+			t.Errorf("attrs %v resource %v: lazy Matches = %v, eager = %v, want %v", tc.attrs, tc.res, got, want, tc.want)
+		}
+	}
+	if lazy.lazy.cond == nil || lazy.lazy.parser != nil {
+		t.Error("after its first span the condition must be compiled and the parser released")
+	}
+	spec.Selection, spec.Condition = sel, cond+` and attributes["x" ==`
+	if _, err := c.Compile(spec); err == nil || !strings.Contains(err.Error(), `monitor "s1": condition:`) {
+		t.Errorf("bad setup condition: error = %v", err)
+	}
+}
