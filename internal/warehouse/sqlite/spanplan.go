@@ -419,8 +419,9 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 }
 
 // count returns total_results of q: from span_counts without filters,
-// from the postings' lengths for one equality filter, else by counting
-// the matches on the cheapest path.
+// from the postings' lengths for one equality filter, from a bucketed
+// sort index for one comparison of duration or total tokens
+// (countByBucket), else by counting the matches on the cheapest path.
 func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, sel spanSelect, snapshot int64) (int64, error) {
 	if len(q.Filters) == 0 {
 		return p.rangeSpans, nil
@@ -447,6 +448,9 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 				}
 			}
 		}
+	}
+	if n, ok, err := countByBucket(ctx, tx, q, sel.base, p.rangeSpans); err != nil || ok {
+		return n, err
 	}
 	where, args := sel.match()
 	var query string

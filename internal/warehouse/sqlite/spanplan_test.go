@@ -81,11 +81,21 @@ func TestAccessesAgree(t *testing.T) {
 		{{Field: "llm.request.model", Operator: warehouse.OpNotEquals, Value: "gpt-4o"}},
 		{{Field: "user.id", Operator: warehouse.OpNotIn, Values: []string{spangen.UserID(1), spangen.UserID(2)}}},
 		{{Field: "workflow_name", Operator: warehouse.OpNotEquals, Value: "workflow-3"}},
+		// Comparisons counted through a bucketed index (countByBucket):
+		// both sides of a bucket's edge, fractions, the null bucket.
+		{{Field: "duration_ms", Operator: warehouse.OpLessThanOrEqual, Value: "512"}},
+		{{Field: "duration", Operator: warehouse.OpLessThan, Value: "4096.5"}},
+		{{Field: "duration_ms", Operator: warehouse.OpGreaterThanOrEqual, Value: "28671.2"}},
+		{{Field: "duration_ms", Operator: warehouse.OpLessThan, Value: "0"}},
+		{{Field: "duration_ms", Operator: warehouse.OpLessThanOrEqual, Value: "25000"}}, // the other side is counted
+		{{Field: "llm_usage_total_tokens", Operator: warehouse.OpGreaterThan, Value: "-1"}},
+		{{Field: "total_tokens", Operator: warehouse.OpLessThanOrEqual, Value: "255"}},
+		{{Field: "total_tokens", Operator: warehouse.OpGreaterThanOrEqual, Value: "1e30"}}, // beyond the index: a scan
 	}
 	sorts := []warehouse.SortKey{warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortSpanName,
 		warehouse.SortTraceID, warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName,
 		warehouse.SortResponseModel}
-	for i := range 30 {
+	for i := range 40 {
 		q := warehouse.SpanQuery{Environments: [][]string{{"a"}, {"b"}, {"a", "b"}}[rng.IntN(3)],
 			Filters: filters[rng.IntN(len(filters))], SortBy: sorts[rng.IntN(len(sorts))], Desc: rng.IntN(2) == 0,
 			Limit: []int{9, 100, 400}[rng.IntN(3)]}
