@@ -129,8 +129,14 @@ func TestMatchRulesBenign(t *testing.T) {
 func TestMatchRulesDoesNotAllocateOnCleanText(t *testing.T) {
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog near the river bank. ", 16)[:1024]
 	allocs := testing.AllocsPerRun(20, func() { MatchRules(text) })
-	if allocs != 0 {
-		t.Errorf("MatchRules on clean 1 KiB text: %v allocations, want 0", allocs)
+	// Under the race detector sync.Pool drops some of its buffers: a call
+	// then allocates a fresh lexBuf (3 allocations), on average far less.
+	want := 0.0
+	if raceDetector {
+		want = 3
+	}
+	if allocs > want {
+		t.Errorf("MatchRules on clean 1 KiB text: %v allocations, want at most %v", allocs, want)
 	}
 }
 
