@@ -129,6 +129,12 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	}
 	if s.maxIndexCandidates > 0 && (len(p.pr.runs) > 0 || p.pr.legacy()) {
 		for _, f := range postingFilters(q) {
+			if p.pr.legacy() && p.pr.legacyLookup(f) == nil {
+				// The spans of span_attr_index's hours (written before the
+				// postings) are listed under attributes and trace ids
+				// only: f's key (a column) cannot find them there.
+				continue
+			}
 			n, err := p.pr.estimate(ctx, tx, f)
 			if err != nil {
 				return p, err
