@@ -50,7 +50,9 @@ func startMerger(s *Store) *worker {
 func (s *Store) mergeRuns(ctx context.Context) (int, error) {
 	merges := 0
 	for level := 0; level < maxRunLevel; {
-		runs, err := s.oldestRuns(ctx, level)
+		// A look outside a transaction first: most passes find nothing
+		// to merge, and need not take the writer's lock for it.
+		runs, err := s.oldestRuns(ctx, s.writer, level)
 		if err != nil {
 			return merges, err
 		}
@@ -59,8 +61,13 @@ func (s *Store) mergeRuns(ctx context.Context) (int, error) {
 			continue
 		}
 		start := time.Now()
-		if err := s.mergeOnce(ctx, level, runs); err != nil {
+		merged, err := s.mergeOnce(ctx, level)
+		if err != nil {
 			return merges, fmt.Errorf("merge posting runs: %w", err)
+		}
+		if !merged {
+			level++
+			continue
 		}
 		merges++
 		if time.Since(time.Unix(0, s.lastWrite.Load())) < time.Second {
@@ -75,8 +82,8 @@ func (s *Store) mergeRuns(ctx context.Context) (int, error) {
 }
 
 // oldestRuns returns the oldest runFanout runs of level.
-func (s *Store) oldestRuns(ctx context.Context, level int) ([]any, error) {
-	rows, err := s.writer.QueryContext(ctx, `SELECT run FROM posting_runs WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
+func (s *Store) oldestRuns(ctx context.Context, q querier, level int) ([]any, error) {
+	rows, err := q.QueryContext(ctx, `SELECT run FROM posting_runs WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
 	if err != nil {
 		return nil, fmt.Errorf("posting runs: %w", mapErr(err))
 	}
@@ -92,17 +99,22 @@ func (s *Store) oldestRuns(ctx context.Context, level int) ([]any, error) {
 	return out, mapErr(rows.Err())
 }
 
-// mergeOnce copies runs (of level) into one new run of level + 1, in one
-// transaction.
-func (s *Store) mergeOnce(ctx context.Context, level int, runs []any) error {
+// mergeOnce copies the oldest runFanout runs of level into one new run of
+// level + 1, in one transaction that also picks them (so that two merges
+// never take the same runs); merged is false when the level has fewer.
+func (s *Store) mergeOnce(ctx context.Context, level int) (merged bool, err error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", mapErr(err))
+		return false, fmt.Errorf("begin: %w", mapErr(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	runs, err := s.oldestRuns(ctx, tx, level)
+	if err != nil || len(runs) < s.runFanout {
+		return false, err
+	}
 	var next int64
 	if err := tx.QueryRowContext(ctx, nextRunSQL).Scan(&next); err != nil {
-		return fmt.Errorf("next run: %w", mapErr(err))
+		return false, fmt.Errorf("next run: %w", mapErr(err))
 	}
 	in := "run IN (" + placeholders(len(runs)) + ")"
 	for _, step := range []struct {
@@ -119,12 +131,12 @@ func (s *Store) mergeOnce(ctx context.Context, level int, runs []any) error {
 		{`DELETE FROM posting_runs WHERE ` + in, runs},
 	} {
 		if _, err := tx.ExecContext(ctx, step.sql, step.args...); err != nil {
-			return mapErr(err)
+			return false, mapErr(err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", mapErr(err))
+		return false, fmt.Errorf("commit: %w", mapErr(err))
 	}
 	s.checkpoints.poke()
-	return nil
+	return true, nil
 }
