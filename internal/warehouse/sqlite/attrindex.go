@@ -1,15 +1,16 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -60,6 +61,50 @@ func columnValues(sp *warehouse.Span) [8]string {
 		sp.RequestModel, sp.ResponseModel, sp.StatusCode}
 }
 
+// keyPostingPrefix starts the posting key of an attribute key's own list
+// (migration 00015): the spans that carry the key, whatever its value,
+// listed under keyPostingHash(key) for exists / not_exists filters.
+const keyPostingPrefix = "\x01"
+
+// reservedKey reports whether an attribute key starts like the posting
+// keys of columns ("\x00") or of attribute keys ("\x01"): the postings
+// leave such keys out (their filters read the spans), so that no
+// attribute can add to another list's count.
+func reservedKey(key string) bool { return key != "" && key[0] <= 1 }
+
+// keyPostingHash is postingHash(keyPostingPrefix+key, ""), the hash of
+// key's own list, without building the string.
+func keyPostingHash(key string) int64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	h = (h ^ uint64(keyPostingPrefix[0])) * prime
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint64(key[i])) * prime
+	}
+	h = (h ^ 0) * prime
+	return int64(h >> 1)
+}
+
+// jsonKey is key as a JSON object key once encoded (encodeMap): each byte
+// of invalid UTF-8 becomes U+FFFD, as encoding/json writes it. The
+// exists filters test the encoded attributes, so key lists are by it.
+func jsonKey(key string) string {
+	if utf8.ValidString(key) {
+		return key
+	}
+	var b strings.Builder
+	for i := 0; i < len(key); {
+		r, n := utf8.DecodeRuneInString(key[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(key[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // postingHash is the hash of one value of key (an attribute key, or a
 // column's key) in span_postings, whose rows also carry the environment:
 // 63 bits, so that two different values of one environment share a hash
@@ -92,13 +137,6 @@ func legacyAttrHash(env, key, value string) int64 {
 	return int64(h.Sum64() & math.MaxInt32)
 }
 
-// postingKey identifies one posting list of a write: an environment and a
-// hash.
-type postingKey struct {
-	env  string
-	hash int64
-}
-
 // postingList is one list of a write: offsets from the write's first
 // sequence number, and the start times of their spans.
 type postingList struct {
@@ -111,8 +149,10 @@ type postingList struct {
 // users, workflows), so one row per posting list replaces many per-span
 // rows.
 type postings struct {
-	first  int64 // sequence number of offset 0
-	lists  map[postingKey]*postingList
+	first int64 // sequence number of offset 0
+	// lists are by environment, then hash: a span looks its environment
+	// up once, then each hash in a map keyed by integers.
+	lists  map[string]map[int64]*postingList
 	minTS  int64
 	maxTS  int64
 	spans  int
@@ -120,7 +160,7 @@ type postings struct {
 }
 
 func newPostings(first int64) *postings {
-	return &postings{first: first, lists: map[postingKey]*postingList{}, minTS: math.MaxInt64, maxTS: math.MinInt64}
+	return &postings{first: first, lists: map[string]map[int64]*postingList{}, minTS: math.MaxInt64, maxTS: math.MinInt64}
 }
 
 // add indexes one span of env and start time timestamp: hashes are those
@@ -131,12 +171,16 @@ func (p *postings) add(seq int64, env string, timestamp int64, hashes []int64) {
 	p.minTS, p.maxTS = min(p.minTS, timestamp), max(p.maxTS, timestamp)
 	p.spans++
 	p.maxSeq = max(p.maxSeq, seq)
+	lists := p.lists[env]
+	if lists == nil {
+		lists = make(map[int64]*postingList, 2*len(hashes))
+		p.lists[env] = lists
+	}
 	for _, h := range hashes {
-		k := postingKey{env, h}
-		l := p.lists[k]
+		l := lists[h]
 		if l == nil {
 			l = &postingList{}
-			p.lists[k] = l
+			lists[h] = l
 		}
 		if n := len(l.offs); n == 0 || l.offs[n-1] != off { // a hash twice in one span
 			l.offs = append(l.offs, off)
@@ -174,37 +218,43 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) erro
 		VALUES (?, 0, ?, ?, ?, ?)`, run, p.first, p.maxSeq, p.minTS, p.maxTS); err != nil {
 		return fmt.Errorf("posting run: %w", err)
 	}
-	keys := make([]postingKey, 0, len(p.lists))
-	for k := range p.lists {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b postingKey) int {
-		return cmp.Or(cmp.Compare(a.env, b.env), cmp.Compare(a.hash, b.hash))
-	})
 	rows := newRowInserter(tx, stmts, insertIndexSQL, postingColumns, indexRowsPerInsert)
 	defer rows.close()
 	var buf []byte
-	for _, k := range keys {
-		list := p.lists[k]
-		for start := 0; start < len(list.offs); start += maxPostingLen {
-			end := min(start+maxPostingLen, len(list.offs))
-			offs, ts := list.offs[start:end], list.ts[start:end]
-			base := offs[0]
-			buf = append(buf[:0], '[')
-			for i, off := range offs {
-				if i > 0 {
-					buf = append(buf, ',')
-				}
-				buf = strconv.AppendInt(buf, off-base, 10)
-			}
-			buf = append(buf, ']')
-			if err := rows.add(ctx, run, k.env, k.hash, p.first+base, len(offs), slices.Min(ts), slices.Max(ts),
-				string(buf)); err != nil {
+	// In (environment, hash) order: the run's rows go in key order.
+	for _, env := range slices.Sorted(maps.Keys(p.lists)) {
+		lists := p.lists[env]
+		for _, hash := range slices.Sorted(maps.Keys(lists)) {
+			if err := p.writeList(ctx, rows, run, env, hash, lists[hash], &buf); err != nil {
 				return err
 			}
 		}
 	}
 	return rows.flush(ctx)
+}
+
+// writeList adds the rows of one list to rows: at most maxPostingLen
+// offsets each.
+func (p *postings) writeList(ctx context.Context, rows *rowInserter, run int64, env string, hash int64, list *postingList, buf *[]byte) error {
+	for start := 0; start < len(list.offs); start += maxPostingLen {
+		end := min(start+maxPostingLen, len(list.offs))
+		offs, ts := list.offs[start:end], list.ts[start:end]
+		base := offs[0]
+		b := append((*buf)[:0], '[')
+		for i, off := range offs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, off-base, 10)
+		}
+		b = append(b, ']')
+		*buf = b
+		if err := rows.add(ctx, run, env, hash, p.first+base, len(offs), slices.Min(ts), slices.Max(ts),
+			string(b)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nextRunSQL allocates a run number: one above every run (merged ones
@@ -231,7 +281,11 @@ func postingFilters(q warehouse.SpanQuery) []postingFilter {
 			key = traceIDKey
 		case ref.Kind == warehouse.KindColumn && slices.Contains(indexedColumns, ref.Column):
 			key = columnKey(ref.Column)
-		case ref.Kind == warehouse.KindSpanAttribute:
+		case ref.Kind == warehouse.KindSpanAttribute && !reservedKey(ref.Key):
+			if f.Operator == warehouse.OpExists {
+				out = append(out, postingFilter{index: i, key: keyPostingPrefix + ref.Key, values: []string{""}})
+				continue
+			}
 			key = ref.Key
 		default:
 			continue
@@ -278,7 +332,7 @@ func (f postingFilter) hashes() []any {
 // (nil when that index cannot hold them: it never held columns other than
 // the trace id).
 func (f postingFilter) legacyHashes(envs []string) []any {
-	if f.key != traceIDKey && f.key[0] == 0 {
+	if f.key != traceIDKey && reservedKey(f.key) {
 		return nil
 	}
 	out := make([]any, 0, len(f.values)*len(envs))
@@ -305,15 +359,38 @@ type postingRange struct {
 	// legacyFrom and legacyTo are the hours of span_attr_index within the
 	// range (legacyTo < legacyFrom: none).
 	legacyFrom, legacyTo int64
+	// keysFrom is the first sequence number whose run lists attribute
+	// keys (key_postings_from).
+	keysFrom int64
 }
 
-// postingRun is a run of span_postings and the start times it lists.
+// postingRun is a run of span_postings, the start times it lists and its
+// first sequence number.
 type postingRun struct {
-	id, minTS, maxTS int64
+	id, minTS, maxTS, firstSeq int64
 }
 
 // legacy reports whether the range reaches hours of span_attr_index.
 func (r postingRange) legacy() bool { return r.legacyFrom <= r.legacyTo }
+
+// holds reports whether r's postings list every span of r that holds one
+// of f's values: span_attr_index, when r reaches its hours, lists f's key
+// (attributes and the trace id, no other column), and every run of r
+// lists attribute keys when f is an exists filter (runs from
+// key_postings_from on, migration 00015).
+func (r postingRange) holds(f postingFilter) bool {
+	if r.legacy() && r.legacyLookup(f) == nil {
+		return false
+	}
+	if strings.HasPrefix(f.key, keyPostingPrefix) {
+		for _, run := range r.runs {
+			if run.firstSeq < r.keysFrom {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // bounds returns the earliest and latest start time the range's postings
 // can list (hi < lo: none).

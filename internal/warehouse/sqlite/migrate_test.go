@@ -98,10 +98,10 @@ func TestUpgradeFromPreviousSchema(t *testing.T) {
 	if err != nil || len(page.Spans) != 3 || page.Spans[2].SpanID != "s9" {
 		t.Errorf("after writing: %+v, %v; want s1, s2, s9", page.Spans, err)
 	}
-	// Filters on the columns the postings index since migration 14 find
-	// the old spans too (span_attr_index never listed columns), whatever
-	// the sort, with their totals; and the new span, listed in a run of
-	// the same hour.
+	// Filters on the columns the postings index since migration 14, and on
+	// attribute keys (migration 15), find the old spans too
+	// (span_attr_index listed neither), whatever the sort, with their
+	// totals; and the new span, listed in a run of the same hour.
 	for _, tc := range []struct {
 		envs []string
 		f    warehouse.Filter
@@ -113,6 +113,8 @@ func TestUpgradeFromPreviousSchema(t *testing.T) {
 		{[]string{"prod", "dev"}, warehouse.Filter{Field: "span_name", Operator: warehouse.OpEquals, Value: "chat"}, []string{"s1", "s3", "s9"}},
 		{[]string{"prod", "dev"}, warehouse.Filter{Field: "span_name", Operator: warehouse.OpNotIn, Values: []string{"chat"}}, []string{"s2"}},
 		{[]string{"prod"}, warehouse.Filter{Field: "trace_id", Operator: warehouse.OpEquals, Value: "t1"}, []string{"s1", "s2"}},
+		{[]string{"prod"}, warehouse.Filter{Field: "user.id", Operator: warehouse.OpExists}, []string{"s1", "s2"}},
+		{[]string{"prod"}, warehouse.Filter{Field: "llm.vendor", Operator: warehouse.OpNotExists}, []string{"s2", "s9"}},
 	} {
 		for _, sort := range []warehouse.SortKey{warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortSpanName} {
 			page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: tc.envs, SortBy: sort,

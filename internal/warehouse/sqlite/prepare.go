@@ -52,7 +52,7 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 	}
 	p.prompts, p.completions, p.input, p.inputKey, p.output, p.outputKey = contentColumns(sp)
 	cols := columnValues(sp)
-	p.hashes = make([]int64, 0, 1+len(cols)+len(sp.SpanAttributes))
+	p.hashes = make([]int64, 0, 1+len(cols)+2*len(sp.SpanAttributes))
 	p.hashes = append(p.hashes, postingHash(traceIDKey, sp.TraceID))
 	for i, v := range cols {
 		if indexable(v) {
@@ -60,6 +60,10 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 		}
 	}
 	for key, v := range sp.SpanAttributes {
+		if reservedKey(key) {
+			continue
+		}
+		p.hashes = append(p.hashes, keyPostingHash(jsonKey(key)))
 		if indexable(v) {
 			p.hashes = append(p.hashes, postingHash(key, v))
 		}

@@ -129,10 +129,11 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	}
 	if s.maxIndexCandidates > 0 && (len(p.pr.runs) > 0 || p.pr.legacy()) {
 		for _, f := range postingFilters(q) {
-			if p.pr.legacy() && p.pr.legacyLookup(f) == nil {
-				// The spans of span_attr_index's hours (written before the
-				// postings) are listed under attributes and trace ids
-				// only: f's key (a column) cannot find them there.
+			if !p.pr.holds(f) {
+				// Some spans of the range are in no list of f's key: those
+				// of span_attr_index's hours (written before the postings,
+				// listed under attribute values and trace ids only), or of
+				// runs written before key postings (exists).
 				continue
 			}
 			n, err := p.pr.estimate(ctx, tx, f)
@@ -214,7 +215,7 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 // spans of it, and the hours of span_attr_index within it.
 func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (postingRange, error) {
 	r := postingRange{envs: q.Environments, from: q.FromMs, to: q.ToMs, legacyFrom: 0, legacyTo: -1}
-	query, args := `SELECT run, min_ts, max_ts FROM posting_runs WHERE max_ts >= ?`, []any{q.FromMs}
+	query, args := `SELECT run, min_ts, max_ts, first_seq FROM posting_runs WHERE max_ts >= ?`, []any{q.FromMs}
 	if q.ToMs != 0 {
 		query += ` AND min_ts <= ?`
 		args = append(args, q.ToMs)
@@ -225,7 +226,7 @@ func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQu
 	}
 	for rows.Next() {
 		var run postingRun
-		if err := rows.Scan(&run.id, &run.minTS, &run.maxTS); err != nil {
+		if err := rows.Scan(&run.id, &run.minTS, &run.maxTS, &run.firstSeq); err != nil {
 			rows.Close()
 			return r, fmt.Errorf("posting runs: %w", mapErr(err))
 		}
@@ -236,8 +237,8 @@ func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQu
 		return r, fmt.Errorf("posting runs: %w", mapErr(err))
 	}
 	var lo, hi sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_attr_index), (SELECT max_hour FROM legacy_attr_index)`).
-		Scan(&lo, &hi); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_attr_index), (SELECT max_hour FROM legacy_attr_index),
+		(SELECT first_seq FROM key_postings_from)`).Scan(&lo, &hi, &r.keysFrom); err != nil {
 		return r, fmt.Errorf("attribute index range: %w", mapErr(err))
 	}
 	if lo.Valid && hi.Valid {
@@ -446,7 +447,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 		if f, ok := complementFilter(q.Filters[0]); ok {
 			fq := q
 			fq.Filters = []warehouse.Filter{f}
-			if pf := postingFilters(fq); len(pf) == 1 {
+			if pf := postingFilters(fq); len(pf) == 1 && p.pr.holds(pf[0]) {
 				cond := dialect.SpanFilters(fq.Filters)[0]
 				n, ok, err := p.pr.count(ctx, tx, pf[0], cond.SQL, cond.Args, snapshot)
 				if err != nil || ok {
@@ -482,6 +483,8 @@ func complementFilter(f warehouse.Filter) (warehouse.Filter, bool) {
 		f.Operator = warehouse.OpEquals
 	case warehouse.OpNotIn:
 		f.Operator = warehouse.OpIn
+	case warehouse.OpNotExists:
+		f.Operator = warehouse.OpExists
 	default:
 		return f, false
 	}

@@ -2,10 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -45,6 +47,12 @@ func TestAccessesAgree(t *testing.T) {
 				}
 				if j%13 == 0 {
 					batch[j].TotalTokens = 0
+				}
+				if j%3 == 0 { // keys some spans carry: exists / not_exists
+					delete(batch[j].SpanAttributes, "http.method")
+				}
+				if j%17 == 0 {
+					batch[j].SpanAttributes["rare.key"] = strings.Repeat("long value ", 40) // beyond the value postings
 				}
 			}
 			if err := st.WriteSpans(ctx, batch); err != nil {
@@ -91,11 +99,18 @@ func TestAccessesAgree(t *testing.T) {
 		{{Field: "llm_usage_total_tokens", Operator: warehouse.OpGreaterThan, Value: "-1"}},
 		{{Field: "total_tokens", Operator: warehouse.OpLessThanOrEqual, Value: "255"}},
 		{{Field: "total_tokens", Operator: warehouse.OpGreaterThanOrEqual, Value: "1e30"}}, // beyond the index: a scan
+		// Attribute keys' own lists.
+		{{Field: "http.method", Operator: warehouse.OpExists}},
+		{{Field: "span_attributes.rare.key", Operator: warehouse.OpExists}},
+		{{Field: "rare.key", Operator: warehouse.OpNotExists}},
+		{{Field: "http.method", Operator: warehouse.OpNotExists}},
+		{{Field: "no.such.key", Operator: warehouse.OpExists}},
+		{{Field: "rare.key", Operator: warehouse.OpExists}, {Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(1)}},
 	}
 	sorts := []warehouse.SortKey{warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortSpanName,
 		warehouse.SortTraceID, warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName,
 		warehouse.SortResponseModel}
-	for i := range 40 {
+	for i := range 50 {
 		q := warehouse.SpanQuery{Environments: [][]string{{"a"}, {"b"}, {"a", "b"}}[rng.IntN(3)],
 			Filters: filters[rng.IntN(len(filters))], SortBy: sorts[rng.IntN(len(sorts))], Desc: rng.IntN(2) == 0,
 			Limit: []int{9, 100, 400}[rng.IntN(3)]}
@@ -178,5 +193,129 @@ func collectPages(t *testing.T, st *Store, q warehouse.SpanQuery, force func(spa
 			t.Fatal("more than 1000 pages")
 		}
 		q.Cursor = p.NextCursor
+	}
+}
+
+// TestKeyPostingsOnlyFromTheirRuns: runs written before key postings
+// (migration 00015) list no attribute keys; exists / not_exists over a
+// range that reaches such a run, or a merge of one, must read the spans,
+// and over later runs alone may use the keys' lists. Simulated by writing
+// runs, deleting their key lists and moving key_postings_from past them.
+func TestKeyPostingsOnlyFromTheirRuns(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "warehouse.db"), Options{runFanout: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	start := int64(1_790_000_000_000)
+	const hour = int64(3600 * 1000)
+	g := spangen.New("a", 3)
+	write := func(k int) {
+		batch := g.Batch(100, start+int64(k)*hour, start+int64(k+1)*hour)
+		for j := range batch {
+			if j%4 == 0 {
+				delete(batch[j].SpanAttributes, "http.method")
+			}
+		}
+		if err := st.WriteSpans(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range 2 { // "before the upgrade": hours 0 and 1
+		write(k)
+	}
+	var keys []any
+	for key := range g.Span(start).SpanAttributes {
+		keys = append(keys, keyPostingHash(key))
+	}
+	if _, err := st.writer.ExecContext(ctx, `DELETE FROM span_postings WHERE hash IN (`+placeholders(len(keys))+`)`, keys...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.writer.ExecContext(ctx, `UPDATE key_postings_from SET first_seq = (SELECT max(seq) + 1 FROM spans)`); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k < 4; k++ { // after: hours 1 (late spans), 2 and 3
+		write(k)
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, r := range []struct{ from, to int64 }{{0, 0}, {start, start + hour - 1}, {start + 2*hour, start + 4*hour - 1},
+			{start + 2*hour + 60_000, start + 3*hour}} {
+			for _, f := range []warehouse.Filter{{Field: "http.method", Operator: warehouse.OpExists},
+				{Field: "http.method", Operator: warehouse.OpNotExists}} {
+				q := warehouse.SpanQuery{Environments: []string{"a"}, FromMs: r.from, ToMs: r.to,
+					Filters: []warehouse.Filter{f}, Limit: 100}
+				want, wantTotal := collectPages(t, st, q, func(p spanPlan) spanPlan { p.access, p.post = accessTimeIndex, nil; return p })
+				got, total := collectPages(t, st, q, nil)
+				if !slices.Equal(got, want) || total != wantTotal || wantTotal != int64(len(want)) {
+					t.Errorf("%s: %v over [%d, %d]: %d spans (total %d), want %d (total %d)", stage, f, r.from-start, r.to-start,
+						len(got), total, len(want), wantTotal)
+				}
+			}
+		}
+	}
+	check("runs of both kinds")
+	if _, err := st.mergeRuns(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("merged")
+}
+
+// TestKeyPostingKeys: a key's list hash is postingHash of its posting key,
+// and keys are listed as the stored JSON spells them (invalid UTF-8 as
+// U+FFFD), so that exists finds and counts a span by the key its filter
+// names; keys that start like a posting key are left to the scan.
+func TestKeyPostingKeys(t *testing.T) {
+	for _, k := range []string{"http.method", "", "ü.ß", "a\xffb", "\x00x"} {
+		if got, want := keyPostingHash(k), postingHash(keyPostingPrefix+k, ""); got != want {
+			t.Errorf("keyPostingHash(%q) = %d, want %d", k, got, want)
+		}
+	}
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "warehouse.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// s4 and s5 carry "\x01x" = "", whose value list would be x's key list
+	// if such keys were listed.
+	spans := []warehouse.Span{
+		{Environment: "a", TraceID: "t1", SpanID: "s1", Timestamp: 1_790_000_000_000,
+			SpanAttributes: map[string]string{"bad\xff\xfekey": "v", "x": "1"}},
+		{Environment: "a", TraceID: "t1", SpanID: "s2", Timestamp: 1_790_000_001_000, SpanAttributes: map[string]string{"x": "2"}},
+		{Environment: "a", TraceID: "t1", SpanID: "s3", Timestamp: 1_790_000_002_000, SpanAttributes: map[string]string{"x": "3"}},
+		{Environment: "a", TraceID: "t1", SpanID: "s4", Timestamp: 1_790_000_003_000, SpanAttributes: map[string]string{"\x01x": ""}},
+		{Environment: "a", TraceID: "t1", SpanID: "s5", Timestamp: 1_790_000_004_000, SpanAttributes: map[string]string{"\x01x": ""}},
+	}
+	if err := st.WriteSpans(ctx, spans); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := st.reader.QueryRowContext(ctx, `SELECT span_attributes FROM spans WHERE span_id = 's1'`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	var decoded map[string]string
+	if err := json.Unmarshal([]byte(stored), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := decoded[jsonKey("bad\xff\xfekey")]; !ok || jsonKey("bad\xff\xfekey") != "bad\uFFFD\uFFFDkey" {
+		t.Fatalf("stored keys %q, jsonKey %q", stored, jsonKey("bad\xff\xfekey"))
+	}
+	// Pages of one span: total_results is counted, not read off the page.
+	for _, tc := range []struct {
+		f    warehouse.Filter
+		want int64
+	}{
+		{warehouse.Filter{Field: "bad\uFFFD\uFFFDkey", Operator: warehouse.OpExists}, 1},
+		{warehouse.Filter{Field: "bad\uFFFD\uFFFDkey", Operator: warehouse.OpNotExists}, 4},
+		{warehouse.Filter{Field: "x", Operator: warehouse.OpExists}, 3},
+		{warehouse.Filter{Field: "x", Operator: warehouse.OpNotExists}, 2},
+		{warehouse.Filter{Field: "\x01x", Operator: warehouse.OpExists}, 2},
+	} {
+		page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"a"}, Filters: []warehouse.Filter{tc.f}, Limit: 1})
+		if err != nil || page.TotalResults != tc.want || len(page.Spans) != 1 {
+			t.Errorf("%q %s: %d spans, total %d, %v; want 1 of %d", tc.f.Field, tc.f.Operator, len(page.Spans), page.TotalResults, err, tc.want)
+		}
 	}
 }
