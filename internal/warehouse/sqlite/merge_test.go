@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -16,11 +15,7 @@ import (
 // picked before the transaction), and no list is lost or copied twice.
 func TestConcurrentMergesTakeDistinctRuns(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "warehouse.db"), Options{runFanout: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openWith(t, Options{runFanout: 2})
 	g := spangen.New("a", 9)
 	sums := func() (rows, spans int64) {
 		t.Helper()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,11 +23,7 @@ import (
 func TestAccessesAgree(t *testing.T) {
 	ctx := context.Background()
 	// Merges of 3 runs: posting runs of every level.
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "warehouse.db"), Options{runFanout: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openWith(t, Options{runFanout: 3})
 	start := int64(1_790_000_000_000)
 	const hour = int64(3600 * 1000)
 	for i, env := range []string{"a", "b"} {
@@ -203,11 +198,7 @@ func collectPages(t *testing.T, st *Store, q warehouse.SpanQuery, force func(spa
 // runs, deleting their key lists and moving key_postings_from past them.
 func TestKeyPostingsOnlyFromTheirRuns(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "warehouse.db"), Options{runFanout: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openWith(t, Options{runFanout: 3})
 	start := int64(1_790_000_000_000)
 	const hour = int64(3600 * 1000)
 	g := spangen.New("a", 3)
@@ -273,11 +264,7 @@ func TestKeyPostingKeys(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "warehouse.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openWith(t, Options{})
 	// s4 and s5 carry "\x01x" = "", whose value list would be x's key list
 	// if such keys were listed.
 	spans := []warehouse.Span{

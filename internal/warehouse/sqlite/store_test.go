@@ -14,6 +14,18 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse/storetest"
 )
 
+// openWith opens a store with opts in a temporary directory, closed when
+// the test ends.
+func openWith(t *testing.T, opts Options) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "warehouse.db"), opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 func openTemp(t *testing.T) *Store {
 	t.Helper()
 	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "warehouse.db"), Options{})
