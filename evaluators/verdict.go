@@ -29,24 +29,28 @@ func VerdictOf(slug string, output map[string]any, errMsg string) Verdict {
 	if len(output) == 0 {
 		return VerdictError
 	}
-	// Integers read back as int64 are numbers to the pass conditions:
-	// copy the output with them as float64 only when it has one (the
-	// conditions only read their result).
-	r := Result(output)
+	r := numbersAsFloat(output)
+	if d.Pass(r) {
+		return VerdictPass
+	}
+	return VerdictFail
+}
+
+// numbersAsFloat returns output with its int64 values (integers read back
+// from storage) as float64, the numbers of the pass conditions: output
+// itself when it has none, else a copy (the conditions only read it).
+func numbersAsFloat(output map[string]any) Result {
 	for _, v := range output {
 		if _, isInt := v.(int64); isInt {
-			r = make(Result, len(output))
+			r := make(Result, len(output))
 			for k, v := range output {
 				if i, isInt := v.(int64); isInt {
 					v = float64(i)
 				}
 				r[k] = v
 			}
-			break
+			return r
 		}
 	}
-	if d.Pass(r) {
-		return VerdictPass
-	}
-	return VerdictFail
+	return output
 }

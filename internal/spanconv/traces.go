@@ -298,39 +298,27 @@ func evaluationCount(td ptrace.Traces) int {
 }
 
 // pointValues hands out the values the points' BoolValue, NumericValue
-// and EnumValue point to from slices allocated a chunk at a time instead
-// of one allocation each. A value never changes once handed out: a full
-// chunk is left to the points that point into it.
+// and EnumValue point to, from chunks instead of one allocation each.
 type pointValues struct {
-	bools []bool
-	nums  []float64
-	strs  []string
+	bools chunks[bool]
+	nums  chunks[float64]
+	strs  chunks[string]
 }
+
+// chunks stores values in slices allocated pointValuesChunk at a time. A
+// value never changes once stored: a full chunk is left to the pointers
+// into it.
+type chunks[T any] struct{ cur []T }
 
 const pointValuesChunk = 64
 
-func (v *pointValues) bool(b bool) *bool {
-	if len(v.bools) == cap(v.bools) {
-		v.bools = make([]bool, 0, pointValuesChunk)
+// put stores v and returns its address.
+func (c *chunks[T]) put(v T) *T {
+	if len(c.cur) == cap(c.cur) {
+		c.cur = make([]T, 0, pointValuesChunk)
 	}
-	v.bools = append(v.bools, b)
-	return &v.bools[len(v.bools)-1]
-}
-
-func (v *pointValues) num(f float64) *float64 {
-	if len(v.nums) == cap(v.nums) {
-		v.nums = make([]float64, 0, pointValuesChunk)
-	}
-	v.nums = append(v.nums, f)
-	return &v.nums[len(v.nums)-1]
-}
-
-func (v *pointValues) str(s string) *string {
-	if len(v.strs) == cap(v.strs) {
-		v.strs = make([]string, 0, pointValuesChunk)
-	}
-	v.strs = append(v.strs, s)
-	return &v.strs[len(v.strs)-1]
+	c.cur = append(c.cur, v)
+	return &c.cur[len(c.cur)-1]
 }
 
 // evaluationPoints appends to pts the successful evaluations of s as
@@ -374,16 +362,16 @@ func evaluationPoints(pts []warehouse.MetricPoint, vals *pointValues, s *warehou
 			}
 			switch v := ev.Output[f.Name].(type) {
 			case bool:
-				p.BoolValue = vals.bool(v)
+				p.BoolValue = vals.bools.put(v)
 			case float64:
-				p.NumericValue = vals.num(v)
+				p.NumericValue = vals.nums.put(v)
 			case int64:
-				p.NumericValue = vals.num(float64(v))
+				p.NumericValue = vals.nums.put(float64(v))
 			case string:
 				if len(f.EnumValues) == 0 {
 					continue
 				}
-				p.EnumValue = vals.str(v)
+				p.EnumValue = vals.strs.put(v)
 			default:
 				continue
 			}

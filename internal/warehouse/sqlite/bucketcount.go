@@ -37,13 +37,8 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 	if ref.Kind != warehouse.KindColumn {
 		return 0, false, nil
 	}
-	var idx sortIndex
-	switch ref.Column {
-	case "duration":
-		idx = sortIndexes[warehouse.SortDuration]
-	case "total_tokens":
-		idx = sortIndexes[warehouse.SortTotalTokens]
-	default:
+	idx, ok := numberIndex(ref.Column)
+	if !ok {
 		return 0, false, nil
 	}
 	var up bool // the matches are at the value and above
@@ -54,7 +49,7 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 	default:
 		return 0, false, nil
 	}
-	v, ok := warehouse.ParseNumber(f.Value)
+	v, parsed := warehouse.ParseNumber(f.Value)
 	// An integer column's matches of v are those of ceil(v) (above) or
 	// floor(v) (below): the bucket of that integer bounds them.
 	if up {
@@ -62,19 +57,15 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 	} else {
 		v = math.Floor(v)
 	}
-	if !ok || math.IsNaN(v) || v < math.MinInt64/2 || v > math.MaxInt64/2 {
+	if !parsed || math.IsNaN(v) || v < math.MinInt64/2 || v > math.MaxInt64/2 {
 		return 0, false, nil
 	}
-	var own int64
-	if err := tx.QueryRowContext(ctx, "SELECT "+idx.bucket+" FROM (SELECT ? AS "+ref.Column+")", int64(v)).Scan(&own); err != nil {
-		return 0, false, fmt.Errorf("count bucket: %w", mapErr(err))
+	own, err := bucketOf(ctx, tx, idx, ref.Column, int64(v))
+	if err != nil {
+		return 0, false, err
 	}
 	cond := dialect.SpanFilters(q.Filters)[0]
-	var hours sqlfilter.Where
-	hours.Add(bucketHour+" >= ? / 3600000", q.FromMs)
-	if q.ToMs != 0 {
-		hours.Add(bucketHour+" <= ? / 3600000", q.ToMs)
-	}
+	hours := rangeHours(q)
 	match := &bucketSide{desc: !up, b: own, ok: true}
 	match.cond.AddExpr(cond)
 	other := &bucketSide{desc: up, b: own, ok: true}
@@ -91,7 +82,6 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 			return 0, false, fmt.Errorf("count by bucket: %w", mapErr(err))
 		}
 		s.n += n
-		var err error
 		if s.b, s.ok, err = nextBucket(ctx, tx, idx, q.Environments, s.b, true, s.desc); err != nil {
 			return 0, false, err
 		}
@@ -100,4 +90,15 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 		return match.n, true, nil
 	}
 	return rangeSpans - other.n, true, nil
+}
+
+// numberIndex returns the bucketed sort index of a numeric column, derived
+// from sortIndexes.
+func numberIndex(column string) (sortIndex, bool) {
+	for key, idx := range sortIndexes {
+		if col, numeric := key.Column(); col == column && numeric && idx.bucket != "" {
+			return idx, true
+		}
+	}
+	return sortIndex{}, false
 }

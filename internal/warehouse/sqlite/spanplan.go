@@ -535,12 +535,7 @@ func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect,
 	var page []int64
 	b, ok, err := firstBucket(ctx, tx, idx, col, q, r)
 	after := sel.after
-	// The hours of the range, the index's third column.
-	var hours sqlfilter.Where
-	hours.Add(bucketHour+" >= ? / 3600000", q.FromMs)
-	if q.ToMs != 0 {
-		hours.Add(bucketHour+" <= ? / 3600000", q.ToMs)
-	}
+	hours := rangeHours(q)
 	for err == nil && ok && len(page) < r.Limit {
 		need := r.Limit - len(page)
 		chunk := need
@@ -659,10 +654,29 @@ func firstBucket(ctx context.Context, tx querier, idx sortIndex, col string, q w
 	if r.First {
 		return nextBucket(ctx, tx, idx, q.Environments, 0, false, q.Desc)
 	}
-	if err := tx.QueryRowContext(ctx, "SELECT "+idx.bucket+" FROM (SELECT ? AS "+col+")", r.AfterValue()).Scan(&b); err != nil {
-		return 0, false, fmt.Errorf("sort bucket: %w", mapErr(err))
+	b, err = bucketOf(ctx, tx, idx, col, r.AfterValue())
+	return b, err == nil, err
+}
+
+// bucketOf returns the bucket of idx that value of column col falls in,
+// by the index's own expression.
+func bucketOf(ctx context.Context, tx querier, idx sortIndex, col string, value any) (int64, error) {
+	var b int64
+	if err := tx.QueryRowContext(ctx, "SELECT "+idx.bucket+" FROM (SELECT ? AS "+col+")", value).Scan(&b); err != nil {
+		return 0, fmt.Errorf("sort bucket: %w", mapErr(err))
 	}
-	return b, true, nil
+	return b, nil
+}
+
+// rangeHours are the conditions on the hours of q's range, the third
+// column of the bucketed sort indexes.
+func rangeHours(q warehouse.SpanQuery) sqlfilter.Where {
+	var hours sqlfilter.Where
+	hours.Add(bucketHour+" >= ? / 3600000", q.FromMs)
+	if q.ToMs != 0 {
+		hours.Add(bucketHour+" <= ? / 3600000", q.ToMs)
+	}
+	return hours
 }
 
 // nextBucket returns the bucket after b in the sort direction (the first
