@@ -83,6 +83,18 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}
+	counts := pointCounts{limit: s.countedValues}
+	if err := counts.loadUncounted(ctx, tx, pts); err != nil {
+		return fmt.Errorf("write metric points: %w", err)
+	}
+	for i := range pts {
+		if fresh[i] {
+			counts.add(&pts[i], 1)
+		}
+	}
+	if err := counts.write(ctx, tx, s.stmts); err != nil {
+		return fmt.Errorf("write metric points: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("write metric points: commit: %w", mapErr(err))
 	}
@@ -91,43 +103,80 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 }
 
 // ReadMetricPoints answers one page of a metric query
-// (warehouse.Backend): the snapshot is the high-water mark of points (the
-// highest sequence number stored or reserved), pages are read by offset
-// within it. With a retention, points older than the pagination's cutoff
-// are hidden (retention.go), so offsets do not shift when they are
+// (warehouse.Backend) in one read transaction: the snapshot is the
+// high-water mark of points (the highest sequence number stored or
+// reserved), pages are read by offset within it, by the access paths of
+// pointplan.go. With a retention, points older than the pagination's
+// cutoff are hidden (retention.go), so offsets do not shift when they are
 // deleted.
 func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (warehouse.MetricRows, error) {
+	if err := s.checkOpen("read metric points"); err != nil {
+		return warehouse.MetricRows{}, err
+	}
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return warehouse.MetricRows{}, fmt.Errorf("read metric points: %w", mapErr(err))
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
 	q := r.Query
-	snapshot, ok, err := s.pageWindow(ctx, s.reader, "read metric points", pointsRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
+	snapshot, ok, err := s.pageWindow(ctx, tx, "read metric points", pointsRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
 	out := warehouse.MetricRows{Snapshot: snapshot}
 	if err != nil || !ok {
 		return out, err // !ok: the whole range is out of the retention
 	}
 	w := dialect.MetricSelection(q)
 	w.Add("seq <= ?", snapshot)
-	col, dir := q.SortOrder()
-	query := "SELECT " + selectPointColumns + " FROM metric_points WHERE " + w.SQL() +
-		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"
-	rows, err := s.reader.QueryContext(ctx, query, append(slices.Clone(w.Args), r.Limit, r.Offset)...)
-	if err != nil {
-		return out, mapErr(err)
+	merged := false
+	// A name and filters together: the name's own index reads fewer
+	// points than every hour of the range would.
+	if col, _ := q.SortOrder(); col == warehouse.MetricSortNumericValue && !s.plainPointReads &&
+		(q.MetricName == "" || len(q.Filters) == 0) {
+		var seqs []int64
+		if seqs, merged, err = mergeByValue(ctx, tx, q, w, r.Offset, r.Limit); err != nil {
+			return out, err
+		}
+		if merged {
+			if out.Points, err = readPointsBySeq(ctx, tx, seqs); err != nil {
+				return out, err
+			}
+		}
 	}
+	if !merged {
+		if out.Points, err = readPointRows(ctx, tx, pointPageSQL(q, w.SQL()),
+			append(slices.Clone(w.Args), r.Limit, r.Offset)); err != nil {
+			return out, err
+		}
+	}
+	if r.NeedsCount(len(out.Points)) {
+		if s.plainPointReads {
+			out.Total, err = countPointsWhere(ctx, tx, w.SQL(), w.Args)
+		} else {
+			out.Total, err = countPoints(ctx, tx, q, w, snapshot)
+		}
+		if err != nil {
+			return out, fmt.Errorf("count: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// readPointRows reads the points query selects (selectPointColumns).
+func readPointRows(ctx context.Context, tx *sql.Tx, query string, args []any) ([]warehouse.MetricPoint, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []warehouse.MetricPoint
 	for rows.Next() {
 		p, err := scanPoint(rows)
 		if err != nil {
-			rows.Close()
-			return out, err
+			return nil, err
 		}
-		out.Points = append(out.Points, p)
+		out = append(out, p)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return out, mapErr(err)
-	}
-	if r.NeedsCount(len(out.Points)) {
-		if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM metric_points WHERE "+w.SQL(), w.Args...).Scan(&out.Total); err != nil {
-			return out, fmt.Errorf("count: %w", mapErr(err))
-		}
+		return nil, mapErr(err)
 	}
 	return out, nil
 }

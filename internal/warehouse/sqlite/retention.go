@@ -275,7 +275,7 @@ func (s *Store) deleteBatch(ctx context.Context, t retentionTable, env string, b
 // deleteRows deletes, within tx, up to pruneBatch rows of env in t older
 // than bound and numbered below mark, with their dedup keys.
 func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (int, error) {
-	seqs, keys, err := expiredRows(ctx, tx, t, env, bound, mark)
+	seqs, keys, pts, err := expiredRows(ctx, tx, t, env, bound, mark)
 	if err != nil || len(seqs) == 0 {
 		return 0, err
 	}
@@ -309,14 +309,25 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 		if err := counts.write(ctx, tx, nil); err != nil {
 			return 0, mapErr(err)
 		}
+	} else {
+		var counts pointCounts // only takes points off: no key grows
+		if err := counts.loadUncounted(ctx, tx, pts); err != nil {
+			return 0, err
+		}
+		for i := range pts {
+			counts.add(&pts[i], -1)
+		}
+		if err := counts.write(ctx, tx, nil); err != nil {
+			return 0, err
+		}
 	}
 	return len(seqs), nil
 }
 
 // expiredRows reads the oldest rows of env in t older than bound and
 // numbered below mark (by the (environment, time) index): their sequence
-// numbers and dedup keys.
-func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (seqs []int64, keys []timedKey, err error) {
+// numbers, dedup keys and, of metric points, the points.
+func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (seqs []int64, keys []timedKey, pts []warehouse.MetricPoint, err error) {
 	cols := "seq, timestamp, trace_id, span_id"
 	if t.name == pointsRetention.name {
 		cols = "seq, " + selectPointColumns
@@ -324,7 +335,7 @@ func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, 
 	rows, err := tx.QueryContext(ctx, "SELECT "+cols+" FROM "+t.name+" WHERE environment = ? AND "+t.timeCol+" < ? AND seq < ?"+
 		" ORDER BY "+t.timeCol+" LIMIT ?", env, bound, mark, pruneBatch)
 	if err != nil {
-		return nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
+		return nil, nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
 	}
 	defer rows.Close()
 	var labelsEnc, attrsEnc lastEncoding
@@ -334,22 +345,23 @@ func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, 
 		if t.name == pointsRetention.name {
 			p, err := scanPoint(rows, &seq)
 			if err != nil {
-				return nil, nil, fmt.Errorf("expired rows: %w", err)
+				return nil, nil, nil, fmt.Errorf("expired rows: %w", err)
 			}
 			key = timedKey{p.EventTime, pointKey(&p, labelsEnc.encode(p.Labels), attrsEnc.encode(p.Attributes))}
+			pts = append(pts, p)
 		} else {
 			var traceID, spanID string
 			if err := rows.Scan(&seq, &key.ts, &traceID, &spanID); err != nil {
-				return nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
+				return nil, nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
 			}
 			key.key = dedupKey(env, traceID, spanID)
 		}
 		seqs, keys = append(seqs, seq), append(keys, key)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
+		return nil, nil, nil, fmt.Errorf("expired rows: %w", mapErr(err))
 	}
-	return seqs, keys, nil
+	return seqs, keys, pts, nil
 }
 
 // pruneAttrIndex deletes, in batches, the postings of spans wholly

@@ -42,6 +42,9 @@ type Options struct {
 	// runFanout is how many posting runs a merge takes (0:
 	// defaultRunFanout); tests lower it.
 	runFanout int
+	// countedValues bounds the point_counts rows of a label key in
+	// an hour (0: maxCountedValues); tests lower it.
+	countedValues int
 }
 
 func (o Options) withDefaults() Options {
@@ -85,10 +88,15 @@ type Store struct {
 	maxIndexCandidates int
 	// forceAccess, set by tests, overrides the planner's choice.
 	forceAccess func(spanPlan) spanPlan
+	// plainPointReads, set by tests, reads metric pages and totals
+	// without the access paths of pointplan.go.
+	plainPointReads bool
 	// merges merges posting runs in the background; runFanout is
 	// defaultRunFanout (tests lower it).
 	merges    *worker
 	runFanout int
+	// countedValues is maxCountedValues (tests lower it).
+	countedValues int
 
 	// retention and its background job, stopped by Close.
 	retention warehouse.Retention
@@ -202,7 +210,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		spanKeys:           keyTable{timed: "span_keys_by_time", legacy: "span_keys"},
 		pointKeys:          keyTable{timed: "point_keys_by_time", legacy: "point_keys"},
 		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults(),
-		runFanout: cmp.Or(opts.runFanout, defaultRunFanout)}
+		runFanout: cmp.Or(opts.runFanout, defaultRunFanout), countedValues: cmp.Or(opts.countedValues, maxCountedValues)}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.loadLegacyKeys(ctx); err != nil {
 		s.Close()

@@ -12,6 +12,14 @@
 //	go run ./internal/warehouse/sqlite/internal/loadtest -spans 1000000 -dir /tmp/w
 //	go run ./internal/warehouse/sqlite/internal/loadtest -dir /tmp/w -reuse -only 'sort'
 //
+// With -points it writes that many metric points (evaluator results: a
+// score and a pass/fail point per evaluation, 13 labels each) instead of
+// measuring the span shapes, then measures the metric query shapes (the
+// first page of 100 with total_results, and the page at offset 1 000):
+//
+//	go run ./internal/warehouse/sqlite/internal/loadtest -spans 0 -points 1000000 -dir /tmp/m
+//	go run ./internal/warehouse/sqlite/internal/loadtest -spans 0 -points 1000000 -dir /tmp/m -reuse
+//
 // -reuse queries the warehouse a run with the same -dir left; -only runs
 // the shapes whose name holds the text. Old build against new build: run
 // each build's command on its own directory, back to back.
@@ -48,6 +56,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	reuse := flag.Bool("reuse", false, "query the warehouse.db a run with the same -dir, -spans and -days left (no fill)")
 	only := flag.String("only", "", "run only the query shapes whose name contains this")
+	points := flag.Int("points", 0, "also write this many metric points (evaluator results) and measure the metric query shapes (with -reuse: measure them)")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -59,14 +68,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background(), *n, *days, *batch, *runs, *dir, *reuse, *only); err != nil {
+	if err := run(context.Background(), *n, *points, *days, *batch, *runs, *dir, *reuse, *only); err != nil {
 		log.Print(err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, days, batch, runs int, dir string, reuse bool, only string) error {
+func run(ctx context.Context, n, points, days, batch, runs int, dir string, reuse bool, only string) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "evalcol-loadtest-")
 		if err != nil {
@@ -93,6 +102,14 @@ func run(ctx context.Context, n, days, batch, runs int, dir string, reuse bool, 
 	}
 	defer st.Close()
 	fmt.Printf("open (with migrations): %s\n", time.Since(t0).Round(time.Millisecond))
+	if points > 0 && !reuse {
+		if err := fillPoints(ctx, st, env, points, batch, start, end); err != nil {
+			return err
+		}
+	}
+	if points > 0 {
+		return runMetricQueries(ctx, st, env, runs, only, start, end)
+	}
 	if reuse {
 		if traces, err = sample(ctx, st, env, start, end); err != nil {
 			return err

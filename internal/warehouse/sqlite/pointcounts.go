@@ -1,0 +1,168 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// maxCountedValues bounds the values point_counts counts of one label
+// key in one hour of one environment; a key with more (an id, free text)
+// is listed in point_uncounted_keys (00016_point_counts.sql).
+const maxCountedValues = 1024
+
+// pointCountKey is a row of point_counts: key "" (and value "") counts
+// every point of the hour, name and source; a label's row counts the
+// points of every name and source (metric_name and source ”).
+type pointCountKey struct {
+	env, key, value, name, source string
+	hour                          int64
+}
+
+// pointCounts accumulates the point_counts changes of one transaction.
+type pointCounts struct {
+	// limit is the Store's countedValues.
+	limit int
+	m     map[pointCountKey]int64
+	// uncounted lists, per environment, the label keys point_counts
+	// leaves out, as read in the transaction (uncountedKeys).
+	uncounted map[string]map[string]bool
+}
+
+// add counts p (n = 1) or uncounts it (n = -1): its hour's total by name
+// and source, and each of its labels (of every name and source together)
+// but those of uncounted keys. Keys and values are counted as the labels
+// JSON spells them.
+func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
+	if c.m == nil {
+		c.m = map[pointCountKey]int64{}
+	}
+	hour := hourOf(p.EventTime)
+	c.m[pointCountKey{env: p.Environment, hour: hour, name: p.MetricName, source: p.Source}] += n
+	skip := c.uncounted[p.Environment]
+	for key, value := range p.Labels {
+		if key == "" {
+			continue
+		}
+		if key = jsonKey(key); skip[key] {
+			continue
+		}
+		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value)}] += n
+	}
+}
+
+// loadUncounted reads the uncounted keys of the environments of pts
+// within tx.
+func (c *pointCounts) loadUncounted(ctx context.Context, tx *sql.Tx, pts []warehouse.MetricPoint) error {
+	c.uncounted = map[string]map[string]bool{}
+	for i := range pts {
+		env := pts[i].Environment
+		if _, ok := c.uncounted[env]; ok {
+			continue
+		}
+		keys, err := uncountedKeys(ctx, tx, env)
+		if err != nil {
+			return err
+		}
+		c.uncounted[env] = keys
+	}
+	return nil
+}
+
+// uncountedKeys returns the label keys of env that point_counts leaves
+// out.
+func uncountedKeys(ctx context.Context, q querier, env string) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT key FROM point_uncounted_keys WHERE environment = ?`, env)
+	if err != nil {
+		return nil, fmt.Errorf("uncounted keys: %w", mapErr(err))
+	}
+	defer rows.Close()
+	keys := map[string]bool{}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("uncounted keys: %w", mapErr(err))
+		}
+		keys[k] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("uncounted keys: %w", mapErr(err))
+	}
+	return keys, nil
+}
+
+// Statements of pointCounts.write, compiled once per writer.
+const (
+	upsertPointCountSQL = `INSERT INTO point_counts (environment, hour, key, value, metric_name, source, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (environment, hour, key, value, metric_name, source) DO UPDATE SET n = n + excluded.n RETURNING n`
+	dropEmptyPointCountSQL = `DELETE FROM point_counts
+		WHERE environment = ? AND hour = ? AND key = ? AND value = ? AND metric_name = ? AND source = ? AND n <= 0`
+	pointKeyCombinationsSQL = `SELECT count(*) FROM point_counts WHERE environment = ? AND hour = ? AND key = ?`
+	markUncountedSQL        = `INSERT OR IGNORE INTO point_uncounted_keys (environment, key) VALUES (?, ?)`
+)
+
+// write applies the changes within tx, in key order; a row left at zero
+// is dropped. A label key whose rows of an hour pass c.limit is marked
+// uncounted (its rows are no longer read).
+func (c *pointCounts) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) error {
+	if len(c.m) == 0 {
+		return nil
+	}
+	type change struct {
+		pointCountKey
+		n int64
+	}
+	changes := make([]change, 0, len(c.m))
+	for k, n := range c.m {
+		if n != 0 {
+			changes = append(changes, change{k, n})
+		}
+	}
+	slices.SortFunc(changes, func(a, b change) int {
+		return cmp.Or(cmp.Compare(a.env, b.env), cmp.Compare(a.hour, b.hour), cmp.Compare(a.key, b.key),
+			cmp.Compare(a.value, b.value), cmp.Compare(a.name, b.name), cmp.Compare(a.source, b.source))
+	})
+	upsert, err := stmts.in(ctx, tx, upsertPointCountSQL)
+	if err != nil {
+		return fmt.Errorf("point counts: %w", err)
+	}
+	// grown lists the (environment, hour, key) groups that got new rows.
+	type group struct {
+		env, key string
+		hour     int64
+	}
+	var grown []group
+	for _, ch := range changes {
+		var n int64
+		if err := upsert.QueryRowContext(ctx, ch.env, ch.hour, ch.key, ch.value, ch.name, ch.source, ch.n).Scan(&n); err != nil {
+			return fmt.Errorf("point counts: %w", mapErr(err))
+		}
+		g := group{ch.env, ch.key, ch.hour}
+		switch {
+		case n <= 0:
+			if _, err := tx.ExecContext(ctx, dropEmptyPointCountSQL, ch.env, ch.hour, ch.key, ch.value, ch.name, ch.source); err != nil {
+				return fmt.Errorf("point counts: %w", mapErr(err))
+			}
+		case n == ch.n && ch.key != "" && (len(grown) == 0 || grown[len(grown)-1] != g):
+			grown = append(grown, g)
+		}
+	}
+	for _, g := range grown {
+		var rows int
+		if err := tx.QueryRowContext(ctx, pointKeyCombinationsSQL, g.env, g.hour, g.key).Scan(&rows); err != nil {
+			return fmt.Errorf("point counts: %w", mapErr(err))
+		}
+		if rows <= c.limit {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, markUncountedSQL, g.env, g.key); err != nil {
+			return fmt.Errorf("point counts: mark %q uncounted: %w", g.key, mapErr(err))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,448 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+)
+
+// The access paths of metric queries (00016_point_counts.sql):
+//
+//   - total_results of a query with no filter, or one text equality / in
+//     / exists test on a label (negated or not), sums point_counts over the
+//     hours the range covers whole and counts the points of the part hours
+//     at its ends; on a later page, the points written since the
+//     pagination's snapshot are taken off.
+//   - a page sorted by numeric value reads each hour of the range in value
+//     order from metric_points_env_hour_value, as far as it can still
+//     beat the page's last point so far, and merges them.
+//
+// Every other query reads the points in time order, as before.
+
+// maxMergedRank bounds offset + limit of a page merged from hours; deeper
+// pages are sorted by SQLite.
+const maxMergedRank = 5000
+
+// hoursPerCount is how many hours one point_counts query sums.
+const hoursPerCount = 500
+
+// countPlan is how total_results of a metric query is counted from
+// point_counts: key "" counts every point; values nil with a key is an
+// exists test; negate takes the result from the total.
+type countPlan struct {
+	key    string
+	values []string
+	negate bool
+}
+
+// pointCountPlan returns the countPlan of q; ok is false when point_counts
+// cannot answer it.
+func pointCountPlan(q warehouse.MetricQuery) (countPlan, bool) {
+	switch {
+	case len(q.Filters) == 0:
+		return countPlan{}, true
+	case len(q.Filters) > 1 || q.MetricName != "" || q.MetricSource != "":
+		// Labels are counted over every name and source.
+		return countPlan{}, false
+	}
+	f := q.Filters[0]
+	ref := warehouse.ResolveMetricField(f.Field)
+	if ref.Kind != warehouse.KindLabel || ref.Key == "" || (f.ValueType != "" && f.ValueType != warehouse.TypeString) {
+		return countPlan{}, false
+	}
+	p := countPlan{key: ref.Key}
+	switch f.Operator {
+	case warehouse.OpEquals, warehouse.OpNotEquals:
+		p.values = []string{f.Value}
+	case warehouse.OpIn, warehouse.OpNotIn:
+		p.values = slices.Compact(slices.Sorted(slices.Values(f.Values)))
+		if len(p.values) == 0 {
+			return countPlan{}, false
+		}
+	case warehouse.OpExists, warehouse.OpNotExists:
+	default:
+		return countPlan{}, false
+	}
+	p.negate = f.Operator == warehouse.OpNotEquals || f.Operator == warehouse.OpNotIn || f.Operator == warehouse.OpNotExists
+	return p, true
+}
+
+// countPoints returns total_results of q within snapshot: from
+// point_counts when it can answer q, else by counting the matches. where
+// is q's selection with the snapshot condition.
+func countPoints(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, snapshot int64) (int64, error) {
+	plan, ok := pointCountPlan(q)
+	if ok {
+		n, ok, err := countPointsByHour(ctx, tx, q, plan, snapshot)
+		if err != nil || ok {
+			return n, err
+		}
+	}
+	return countPointsWhere(ctx, tx, where.SQL(), where.Args)
+}
+
+func countPointsWhere(ctx context.Context, tx *sql.Tx, where string, args []any) (int64, error) {
+	var n int64
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM metric_points WHERE "+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count points: %w", mapErr(err))
+	}
+	return n, nil
+}
+
+// countPointsByHour counts q's matches within snapshot with plan: the
+// hours of the range it covers whole from point_counts, the ends from
+// the points. ok is false when point_counts leaves plan's key out in one
+// of q's environments, or the range covers no hour whole.
+func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, plan countPlan, snapshot int64) (int64, bool, error) {
+	if plan.key != "" {
+		for _, env := range q.Environments {
+			keys, err := uncountedKeys(ctx, tx, env)
+			if err != nil {
+				return 0, false, err
+			}
+			if keys[plan.key] {
+				return 0, false, nil
+			}
+		}
+	}
+	firstFull := hourOf(q.FromMs)
+	if firstFull*hourMs < q.FromMs {
+		firstFull++
+	}
+	lastFull := int64(math.MaxInt64 / hourMs)
+	if q.ToMs != 0 {
+		lastFull = hourOf(q.ToMs+1) - 1 // the last hour that ends by ToMs
+	}
+	if firstFull > lastFull {
+		return 0, false, nil
+	}
+	var total int64
+	for _, env := range q.Environments {
+		n, err := sumPointCounts(ctx, tx, env, firstFull, lastFull, q, plan)
+		if err != nil {
+			return 0, false, err
+		}
+		total += n
+	}
+	// The part hours at the ends, and the points of the whole hours
+	// written after the snapshot (counted in point_counts already).
+	// Each end on its own: the time index's range, not the whole range's.
+	low, high := q, q
+	low.ToMs = firstFull*hourMs - 1
+	high.FromMs = (lastFull + 1) * hourMs
+	ends := []warehouse.MetricQuery{}
+	if low.ToMs >= low.FromMs {
+		ends = append(ends, low)
+	}
+	if q.ToMs != 0 && high.FromMs <= q.ToMs {
+		ends = append(ends, high)
+	}
+	for _, e := range ends {
+		w := dialect.MetricSelection(e)
+		w.Add("seq <= ?", snapshot)
+		n, err := countPointsWhere(ctx, tx, w.SQL(), w.Args)
+		if err != nil {
+			return 0, false, err
+		}
+		total += n
+	}
+	later := dialect.MetricSelection(q)
+	later.Add("seq > ?", snapshot)
+	later.Add("event_time >= ?", firstFull*hourMs)
+	if q.ToMs != 0 {
+		later.Add("event_time < ?", (lastFull+1)*hourMs)
+	}
+	// NOT INDEXED: the rowid range of the points after the snapshot, not
+	// the range's time index.
+	var after int64
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM metric_points NOT INDEXED WHERE "+later.SQL(), later.Args...).Scan(&after); err != nil {
+		return 0, false, fmt.Errorf("count points: %w", mapErr(err))
+	}
+	return total - after, true, nil
+}
+
+// sumPointCounts sums the point_counts rows of env for hours [first, last]
+// that plan selects, with q's metric name and source.
+func sumPointCounts(ctx context.Context, tx *sql.Tx, env string, first, last int64, q warehouse.MetricQuery, plan countPlan) (int64, error) {
+	// Only the hours that hold rows: the range is clamped to them, then
+	// walked hour by hour, one seek each.
+	var lo, hi sql.NullInt64
+	// Apart: SQLite finds a lone min or max at an end of the index.
+	if err := tx.QueryRowContext(ctx, `SELECT min(hour) FROM point_counts WHERE environment = ?`, env).Scan(&lo); err != nil {
+		return 0, fmt.Errorf("count points: %w", mapErr(err))
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT max(hour) FROM point_counts WHERE environment = ?`, env).Scan(&hi); err != nil {
+		return 0, fmt.Errorf("count points: %w", mapErr(err))
+	}
+	if !lo.Valid {
+		return 0, nil
+	}
+	first, last = max(first, lo.Int64), min(last, hi.Int64)
+	if first > last {
+		return 0, nil
+	}
+	sum := func(key string, values []string) (int64, error) {
+		var total int64
+		// The hours as a list, a seek each (a range of hours would read
+		// every row of each hour).
+		for lo := first; lo <= last; lo += hoursPerCount {
+			hi := min(last, lo+hoursPerCount-1)
+			query := `SELECT coalesce(sum(n), 0) FROM point_counts WHERE environment = ? AND hour IN (` +
+				placeholders(int(hi-lo+1)) + `) AND key = ?`
+			args := []any{env}
+			for h := lo; h <= hi; h++ {
+				args = append(args, h)
+			}
+			args = append(args, key)
+			switch {
+			case key == "":
+				query += ` AND value = ''`
+			case values != nil:
+				query += ` AND value IN (` + placeholders(len(values)) + `)`
+				for _, v := range values {
+					args = append(args, v)
+				}
+			}
+			if q.MetricName != "" { // then key is "" (pointCountPlan)
+				query += ` AND metric_name = ?`
+				args = append(args, q.MetricName)
+			}
+			if q.MetricSource != "" {
+				query += ` AND source = ?`
+				args = append(args, q.MetricSource)
+			}
+			var n int64
+			if err := tx.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+				return 0, fmt.Errorf("count points: %w", mapErr(err))
+			}
+			total += n
+		}
+		return total, nil
+	}
+	if plan.key == "" {
+		return sum("", nil)
+	}
+	n, err := sum(plan.key, plan.values)
+	if err != nil || !plan.negate {
+		return n, err
+	}
+	all, err := sum("", nil)
+	return all - n, err
+}
+
+// rankedPoint is a point of a merged page: its sequence number and value.
+type rankedPoint struct {
+	seq   int64
+	value sql.NullFloat64
+}
+
+// compareRanked orders points as ORDER BY numeric_value, seq does
+// (NULL first); desc reverses it.
+func compareRanked(a, b rankedPoint, desc bool) int {
+	c := cmp.Or(compareNullFloat(a.value, b.value), cmp.Compare(a.seq, b.seq))
+	if desc {
+		return -c
+	}
+	return c
+}
+
+func compareNullFloat(a, b sql.NullFloat64) int {
+	switch {
+	case !a.Valid && !b.Valid:
+		return 0
+	case !a.Valid:
+		return -1
+	case !b.Valid:
+		return 1
+	}
+	return cmp.Compare(a.Float64, b.Float64)
+}
+
+// mergeByValue returns the sequence numbers of the points at ranks
+// [offset, offset+limit) of a page sorted by numeric value, read hour by
+// hour: each hour of each environment in value order, only as far as its
+// points can still enter the first offset+limit. where is the query's
+// selection with the snapshot condition. ok is false when the page is too
+// deep for it or the range holds fewer than three hours.
+func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, offset int64, limit int) ([]int64, bool, error) {
+	rank := offset + int64(limit)
+	if rank > maxMergedRank {
+		return nil, false, nil
+	}
+	k := int(rank)
+	type span struct {
+		env      string
+		from, to int64 // hours, as the index computes them (event_time / 3600000, truncated)
+	}
+	var spans []span
+	hours := int64(0)
+	for _, env := range q.Environments {
+		to := q.ToMs
+		if to == 0 {
+			var latest sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT max(event_time) FROM metric_points WHERE environment = ?`, env).Scan(&latest); err != nil {
+				return nil, false, fmt.Errorf("latest point: %w", mapErr(err))
+			}
+			if !latest.Valid || latest.Int64 < q.FromMs {
+				continue
+			}
+			to = latest.Int64
+		}
+		var earliest sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT min(event_time) FROM metric_points WHERE environment = ? AND event_time >= ?`,
+			env, q.FromMs).Scan(&earliest); err != nil {
+			return nil, false, fmt.Errorf("earliest point: %w", mapErr(err))
+		}
+		if !earliest.Valid || earliest.Int64 > to {
+			continue
+		}
+		s := span{env, earliest.Int64 / hourMs, to / hourMs}
+		hours += s.to - s.from + 1
+		spans = append(spans, s)
+	}
+	if hours < 3 {
+		return nil, false, nil
+	}
+	_, dir := q.SortOrder()
+	desc := dir == "DESC"
+	best := make([]rankedPoint, 0, k+1) // sorted, the first k so far
+	add := func(p rankedPoint) {
+		i, _ := slices.BinarySearchFunc(best, p, func(a, b rankedPoint) int { return compareRanked(a, b, desc) })
+		if i >= k {
+			return
+		}
+		best = slices.Insert(best, i, p)
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	read := func(query string, args []any) error {
+		rows, err := tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("points by value: %w", mapErr(err))
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var p rankedPoint
+			if err := rows.Scan(&p.seq, &p.value); err != nil {
+				return fmt.Errorf("points by value: %w", mapErr(err))
+			}
+			add(p)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("points by value: %w", mapErr(err))
+		}
+		return nil
+	}
+	// Within an hour the index holds the points without a value (NULL)
+	// first, by sequence number, then those with one by value: the part
+	// that sorts first is read first, each bounded by the worst point kept
+	// so far once k are kept.
+	head := "SELECT seq, numeric_value FROM metric_points INDEXED BY metric_points_env_hour_value WHERE environment = ? AND event_time / 3600000 = ? AND " + where.SQL()
+	numbers := func(env string, h int64) error {
+		query, args := head+" AND numeric_value IS NOT NULL", append([]any{env, h}, where.Args...)
+		if len(best) == k {
+			worst := best[k-1]
+			switch {
+			case !worst.value.Valid && !desc:
+				return nil // every number sorts after the NULLs kept
+			case !worst.value.Valid:
+				// A NULL is kept: every number beats it.
+			case desc:
+				query += " AND numeric_value >= ?"
+				args = append(args, worst.value.Float64)
+			default:
+				query += " AND numeric_value <= ?"
+				args = append(args, worst.value.Float64)
+			}
+		}
+		return read(query+" ORDER BY numeric_value "+dir+", seq "+dir+" LIMIT ?", append(args, k))
+	}
+	nulls := func(env string, h int64) error {
+		query, args := head+" AND numeric_value IS NULL", append([]any{env, h}, where.Args...)
+		if len(best) == k {
+			worst := best[k-1]
+			switch {
+			case worst.value.Valid && desc:
+				return nil // every NULL sorts after the numbers kept
+			case !worst.value.Valid && desc:
+				query += " AND seq >= ?"
+				args = append(args, worst.seq)
+			case !worst.value.Valid:
+				query += " AND seq <= ?"
+				args = append(args, worst.seq)
+			}
+		}
+		return read(query+" ORDER BY seq "+dir+" LIMIT ?", append(args, k))
+	}
+	for _, s := range spans {
+		// Newest hours first: a page of the latest values fills early.
+		for h := s.to; h >= s.from; h-- {
+			first, second := numbers, nulls
+			if !desc {
+				first, second = nulls, numbers
+			}
+			if err := first(s.env, h); err != nil {
+				return nil, false, err
+			}
+			if err := second(s.env, h); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	var seqs []int64
+	for i := offset; i < int64(len(best)); i++ {
+		seqs = append(seqs, best[i].seq)
+	}
+	return seqs, true, nil
+}
+
+// readPointsBySeq reads the points of seqs, in that order.
+func readPointsBySeq(ctx context.Context, tx *sql.Tx, seqs []int64) ([]warehouse.MetricPoint, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(seqs))
+	for i, s := range seqs {
+		args[i] = s
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT seq, "+selectPointColumns+" FROM metric_points WHERE seq IN ("+placeholders(len(seqs))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("read points: %w", mapErr(err))
+	}
+	defer rows.Close()
+	bySeq := make(map[int64]warehouse.MetricPoint, len(seqs))
+	for rows.Next() {
+		var seq int64
+		p, err := scanPoint(rows, &seq)
+		if err != nil {
+			return nil, err
+		}
+		bySeq[seq] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read points: %w", mapErr(err))
+	}
+	out := make([]warehouse.MetricPoint, 0, len(seqs))
+	for _, s := range seqs {
+		p, ok := bySeq[s]
+		if !ok {
+			return nil, fmt.Errorf("read points: point %d vanished", s)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// pointPageSQL is the query of a page of q read by SQLite's own sort.
+func pointPageSQL(q warehouse.MetricQuery, where string) string {
+	col, dir := q.SortOrder()
+	return "SELECT " + selectPointColumns + " FROM metric_points WHERE " + where +
+		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"
+}
