@@ -83,16 +83,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}
-	counts := pointCounts{limit: s.countedValues}
-	if err := counts.loadUncounted(ctx, tx, pts); err != nil {
-		return fmt.Errorf("write metric points: %w", err)
-	}
-	for i := range pts {
-		if fresh[i] {
-			counts.add(&pts[i], 1)
-		}
-	}
-	if err := counts.write(ctx, tx, s.stmts); err != nil {
+	if err := countPointChanges(ctx, tx, s.stmts, s.countedValues, pts, 1, fresh); err != nil {
 		return fmt.Errorf("write metric points: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -110,12 +101,9 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 // cutoff are hidden (retention.go), so offsets do not shift when they are
 // deleted.
 func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (warehouse.MetricRows, error) {
-	if err := s.checkOpen("read metric points"); err != nil {
-		return warehouse.MetricRows{}, err
-	}
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.readTx(ctx, "read metric points")
 	if err != nil {
-		return warehouse.MetricRows{}, fmt.Errorf("read metric points: %w", mapErr(err))
+		return warehouse.MetricRows{}, err
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
 	q := r.Query
@@ -127,10 +115,7 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	w := dialect.MetricSelection(q)
 	w.Add("seq <= ?", snapshot)
 	merged := false
-	// A name and filters together: the name's own index reads fewer
-	// points than every hour of the range would.
-	if col, _ := q.SortOrder(); col == warehouse.MetricSortNumericValue && !s.plainPointReads &&
-		(q.MetricName == "" || len(q.Filters) == 0) {
+	if !s.plainPointReads {
 		var seqs []int64
 		if seqs, merged, err = mergeByValue(ctx, tx, q, w, r.Offset, r.Limit); err != nil {
 			return out, err

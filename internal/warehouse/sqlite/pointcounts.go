@@ -55,22 +55,27 @@ func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 	}
 }
 
-// loadUncounted reads the uncounted keys of the environments of pts
-// within tx.
-func (c *pointCounts) loadUncounted(ctx context.Context, tx *sql.Tx, pts []warehouse.MetricPoint) error {
-	c.uncounted = map[string]map[string]bool{}
+// countPointChanges counts (n = 1) or uncounts (n = -1) within tx the points
+// of pts that fresh marks (every point when fresh is nil), leaving out
+// the keys uncounted in their environments; limit is the Store's
+// countedValues.
+func countPointChanges(ctx context.Context, tx *sql.Tx, stmts *stmtCache, limit int, pts []warehouse.MetricPoint, n int64, fresh []bool) error {
+	c := pointCounts{limit: limit, uncounted: map[string]map[string]bool{}}
 	for i := range pts {
-		env := pts[i].Environment
-		if _, ok := c.uncounted[env]; ok {
+		if fresh != nil && !fresh[i] {
 			continue
 		}
-		keys, err := uncountedKeys(ctx, tx, env)
-		if err != nil {
-			return err
+		env := pts[i].Environment
+		if _, ok := c.uncounted[env]; !ok {
+			keys, err := uncountedKeys(ctx, tx, env)
+			if err != nil {
+				return err
+			}
+			c.uncounted[env] = keys
 		}
-		c.uncounted[env] = keys
+		c.add(&pts[i], n)
 	}
-	return nil
+	return c.write(ctx, tx, stmts)
 }
 
 // uncountedKeys returns the label keys of env that point_counts leaves

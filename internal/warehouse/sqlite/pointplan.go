@@ -268,19 +268,22 @@ func compareNullFloat(a, b sql.NullFloat64) int {
 // [offset, offset+limit) of a page sorted by numeric value, read hour by
 // hour: each hour of each environment in value order, only as far as its
 // points can still enter the first offset+limit. where is the query's
-// selection with the snapshot condition. ok is false when the page is too
-// deep for it or the range holds fewer than three hours.
+// selection with the snapshot condition. ok is false when q sorts by
+// another key, the page is too deep for it, the range holds fewer than
+// three hours, or q names a metric and filters (the name's own index then
+// reads fewer points than every hour of the range would).
 func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, offset int64, limit int) ([]int64, bool, error) {
 	rank := offset + int64(limit)
-	if rank > maxMergedRank {
+	col, dir := q.SortOrder()
+	if col != warehouse.MetricSortNumericValue || rank > maxMergedRank || (q.MetricName != "" && len(q.Filters) > 0) {
 		return nil, false, nil
 	}
 	k := int(rank)
-	type span struct {
+	type hourRange struct {
 		env      string
 		from, to int64 // hours, as the index computes them (event_time / 3600000, truncated)
 	}
-	var spans []span
+	var ranges []hourRange
 	hours := int64(0)
 	for _, env := range q.Environments {
 		to := q.ToMs
@@ -302,14 +305,13 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 		if !earliest.Valid || earliest.Int64 > to {
 			continue
 		}
-		s := span{env, earliest.Int64 / hourMs, to / hourMs}
-		hours += s.to - s.from + 1
-		spans = append(spans, s)
+		r := hourRange{env, earliest.Int64 / hourMs, to / hourMs}
+		hours += r.to - r.from + 1
+		ranges = append(ranges, r)
 	}
 	if hours < 3 {
 		return nil, false, nil
 	}
-	_, dir := q.SortOrder()
 	desc := dir == "DESC"
 	best := make([]rankedPoint, 0, k+1) // sorted, the first k so far
 	add := func(p rankedPoint) {
@@ -381,17 +383,17 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 		}
 		return read(query+" ORDER BY seq "+dir+" LIMIT ?", append(args, k))
 	}
-	for _, s := range spans {
+	for _, r := range ranges {
 		// Newest hours first: a page of the latest values fills early.
-		for h := s.to; h >= s.from; h-- {
+		for h := r.to; h >= r.from; h-- {
 			first, second := numbers, nulls
 			if !desc {
 				first, second = nulls, numbers
 			}
-			if err := first(s.env, h); err != nil {
+			if err := first(r.env, h); err != nil {
 				return nil, false, err
 			}
-			if err := second(s.env, h); err != nil {
+			if err := second(r.env, h); err != nil {
 				return nil, false, err
 			}
 		}

@@ -309,17 +309,8 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 		if err := counts.write(ctx, tx, nil); err != nil {
 			return 0, mapErr(err)
 		}
-	} else {
-		var counts pointCounts // only takes points off: no key grows
-		if err := counts.loadUncounted(ctx, tx, pts); err != nil {
-			return 0, err
-		}
-		for i := range pts {
-			counts.add(&pts[i], -1)
-		}
-		if err := counts.write(ctx, tx, nil); err != nil {
-			return 0, err
-		}
+	} else if err := countPointChanges(ctx, tx, nil, 0, pts, -1, nil); err != nil { // only takes off: no key grows
+		return 0, err
 	}
 	return len(seqs), nil
 }

@@ -314,12 +314,9 @@ func (sel spanSelect) order() string {
 // retention, spans older than the pagination's cutoff are hidden
 // (retention.go).
 func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.SpanRows, error) {
-	if err := s.checkOpen("read spans"); err != nil {
-		return warehouse.SpanRows{}, err
-	}
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.readTx(ctx, "read spans")
 	if err != nil {
-		return warehouse.SpanRows{}, fmt.Errorf("read spans: %w", mapErr(err))
+		return warehouse.SpanRows{}, err
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
 	q := r.Query
@@ -356,6 +353,19 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		}
 	}
 	return out, nil
+}
+
+// readTx begins the read transaction of one page (op names the read for
+// errors): its counts, indexes and rows agree with one snapshot.
+func (s *Store) readTx(ctx context.Context, op string) (*sql.Tx, error) {
+	if err := s.checkOpen(op); err != nil {
+		return nil, err
+	}
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, mapErr(err))
+	}
+	return tx, nil
 }
 
 // pageSQL returns the query of one page of plan (every access but the

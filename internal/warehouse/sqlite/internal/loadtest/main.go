@@ -143,7 +143,7 @@ func run(ctx context.Context, n, points, days, batch, runs int, dir string, reus
 		}
 		slices.Sort(lat)
 		fmt.Printf("%-62s p50 %7.1f ms  p99 %7.1f ms  selectivity %.4f (%d of %d spans in range per query)\n",
-			qd.Name, ms(lat[len(lat)/2]), ms(lat[(len(lat)*99-1)/100]), float64(matched)/float64(inRange),
+			qd.Name, p50(lat), p99(lat), float64(matched)/float64(inRange),
 			matched/int64(runs), inRange/int64(runs))
 	}
 	return nil
@@ -278,6 +278,10 @@ func sample(ctx context.Context, st *sqlite.Store, env string, start, end int64)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// p50 and p99 are percentiles of sorted latencies, in ms.
+func p50(sorted []time.Duration) float64 { return ms(sorted[len(sorted)/2]) }
+func p99(sorted []time.Duration) float64 { return ms(sorted[(len(sorted)*99-1)/100]) }
 
 // otlpSize is the OTLP protobuf size of spans exported as one request,
 // grouped by service as SDK exporters do.

@@ -218,10 +218,10 @@ func runMetricQueries(ctx context.Context, st *sqlite.Store, env string, runs in
 		slices.Sort(deep)
 		deepP50 := "      –"
 		if len(deep) > 0 {
-			deepP50 = fmt.Sprintf("%7.1f", ms(deep[len(deep)/2]))
+			deepP50 = fmt.Sprintf("%7.1f", p50(deep))
 		}
 		fmt.Printf("%-72s p50 %7.1f ms  p99 %7.1f ms  offset 1000 p50 %s ms  %d of %d points in range per query\n",
-			qd.Name, ms(first[len(first)/2]), ms(first[(len(first)*99-1)/100]), deepP50,
+			qd.Name, p50(first), p99(first), deepP50,
 			matched/int64(runs), inRange/int64(runs))
 	}
 	return nil
