@@ -157,7 +157,10 @@ func (p *path) export(td ptrace.Traces) int {
 //     and encoding of the rows;
 //   - decode: the OTLP decoding alone;
 //   - export: the conversion and encoding of evaluated requests (the
-//     exporter's work before its commit).
+//     exporter's work before its commit);
+//   - write: export and the warehouse's commit of the spans and of the
+//     evaluations' metric points (each request under new span ids, so
+//     nothing is a duplicate).
 //
 // It reports the process CPU time (all goroutines, GC included) per span,
 // the steadier figure on a shared machine.
@@ -187,6 +190,33 @@ func BenchmarkRequest(b *testing.B) {
 			p.evaluate(b, tds[i])
 		}
 		loop(b, func(i int) { p.export(tds[i%len(tds)]) })
+	})
+	b.Run("write", func(b *testing.B) {
+		p := newPath(b)
+		reqs := requests(b, 20)
+		tds := make([]ptrace.Traces, len(reqs))
+		for i, buf := range reqs {
+			tds[i] = p.decode(b, buf)
+			p.evaluate(b, tds[i])
+		}
+		loop(b, func(i int) {
+			batch := spanconv.Traces(tds[i%len(tds)], spanconv.Options{Environment: "production", DefaultEnvironment: "default"})
+			suffix := fmt.Sprintf("-%d", i)
+			for j := range batch.Spans {
+				batch.Spans[j].SpanID += suffix
+			}
+			for j := range batch.Points {
+				batch.Points[j].SpanID += suffix
+			}
+			p.store.PrepareSpans(batch.Spans)
+			p.store.PreparePoints(batch.Points)
+			if err := p.store.WriteSpans(p.ctx, batch.Spans); err != nil {
+				b.Fatal(err)
+			}
+			if err := p.store.WriteMetricPoints(p.ctx, batch.Points); err != nil {
+				b.Fatal(err)
+			}
+		})
 	})
 }
 
