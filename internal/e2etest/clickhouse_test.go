@@ -173,15 +173,10 @@ func TestClickHouseOutageIsRetried(t *testing.T) {
 	}
 }
 
+// closedAddr is a loopback address nothing listens on now.
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return freeLoopbackAddr(t)
 }
 
 // proxy forwards TCP connections to target and can be cut and restored on

@@ -60,15 +60,28 @@ func newChildAddrs(t *testing.T) childAddrs {
 		Telemetry: freeLoopbackAddr(t), DBPath: filepath.Join(t.TempDir(), "evalcol.db")}
 }
 
-// freeLoopbackAddr returns a loopback address whose port is free now.
+// handedOut holds the addresses freeLoopbackAddr returned in this test
+// binary: the kernel may give a port just closed to the next caller, and
+// two collectors of one test (or of parallel tests) must not get the same.
+var handedOut sync.Map
+
+// freeLoopbackAddr returns a loopback address whose port is free now and
+// was not returned before in this test binary.
 func freeLoopbackAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("find a free port: %v", err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if _, taken := handedOut.LoadOrStore(addr, true); !taken {
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no free port not handed out before in 100 tries")
+	return ""
 }
 
 // exampleConfig reads examples/<name> and moves every port it opens (the
