@@ -18,7 +18,8 @@ import (
 //     / exists test on a label (negated or not), sums point_counts over the
 //     hours the range covers whole and counts the points of the part hours
 //     at its ends; on a later page, the points written since the
-//     pagination's snapshot are taken off.
+//     pagination's snapshot are taken off. One comparison of numeric_value
+//     is counted on the hours' value index instead.
 //   - a page sorted by numeric value reads each hour of the range in value
 //     order from metric_points_env_hour_value, as far as it can still
 //     beat the page's last point so far, and merges them.
@@ -77,12 +78,14 @@ func pointCountPlan(q warehouse.MetricQuery) (countPlan, bool) {
 // point_counts when it can answer q, else by counting the matches. where
 // is q's selection with the snapshot condition.
 func countPoints(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, snapshot int64) (int64, error) {
-	plan, ok := pointCountPlan(q)
-	if ok {
+	if plan, ok := pointCountPlan(q); ok {
 		n, ok, err := countPointsByHour(ctx, tx, q, plan, snapshot)
 		if err != nil || ok {
 			return n, err
 		}
+	}
+	if n, ok, err := countByValue(ctx, tx, q, snapshot); err != nil || ok {
+		return n, err
 	}
 	return countPointsWhere(ctx, tx, where.SQL(), where.Args)
 }
@@ -111,15 +114,8 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 			}
 		}
 	}
-	firstFull := hourOf(q.FromMs)
-	if firstFull*hourMs < q.FromMs {
-		firstFull++
-	}
-	lastFull := int64(math.MaxInt64 / hourMs)
-	if q.ToMs != 0 {
-		lastFull = hourOf(q.ToMs+1) - 1 // the last hour that ends by ToMs
-	}
-	if firstFull > lastFull {
+	firstFull, lastFull, ok := wholeHours(q)
+	if !ok {
 		return 0, false, nil
 	}
 	var total int64
@@ -130,28 +126,13 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 		}
 		total += n
 	}
-	// The part hours at the ends, and the points of the whole hours
-	// written after the snapshot (counted in point_counts already).
-	// Each end on its own: the time index's range, not the whole range's.
-	low, high := q, q
-	low.ToMs = firstFull*hourMs - 1
-	high.FromMs = (lastFull + 1) * hourMs
-	ends := []warehouse.MetricQuery{}
-	if low.ToMs >= low.FromMs {
-		ends = append(ends, low)
+	n, err := countEnds(ctx, tx, q, firstFull, lastFull, snapshot)
+	if err != nil {
+		return 0, false, err
 	}
-	if q.ToMs != 0 && high.FromMs <= q.ToMs {
-		ends = append(ends, high)
-	}
-	for _, e := range ends {
-		w := dialect.MetricSelection(e)
-		w.Add("seq <= ?", snapshot)
-		n, err := countPointsWhere(ctx, tx, w.SQL(), w.Args)
-		if err != nil {
-			return 0, false, err
-		}
-		total += n
-	}
+	total += n
+	// The points of the whole hours written after the snapshot: counted
+	// in point_counts already.
 	later := dialect.MetricSelection(q)
 	later.Add("seq > ?", snapshot)
 	later.Add("event_time >= ?", firstFull*hourMs)
@@ -165,6 +146,105 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 		return 0, false, fmt.Errorf("count points: %w", mapErr(err))
 	}
 	return total - after, true, nil
+}
+
+// wholeHours returns the first and last hour that q's range covers
+// whole (the last is unbounded for an open range); ok is false when it
+// covers none.
+func wholeHours(q warehouse.MetricQuery) (first, last int64, ok bool) {
+	first = hourOf(q.FromMs)
+	if first*hourMs < q.FromMs {
+		first++
+	}
+	last = int64(math.MaxInt64 / hourMs)
+	if q.ToMs != 0 {
+		last = hourOf(q.ToMs+1) - 1 // the last hour that ends by ToMs
+	}
+	return first, last, first <= last
+}
+
+// countEnds counts q's matches within snapshot in the part hours of its
+// range outside [first, last] (whole hours), each end on its own: the
+// time index's range of that end, not the whole range's.
+func countEnds(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, first, last, snapshot int64) (int64, error) {
+	low, high := q, q
+	low.ToMs = first*hourMs - 1
+	high.FromMs = (last + 1) * hourMs
+	var ends []warehouse.MetricQuery
+	if low.ToMs >= low.FromMs {
+		ends = append(ends, low)
+	}
+	if q.ToMs != 0 && high.FromMs <= q.ToMs {
+		ends = append(ends, high)
+	}
+	var total int64
+	for _, e := range ends {
+		w := dialect.MetricSelection(e)
+		w.Add("seq <= ?", snapshot)
+		n, err := countPointsWhere(ctx, tx, w.SQL(), w.Args)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// valueComparisons are the operators countByValue answers, as SQL.
+var valueComparisons = map[warehouse.Operator]string{warehouse.OpEquals: "=", warehouse.OpGreaterThan: ">",
+	warehouse.OpGreaterThanOrEqual: ">=", warehouse.OpLessThan: "<", warehouse.OpLessThanOrEqual: "<="}
+
+// countByValue counts the matches within snapshot of a query whose one
+// filter compares numeric_value with a number (no name, no source, a range
+// from time 0 on): each whole hour of the range is a range of
+// metric_points_env_hour_value (read alone: it holds the sequence
+// number), the part hours at the ends are counted on the time index. ok
+// is false for other queries.
+func countByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, snapshot int64) (int64, bool, error) {
+	if len(q.Filters) != 1 || q.MetricName != "" || q.MetricSource != "" || q.FromMs < 0 {
+		return 0, false, nil
+	}
+	f := q.Filters[0]
+	ref := warehouse.ResolveMetricField(f.Field)
+	op, isComparison := valueComparisons[f.Operator]
+	value, isNumber := warehouse.ParseNumber(f.Value)
+	if ref.Kind != warehouse.KindColumn || ref.Column != "numeric_value" || !isComparison || !isNumber {
+		return 0, false, nil
+	}
+	first, last, ok := wholeHours(q)
+	if !ok {
+		return 0, false, nil
+	}
+	var total int64
+	for _, env := range q.Environments {
+		// Only the hours that hold points (FromMs >= 0: the index's
+		// truncated hour is the floor).
+		var lo, hi sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT min(event_time) FROM metric_points WHERE environment = ? AND event_time >= ?`,
+			env, first*hourMs).Scan(&lo); err != nil {
+			return 0, false, fmt.Errorf("count points: %w", mapErr(err))
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT max(event_time) FROM metric_points WHERE environment = ?`, env).Scan(&hi); err != nil {
+			return 0, false, fmt.Errorf("count points: %w", mapErr(err))
+		}
+		if !lo.Valid || !hi.Valid {
+			continue
+		}
+		for h := max(first, lo.Int64/hourMs); h <= min(last, hi.Int64/hourMs); h++ {
+			var n int64
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM metric_points INDEXED BY metric_points_env_hour_value
+				WHERE environment = ? AND event_time / 3600000 = ? AND numeric_value `+op+` ? AND seq <= ?`,
+				env, h, value, snapshot).Scan(&n); err != nil {
+				return 0, false, fmt.Errorf("count points: %w", mapErr(err))
+			}
+			total += n
+		}
+	}
+	n, err := countEnds(ctx, tx, q, first, last, snapshot)
+	if err != nil {
+		return 0, false, err
+	}
+	return total + n, true, nil
 }
 
 // sumPointCounts sums the point_counts rows of env for hours [first, last]

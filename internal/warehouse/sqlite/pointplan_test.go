@@ -81,7 +81,7 @@ func randomMetricQuery(rng *rand.Rand, start, end int64) warehouse.MetricQuery {
 	value := map[string]string{"workflow_name": "wf-1", "agent_name": "agent-3", "verdict": "fail",
 		"trace_id": "0000", "odd": "bad\uFFFDvalue", "missing": "x"}[key]
 	label := warehouse.PrefixLabel + key
-	switch rng.IntN(10) {
+	switch rng.IntN(12) {
 	case 0:
 	case 1:
 		q.Filters = []warehouse.Filter{{Field: label, Operator: warehouse.OpEquals, Value: value}}
@@ -101,6 +101,10 @@ func randomMetricQuery(rng *rand.Rand, start, end int64) warehouse.MetricQuery {
 		q.Or = rng.IntN(2) == 0
 	case 8:
 		q.Filters = []warehouse.Filter{{Field: warehouse.PrefixAttribute + "user.id", Operator: warehouse.OpEquals, Value: "u1"}}
+	case 10, 11: // one comparison of the value: counted on the value index
+		op := []warehouse.Operator{warehouse.OpEquals, warehouse.OpGreaterThan, warehouse.OpGreaterThanOrEqual,
+			warehouse.OpLessThan, warehouse.OpLessThanOrEqual}[rng.IntN(5)]
+		q.Filters = []warehouse.Filter{{Field: "numeric_value", Operator: op, Value: []string{"0", "1", "0.5", "2"}[rng.IntN(4)]}}
 	default:
 		q.Filters = []warehouse.Filter{{Field: label, Operator: warehouse.OpStartsWith, Value: "wf"}}
 	}
