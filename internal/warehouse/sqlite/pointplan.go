@@ -219,18 +219,14 @@ func countByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, snap
 	for _, env := range q.Environments {
 		// Only the hours that hold points (FromMs >= 0: the index's
 		// truncated hour is the floor).
-		var lo, hi sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT min(event_time) FROM metric_points WHERE environment = ? AND event_time >= ?`,
-			env, first*hourMs).Scan(&lo); err != nil {
-			return 0, false, fmt.Errorf("count points: %w", mapErr(err))
+		earliest, latest, ok, err := pointTimes(ctx, tx, env, first*hourMs)
+		if err != nil {
+			return 0, false, err
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT max(event_time) FROM metric_points WHERE environment = ?`, env).Scan(&hi); err != nil {
-			return 0, false, fmt.Errorf("count points: %w", mapErr(err))
-		}
-		if !lo.Valid || !hi.Valid {
+		if !ok {
 			continue
 		}
-		for h := max(first, lo.Int64/hourMs); h <= min(last, hi.Int64/hourMs); h++ {
+		for h := max(first, earliest/hourMs); h <= min(last, latest/hourMs); h++ {
 			var n int64
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM metric_points INDEXED BY metric_points_env_hour_value
 				WHERE environment = ? AND event_time / 3600000 = ? AND numeric_value `+op+` ? AND seq <= ?`,
@@ -245,6 +241,23 @@ func countByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, snap
 		return 0, false, err
 	}
 	return total + n, true, nil
+}
+
+// pointTimes returns the time of env's earliest point at or after from
+// and of its latest point; ok is false when it has none at or after from.
+func pointTimes(ctx context.Context, tx *sql.Tx, env string, from int64) (earliest, latest int64, ok bool, err error) {
+	var lo, hi sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT min(event_time) FROM metric_points WHERE environment = ? AND event_time >= ?`,
+		env, from).Scan(&lo); err != nil {
+		return 0, 0, false, fmt.Errorf("earliest point: %w", mapErr(err))
+	}
+	if !lo.Valid {
+		return 0, 0, false, nil
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT max(event_time) FROM metric_points WHERE environment = ?`, env).Scan(&hi); err != nil {
+		return 0, 0, false, fmt.Errorf("latest point: %w", mapErr(err))
+	}
+	return lo.Int64, hi.Int64, true, nil
 }
 
 // sumPointCounts sums the point_counts rows of env for hours [first, last]
@@ -366,26 +379,18 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 	var ranges []hourRange
 	hours := int64(0)
 	for _, env := range q.Environments {
+		earliest, latest, ok, err := pointTimes(ctx, tx, env, q.FromMs)
+		if err != nil {
+			return nil, false, err
+		}
 		to := q.ToMs
 		if to == 0 {
-			var latest sql.NullInt64
-			if err := tx.QueryRowContext(ctx, `SELECT max(event_time) FROM metric_points WHERE environment = ?`, env).Scan(&latest); err != nil {
-				return nil, false, fmt.Errorf("latest point: %w", mapErr(err))
-			}
-			if !latest.Valid || latest.Int64 < q.FromMs {
-				continue
-			}
-			to = latest.Int64
+			to = latest
 		}
-		var earliest sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT min(event_time) FROM metric_points WHERE environment = ? AND event_time >= ?`,
-			env, q.FromMs).Scan(&earliest); err != nil {
-			return nil, false, fmt.Errorf("earliest point: %w", mapErr(err))
-		}
-		if !earliest.Valid || earliest.Int64 > to {
+		if !ok || earliest > to {
 			continue
 		}
-		r := hourRange{env, earliest.Int64 / hourMs, to / hourMs}
+		r := hourRange{env, earliest / hourMs, to / hourMs}
 		hours += r.to - r.from + 1
 		ranges = append(ranges, r)
 	}
