@@ -160,7 +160,8 @@ func (p *path) export(td ptrace.Traces) int {
 //     exporter's work before its commit);
 //   - write: export and the warehouse's commit of the spans and of the
 //     evaluations' metric points (each request under new span ids, so
-//     nothing is a duplicate).
+//     nothing is a duplicate, and 50 ms later than the one before, as
+//     live traffic is: the dedup keys are ordered by time).
 //
 // It reports the process CPU time (all goroutines, GC included) per span,
 // the steadier figure on a shared machine.
@@ -202,11 +203,14 @@ func BenchmarkRequest(b *testing.B) {
 		loop(b, func(i int) {
 			batch := spanconv.Traces(tds[i%len(tds)], spanconv.Options{Environment: "production", DefaultEnvironment: "default"})
 			suffix := fmt.Sprintf("-%d", i)
+			later := int64(i) * 50
 			for j := range batch.Spans {
 				batch.Spans[j].SpanID += suffix
+				batch.Spans[j].Timestamp += later
 			}
 			for j := range batch.Points {
 				batch.Points[j].SpanID += suffix
+				batch.Points[j].EventTime += later
 			}
 			p.store.PrepareSpans(batch.Spans)
 			p.store.PreparePoints(batch.Points)
