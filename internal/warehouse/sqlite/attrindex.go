@@ -197,8 +197,9 @@ const (
 	postingColumns     = 8
 )
 
-// insertIndexSQL starts the insert of index rows.
-const insertIndexSQL = "INSERT INTO span_postings (run, environment, hash, base, n, min_ts, max_ts, offsets) VALUES "
+// insertIndexSQL starts the insert of index rows (OR FAIL: no statement
+// journal, as insertPointSQL).
+const insertIndexSQL = "INSERT OR FAIL INTO span_postings (run, environment, hash, base, n, min_ts, max_ts, offsets) VALUES "
 
 // write stores the lists as a new run of level 0 (see merge.go): rows
 // keyed by the run, which is newer than every other, so they go to the end

@@ -11,8 +11,10 @@ import (
 )
 
 // insertPointSQL starts the insert of metric points; rowInserter adds
-// the VALUES rows.
-const insertPointSQL = `INSERT INTO metric_points (seq, environment, organization_id, metric_name, source, event_time,
+// the VALUES rows. OR FAIL: a failed row fails the whole transaction
+// anyway, and without ABORT's undo of the statement SQLite keeps no
+// statement journal (a copy of every page a multi-row INSERT touches).
+const insertPointSQL = `INSERT OR FAIL INTO metric_points (seq, environment, organization_id, metric_name, source, event_time,
 	bool_value, numeric_value, enum_value, trace_id, span_id, labels, attributes) VALUES `
 
 // pointColumns is the number of columns insertPointSQL names.
