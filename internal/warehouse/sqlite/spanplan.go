@@ -70,10 +70,22 @@ func numberBucket(col string) string {
 	return b.String()
 }
 
-// traceBucket is the bucket of a trace id in its sort index: a quarter of
-// the hex digits its first one is in, by comparisons (monotone in string
-// order).
-const traceBucket = "(CASE WHEN trace_id < '4' THEN 0 WHEN trace_id < '8' THEN 1 WHEN trace_id < 'c' THEN 2 ELSE 3 END)"
+// traceBucket is the bucket of a trace id in its sort index (migration
+// 00017, where the same text appears): its first hex digit, 0 to 15, by
+// comparisons (monotone in string order; an id of other characters falls
+// in the bucket of its place among them).
+var traceBucket = hexDigitBucket("trace_id")
+
+func hexDigitBucket(col string) string {
+	const digits = "0123456789abcdef"
+	var b strings.Builder
+	b.WriteString("(CASE")
+	for i := range len(digits) - 1 {
+		fmt.Fprintf(&b, " WHEN %s < '%c' THEN %d", col, digits[i+1], i)
+	}
+	fmt.Fprintf(&b, " ELSE %d END)", len(digits)-1)
+	return b.String()
+}
 
 // bucketHour is the hour of a span's start in the bucketed sort indexes
 // (their third column): integer division, as in migration 00014.
