@@ -116,19 +116,23 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	}
 	w := dialect.MetricSelection(q)
 	w.Add("seq <= ?", snapshot)
-	merged := false
+	// found: an access path of pointplan.go found the page's points.
+	found := false
 	if !s.plainPointReads {
 		var seqs []int64
-		if seqs, merged, err = mergeByValue(ctx, tx, q, w, r.Offset, r.Limit); err != nil {
+		if seqs, found, err = mergeByValue(ctx, tx, q, w, r.Offset, r.Limit); err == nil && !found {
+			seqs, found, err = pageByName(ctx, tx, q, w, r.Offset, r.Limit)
+		}
+		if err != nil {
 			return out, err
 		}
-		if merged {
+		if found {
 			if out.Points, err = readPointsBySeq(ctx, tx, seqs); err != nil {
 				return out, err
 			}
 		}
 	}
-	if !merged {
+	if !found {
 		if out.Points, err = readPointRows(ctx, tx, pointPageSQL(q, w.SQL()),
 			append(slices.Clone(w.Args), r.Limit, r.Offset)); err != nil {
 			return out, err

@@ -533,3 +533,94 @@ func pointPageSQL(q warehouse.MetricQuery, where string) string {
 	return "SELECT " + selectPointColumns + " FROM metric_points WHERE " + where +
 		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"
 }
+
+// pageByName returns the sequence numbers of a page sorted by metric name
+// (name, then sequence number, in the sort direction) of a query without
+// filters or source: the range's names from the hourly counts, in order;
+// of each, its points of the range from the name's index (environment,
+// metric_name, event_time, seq), read as index entries only, the top by
+// sequence number; the names wholly before the page's offset skipped by
+// their count on the same index. SQLite's sort of every point of the
+// range by (name, seq) read each point's row: 0.7 s a week at 1 000 000
+// points. ok is false when q is not such a query.
+func pageByName(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, offset int64, limit int) ([]int64, bool, error) {
+	col, dir := q.SortOrder()
+	if col != warehouse.MetricSortMetricName || len(q.Filters) > 0 || q.MetricSource != "" {
+		return nil, false, nil
+	}
+	names, err := rangeNames(ctx, tx, q)
+	if err != nil {
+		return nil, false, err
+	}
+	if dir == "DESC" {
+		slices.Reverse(names)
+	}
+	const index = "SELECT %s FROM metric_points INDEXED BY metric_points_env_name_time WHERE "
+	var seqs []int64
+	for _, name := range names {
+		if len(seqs) == limit {
+			break
+		}
+		w := sqlfilter.Where{Conds: slices.Clone(where.Conds), Args: slices.Clone(where.Args)}
+		w.Add("metric_name = ?", name)
+		if offset > 0 {
+			var n int64
+			if err := tx.QueryRowContext(ctx, fmt.Sprintf(index, "count(*)")+w.SQL(), w.Args...).Scan(&n); err != nil {
+				return nil, false, fmt.Errorf("points by name: %w", mapErr(err))
+			}
+			if n <= offset {
+				offset -= n
+				continue
+			}
+		}
+		rows, err := tx.QueryContext(ctx, fmt.Sprintf(index, "seq")+w.SQL()+" ORDER BY seq "+dir+" LIMIT ? OFFSET ?",
+			append(w.Args, limit-len(seqs), offset)...)
+		if err != nil {
+			return nil, false, fmt.Errorf("points by name: %w", mapErr(err))
+		}
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				rows.Close()
+				return nil, false, fmt.Errorf("points by name: %w", mapErr(err))
+			}
+			seqs = append(seqs, seq)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, false, fmt.Errorf("points by name: %w", mapErr(err))
+		}
+		offset = 0
+	}
+	return seqs, true, nil
+}
+
+// rangeNames returns, in byte order (SQLite's), the metric names of q's
+// environments that the hourly counts hold in the hours of q's range (a
+// name may have no point within the part hours at its ends), or q's name.
+func rangeNames(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery) ([]string, error) {
+	if q.MetricName != "" {
+		return []string{q.MetricName}, nil
+	}
+	var w sqlfilter.Where
+	w.In("environment", q.Environments)
+	w.Add("hour >= ?", hourOf(q.FromMs))
+	if q.ToMs != 0 {
+		w.Add("hour <= ?", hourOf(q.ToMs))
+	}
+	w.Add("key = ''")
+	rows, err := tx.QueryContext(ctx, "SELECT DISTINCT metric_name FROM point_counts WHERE "+w.SQL()+" ORDER BY metric_name", w.Args...)
+	if err != nil {
+		return nil, fmt.Errorf("metric names: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("metric names: %w", mapErr(err))
+		}
+		names = append(names, name)
+	}
+	return names, mapErr(rows.Err())
+}

@@ -34,6 +34,9 @@ func testPoints(rng *rand.Rand, env string, n int, from, to int64) []warehouse.M
 			Source:    []string{warehouse.SourceEvaluator, warehouse.SourceOTLP}[rng.IntN(2)],
 			EventTime: from + rng.Int64N(to-from), TraceID: labels["trace_id"], SpanID: strconv.Itoa(i),
 			Labels: labels, Attributes: map[string]string{"user.id": "u" + strconv.Itoa(rng.IntN(3))}}
+		if i%7 == 0 { // names of some hours only
+			p.MetricName = "hour" + strconv.FormatInt(hourOf(p.EventTime)%3, 10) + ".score"
+		}
 		switch rng.IntN(4) {
 		case 0: // no value: NULL numeric_value
 			b := rng.IntN(2) == 0
@@ -178,6 +181,16 @@ func TestPointAccessesAgree(t *testing.T) {
 	}
 	if checked < queries*2/5 {
 		t.Fatalf("only %d of %d queries had more than one page", checked, queries)
+	}
+	// Pages sorted by name without filters or source: the name index.
+	for i := range queries / 3 {
+		q := randomMetricQuery(rng, start, start+6*hourMs)
+		q.SortBy, q.Filters, q.MetricSource = warehouse.MetricSortMetricName, nil, ""
+		want := metricPages(t, st, q, true)
+		if got := metricPages(t, st, q, false); !reflect.DeepEqual(got, want) {
+			t.Fatalf("query by name %d %+v:\naccess paths: %d pages, first total %d\nevery point:  %d pages, first total %d",
+				i, q, len(got), got[0].TotalResults, len(want), want[0].TotalResults)
+		}
 	}
 }
 
