@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -34,6 +36,10 @@ const (
 	// cursor on, range and filters checked on the way, and stops once the
 	// page is full (other sort keys, large ranges).
 	accessSortIndex
+	// accessNameMerge reads each hour of the range in (span_name, seq)
+	// order, each only as far as it can still enter the page, and merges
+	// them (pages sorted by span name without filters, ranges of hours).
+	accessNameMerge
 )
 
 // sortIndex is the index of a sort key other than time (migration 00014).
@@ -178,6 +184,22 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 		hours := float64(max((hi-lo)/hourMs+1, 1))
 		if max(limit, float64(p.postSpans)/hours) < limit/sel {
 			p.access = accessHourWalk
+		}
+		return p, nil
+	}
+	if q.SortBy == warehouse.SortSpanName && len(q.Filters) == 0 {
+		// The time index's entries of the range, sorted, or the top of
+		// each hour's entries by name, merged (a seek per hour).
+		lo, hi, ok, err := spanTimes(ctx, tx, q)
+		if err != nil {
+			return p, err
+		}
+		hours := 0.0
+		if ok {
+			hours = float64(hi/hourMs - lo/hourMs + 1)
+		}
+		if ok && hours*(limit+costRow) < inRange*costEntry {
+			p.access = accessNameMerge
 		}
 		return p, nil
 	}
@@ -350,6 +372,8 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 	switch {
 	case plan.access == accessHourWalk:
 		err = s.walkHours(ctx, tx, plan, sel, r, &out)
+	case plan.access == accessNameMerge:
+		err = mergeNames(ctx, tx, sel, q, r, &out)
 	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "":
 		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, plan.selectivity, q, r, &out)
 	default:
@@ -727,4 +751,103 @@ func nextBucket(ctx context.Context, tx querier, idx sortIndex, envs []string, b
 		}
 	}
 	return next, found, nil
+}
+
+// spanTimes returns the earliest and latest start of q's environments'
+// spans within q's range (time index ends, a seek each); ok is false when
+// the range holds none.
+func spanTimes(ctx context.Context, tx querier, q warehouse.SpanQuery) (earliest, latest int64, ok bool, err error) {
+	to := q.ToMs
+	if to == 0 {
+		to = math.MaxInt64
+	}
+	for _, env := range q.Environments {
+		var lo, hi sql.NullInt64
+		// Apart: SQLite finds a lone min or max at an end of the index.
+		if err := tx.QueryRowContext(ctx, `SELECT min(timestamp) FROM spans WHERE environment = ? AND timestamp >= ? AND timestamp <= ?`,
+			env, q.FromMs, to).Scan(&lo); err != nil {
+			return 0, 0, false, fmt.Errorf("earliest span: %w", mapErr(err))
+		}
+		if !lo.Valid {
+			continue
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT max(timestamp) FROM spans WHERE environment = ? AND timestamp >= ? AND timestamp <= ?`,
+			env, q.FromMs, to).Scan(&hi); err != nil {
+			return 0, 0, false, fmt.Errorf("latest span: %w", mapErr(err))
+		}
+		if !ok || lo.Int64 < earliest {
+			earliest = lo.Int64
+		}
+		if !ok || hi.Int64 > latest {
+			latest = hi.Int64
+		}
+		ok = true
+	}
+	return earliest, latest, ok, nil
+}
+
+// mergeNames fills out with a page sorted by span name (no filters): of
+// each environment and each hour of the range that holds spans, newest
+// first, the top of its entries in spans_env_hour_name (the range, the
+// snapshot and the cursor checked on the index), at most a page and
+// only those that still beat the worst one kept once the page is full;
+// the page is the top of those.
+func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.SpanQuery, r warehouse.SpanRead, out *warehouse.SpanRows) error {
+	lo, hi, ok, err := spanTimes(ctx, tx, q)
+	if err != nil || !ok {
+		return err
+	}
+	desc := q.Desc
+	// Entries that sort before the worst one kept: greater ones in a
+	// descending page.
+	beforeOp := "<"
+	if desc {
+		beforeOp = ">"
+	}
+	// better reports whether a sorts before b in the page's order.
+	better := func(a, b warehouse.SpanKey) bool {
+		if a.Str != b.Str {
+			return (a.Str > b.Str) == desc
+		}
+		return (a.Seq > b.Seq) == desc
+	}
+	k := r.Limit
+	best := make([]warehouse.SpanKey, 0, k+1) // in page order
+	where, args := joinWhere(sel.base, sel.after)
+	for _, env := range q.Environments {
+		for h := hi / hourMs; h >= lo/hourMs; h-- {
+			query := "SELECT seq, span_name FROM spans INDEXED BY spans_env_hour_name WHERE environment = ? AND " +
+				bucketHour + " = ? AND " + where
+			hargs := append([]any{env, h}, args...)
+			if len(best) == k {
+				// Only entries before the worst kept can enter the page.
+				worst := best[k-1]
+				query += " AND (span_name, seq) " + beforeOp + " (?, ?) AND span_name " + beforeOp + "= ?"
+				hargs = append(hargs, worst.Str, worst.Seq, worst.Str)
+			}
+			entries, err := readBucket(ctx, tx, query+sel.order()+" LIMIT ?", append(hargs, k), false, nil)
+			if err != nil {
+				return fmt.Errorf("spans by name: %w", err)
+			}
+			for _, e := range entries {
+				i := sort.Search(len(best), func(i int) bool { return better(e, best[i]) })
+				if i >= k {
+					break // entries come in page order: the rest do not enter either
+				}
+				best = slices.Insert(best, i, e)
+				if len(best) > k {
+					best = best[:k]
+				}
+			}
+		}
+	}
+	if len(best) == 0 {
+		return nil
+	}
+	seqs := make([]any, len(best))
+	for i, e := range best {
+		seqs[i] = e.Seq
+	}
+	return readSpanRows(ctx, tx, "SELECT "+selectSpanColumns+" FROM spans WHERE seq IN ("+placeholders(len(seqs))+")"+
+		sel.order(), seqs, out)
 }

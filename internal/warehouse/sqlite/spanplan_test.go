@@ -105,10 +105,15 @@ func TestAccessesAgree(t *testing.T) {
 	sorts := []warehouse.SortKey{warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortSpanName,
 		warehouse.SortTraceID, warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName,
 		warehouse.SortResponseModel}
-	for i := range 50 {
+	// The first 50 queries draw a filter and a sort; 20 more are sorted by
+	// span name without filters (the name merge).
+	for i := range 70 {
 		q := warehouse.SpanQuery{Environments: [][]string{{"a"}, {"b"}, {"a", "b"}}[rng.IntN(3)],
 			Filters: filters[rng.IntN(len(filters))], SortBy: sorts[rng.IntN(len(sorts))], Desc: rng.IntN(2) == 0,
 			Limit: []int{9, 100, 400}[rng.IntN(3)]}
+		if i >= 50 {
+			q.Filters, q.SortBy = nil, warehouse.SortSpanName
+		}
 		switch rng.IntN(4) {
 		case 0: // everything, in pages of 100 or more
 			q.Limit = max(q.Limit, 100)
@@ -142,6 +147,12 @@ func TestAccessesAgree(t *testing.T) {
 			{"candidates", func(p spanPlan) spanPlan {
 				if p.post != nil && q.SortBy != warehouse.SortTimestamp {
 					p.access = accessCandidates
+				}
+				return p
+			}},
+			{"name merge", func(p spanPlan) spanPlan {
+				if q.SortBy == warehouse.SortSpanName && len(q.Filters) == 0 {
+					p.access = accessNameMerge
 				}
 				return p
 			}},
