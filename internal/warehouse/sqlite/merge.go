@@ -83,20 +83,15 @@ func (s *Store) mergeRuns(ctx context.Context) (int, error) {
 
 // oldestRuns returns the oldest runFanout runs of level.
 func (s *Store) oldestRuns(ctx context.Context, q querier, level int) ([]any, error) {
-	rows, err := q.QueryContext(ctx, `SELECT run FROM posting_runs WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
+	runs, err := queryColumn[int64](ctx, q, `SELECT run FROM posting_runs WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
 	if err != nil {
-		return nil, fmt.Errorf("posting runs: %w", mapErr(err))
+		return nil, fmt.Errorf("posting runs: %w", err)
 	}
-	defer rows.Close()
-	var out []any
-	for rows.Next() {
-		var run int64
-		if err := rows.Scan(&run); err != nil {
-			return nil, fmt.Errorf("posting runs: %w", mapErr(err))
-		}
-		out = append(out, run)
+	out := make([]any, len(runs))
+	for i, run := range runs {
+		out[i] = run
 	}
-	return out, mapErr(rows.Err())
+	return out, nil
 }
 
 // mergeOnce copies the oldest runFanout runs of level into one new run of

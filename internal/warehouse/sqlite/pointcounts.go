@@ -81,21 +81,13 @@ func countPointChanges(ctx context.Context, tx *sql.Tx, stmts *stmtCache, limit 
 // uncountedKeys returns the label keys of env that point_counts leaves
 // out.
 func uncountedKeys(ctx context.Context, q querier, env string) (map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT key FROM point_uncounted_keys WHERE environment = ?`, env)
+	list, err := queryColumn[string](ctx, q, `SELECT key FROM point_uncounted_keys WHERE environment = ?`, env)
 	if err != nil {
-		return nil, fmt.Errorf("uncounted keys: %w", mapErr(err))
+		return nil, fmt.Errorf("uncounted keys: %w", err)
 	}
-	defer rows.Close()
-	keys := map[string]bool{}
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, fmt.Errorf("uncounted keys: %w", mapErr(err))
-		}
+	keys := make(map[string]bool, len(list))
+	for _, k := range list {
 		keys[k] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("uncounted keys: %w", mapErr(err))
 	}
 	return keys, nil
 }

@@ -573,23 +573,12 @@ func pageByName(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where 
 				continue
 			}
 		}
-		rows, err := tx.QueryContext(ctx, fmt.Sprintf(index, "seq")+w.SQL()+" ORDER BY seq "+dir+" LIMIT ? OFFSET ?",
+		more, err := queryColumn[int64](ctx, tx, fmt.Sprintf(index, "seq")+w.SQL()+" ORDER BY seq "+dir+" LIMIT ? OFFSET ?",
 			append(w.Args, limit-len(seqs), offset)...)
 		if err != nil {
-			return nil, false, fmt.Errorf("points by name: %w", mapErr(err))
+			return nil, false, fmt.Errorf("points by name: %w", err)
 		}
-		for rows.Next() {
-			var seq int64
-			if err := rows.Scan(&seq); err != nil {
-				rows.Close()
-				return nil, false, fmt.Errorf("points by name: %w", mapErr(err))
-			}
-			seqs = append(seqs, seq)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, false, fmt.Errorf("points by name: %w", mapErr(err))
-		}
+		seqs = append(seqs, more...)
 		offset = 0
 	}
 	return seqs, true, nil
@@ -609,18 +598,9 @@ func rangeNames(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery) ([]str
 		w.Add("hour <= ?", hourOf(q.ToMs))
 	}
 	w.Add("key = ''")
-	rows, err := tx.QueryContext(ctx, "SELECT DISTINCT metric_name FROM point_counts WHERE "+w.SQL()+" ORDER BY metric_name", w.Args...)
+	names, err := queryColumn[string](ctx, tx, "SELECT DISTINCT metric_name FROM point_counts WHERE "+w.SQL()+" ORDER BY metric_name", w.Args...)
 	if err != nil {
-		return nil, fmt.Errorf("metric names: %w", mapErr(err))
+		return nil, fmt.Errorf("metric names: %w", err)
 	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("metric names: %w", mapErr(err))
-		}
-		names = append(names, name)
-	}
-	return names, mapErr(rows.Err())
+	return names, nil
 }

@@ -229,25 +229,13 @@ func (s *Store) recordMark(ctx context.Context, t retentionTable, cutoff, now, g
 // environments lists the environments of table, one index seek each (a
 // loose scan of the (environment, time) index).
 func (s *Store) environments(ctx context.Context, table string) ([]string, error) {
-	rows, err := s.reader.QueryContext(ctx, `WITH RECURSIVE envs(env) AS (
+	out, err := queryColumn[string](ctx, s.reader, `WITH RECURSIVE envs(env) AS (
 			SELECT min(environment) FROM `+table+`
 			UNION ALL
 			SELECT (SELECT min(environment) FROM `+table+` WHERE environment > env) FROM envs WHERE env IS NOT NULL)
 		SELECT env FROM envs WHERE env IS NOT NULL`)
 	if err != nil {
-		return nil, fmt.Errorf("environments: %w", mapErr(err))
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var env string
-		if err := rows.Scan(&env); err != nil {
-			return nil, fmt.Errorf("environments: %w", mapErr(err))
-		}
-		out = append(out, env)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("environments: %w", mapErr(err))
+		return nil, fmt.Errorf("environments: %w", err)
 	}
 	return out, nil
 }

@@ -98,3 +98,21 @@ func insertStatement(prefix string, columns, n int) string {
 	}
 	return b.String()
 }
+
+// queryColumn returns the one column that query selects, row by row.
+func queryColumn[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, v)
+	}
+	return out, mapErr(rows.Err())
+}
