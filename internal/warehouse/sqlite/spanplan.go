@@ -85,6 +85,7 @@ func numberBucket(col string) string {
 // in the bucket of its place among them).
 var traceBucket = hexDigitBucket("trace_id")
 
+// hexDigitBucket is the CASE expression of col's first hex digit (0–15).
 func hexDigitBucket(col string) string {
 	const digits = "0123456789abcdef"
 	var b strings.Builder
