@@ -143,8 +143,23 @@ func (p *path) evaluate(b *testing.B, td ptrace.Traces) {
 	}
 }
 
+// evaluated returns n load-test requests decoded and evaluated.
+func (p *path) evaluated(b *testing.B, n int) []ptrace.Traces {
+	tds := make([]ptrace.Traces, n)
+	for i, buf := range requests(b, n) {
+		tds[i] = p.decode(b, buf)
+		p.evaluate(b, tds[i])
+	}
+	return tds
+}
+
+// convert is the exporter's conversion of td.
+func (p *path) convert(td ptrace.Traces) spanconv.TraceBatch {
+	return spanconv.Traces(td, spanconv.Options{Environment: "production", DefaultEnvironment: "default"})
+}
+
 func (p *path) export(td ptrace.Traces) int {
-	batch := spanconv.Traces(td, spanconv.Options{Environment: "production", DefaultEnvironment: "default"})
+	batch := p.convert(td)
 	p.store.PrepareSpans(batch.Spans)
 	p.store.PreparePoints(batch.Points)
 	return len(batch.Spans) + len(batch.Points)
@@ -184,24 +199,14 @@ func BenchmarkRequest(b *testing.B) {
 	})
 	b.Run("export", func(b *testing.B) {
 		p := newPath(b)
-		reqs := requests(b, 20)
-		tds := make([]ptrace.Traces, len(reqs))
-		for i, buf := range reqs {
-			tds[i] = p.decode(b, buf)
-			p.evaluate(b, tds[i])
-		}
+		tds := p.evaluated(b, 20)
 		loop(b, func(i int) { p.export(tds[i%len(tds)]) })
 	})
 	b.Run("write", func(b *testing.B) {
 		p := newPath(b)
-		reqs := requests(b, 20)
-		tds := make([]ptrace.Traces, len(reqs))
-		for i, buf := range reqs {
-			tds[i] = p.decode(b, buf)
-			p.evaluate(b, tds[i])
-		}
+		tds := p.evaluated(b, 20)
 		loop(b, func(i int) {
-			batch := spanconv.Traces(tds[i%len(tds)], spanconv.Options{Environment: "production", DefaultEnvironment: "default"})
+			batch := p.convert(tds[i%len(tds)])
 			suffix := fmt.Sprintf("-%d", i)
 			later := int64(i) * 50
 			for j := range batch.Spans {

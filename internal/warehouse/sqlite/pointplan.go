@@ -23,6 +23,9 @@ import (
 //   - a page sorted by numeric value reads each hour of the range in value
 //     order from metric_points_env_hour_value, as far as it can still
 //     beat the page's last point so far, and merges them.
+//   - a page sorted by metric name (no filters or source) takes the
+//     range's names from point_counts and each name's top by sequence
+//     number from its index (pageByName).
 //
 // Every other query reads the points in time order, as before.
 
@@ -399,16 +402,7 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 	}
 	desc := dir == "DESC"
 	best := make([]rankedPoint, 0, k+1) // sorted, the first k so far
-	add := func(p rankedPoint) {
-		i, _ := slices.BinarySearchFunc(best, p, func(a, b rankedPoint) int { return compareRanked(a, b, desc) })
-		if i >= k {
-			return
-		}
-		best = slices.Insert(best, i, p)
-		if len(best) > k {
-			best = best[:k]
-		}
-	}
+	pageOrder := func(a, b rankedPoint) int { return compareRanked(a, b, desc) }
 	read := func(query string, args []any) error {
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
@@ -420,7 +414,7 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 			if err := rows.Scan(&p.seq, &p.value); err != nil {
 				return fmt.Errorf("points by value: %w", mapErr(err))
 			}
-			add(p)
+			best, _ = keepTop(best, p, k, pageOrder)
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("points by value: %w", mapErr(err))

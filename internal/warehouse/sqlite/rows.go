@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -115,4 +116,19 @@ func queryColumn[T any](ctx context.Context, q querier, query string, args ...an
 		out = append(out, v)
 	}
 	return out, mapErr(rows.Err())
+}
+
+// keepTop inserts e into best, which is sorted by cmp (page order) and
+// holds at most k; ok is false when e sorts after the first k and was
+// left out.
+func keepTop[T any](best []T, e T, k int, cmp func(a, b T) int) (_ []T, ok bool) {
+	i, _ := slices.BinarySearchFunc(best, e, cmp)
+	if i >= k {
+		return best, false
+	}
+	best = slices.Insert(best, i, e)
+	if len(best) > k {
+		best = best[:k]
+	}
+	return best, true
 }

@@ -1,12 +1,11 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -808,12 +807,14 @@ func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.Spa
 	if desc {
 		beforeOp = ">"
 	}
-	// better reports whether a sorts before b in the page's order.
-	better := func(a, b warehouse.SpanKey) bool {
-		if a.Str != b.Str {
-			return (a.Str > b.Str) == desc
+	// pageOrder orders entries as ORDER BY span_name, seq does; desc
+	// reverses it.
+	pageOrder := func(a, b warehouse.SpanKey) int {
+		c := cmp.Or(strings.Compare(a.Str, b.Str), cmp.Compare(a.Seq, b.Seq))
+		if desc {
+			return -c
 		}
-		return (a.Seq > b.Seq) == desc
+		return c
 	}
 	k := r.Limit
 	best := make([]warehouse.SpanKey, 0, k+1) // in page order
@@ -834,13 +835,9 @@ func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.Spa
 				return fmt.Errorf("spans by name: %w", err)
 			}
 			for _, e := range entries {
-				i := sort.Search(len(best), func(i int) bool { return better(e, best[i]) })
-				if i >= k {
+				var kept bool
+				if best, kept = keepTop(best, e, k, pageOrder); !kept {
 					break // entries come in page order: the rest do not enter either
-				}
-				best = slices.Insert(best, i, e)
-				if len(best) > k {
-					best = best[:k]
 				}
 			}
 		}
