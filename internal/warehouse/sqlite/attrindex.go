@@ -269,6 +269,9 @@ type postingFilter struct {
 	index  int      // in SpanQuery.Filters
 	key    string   // posting key: attribute key, traceIDKey or columnKey
 	values []string // distinct values
+	// resolved marks the values of another filter the dictionary resolved
+	// (resolveFilters): the runs must record their values.
+	resolved bool
 }
 
 // postingFilters returns the filters of q that the postings answer.
@@ -363,6 +366,9 @@ type postingRange struct {
 	// keysFrom is the first sequence number whose run lists attribute
 	// keys (key_postings_from).
 	keysFrom int64
+	// valuesFrom is the first sequence number whose run recorded its
+	// attribute values in the dictionary (span_values_from).
+	valuesFrom int64
 }
 
 // postingRun is a run of span_postings, the start times it lists and its
@@ -380,6 +386,9 @@ func (r postingRange) legacy() bool { return r.legacyFrom <= r.legacyTo }
 // lists attribute keys when f is an exists filter (runs from
 // key_postings_from on, migration 00015).
 func (r postingRange) holds(f postingFilter) bool {
+	if f.resolved && !r.dictionaryHolds() {
+		return false
+	}
 	if r.legacy() && r.legacyLookup(f) == nil {
 		return false
 	}
@@ -441,14 +450,36 @@ func (r postingRange) runIDs() []any {
 // runs, environments and hashes, rows reaching into the time range.
 func (r postingRange) rowsWhere(f postingFilter) (string, []any) {
 	hashes := f.hashes()
-	cond := `p.run IN (` + placeholders(len(r.runs)) + `) AND p.environment IN (` + placeholders(len(r.envs)) +
-		`) AND p.hash IN (` + placeholders(len(hashes)) + `) AND p.max_ts >= ?`
-	args := append(append(append(r.runIDs(), stringArgs(r.envs)...), hashes...), r.from)
+	cond := `p.run IN (` + placeholders(len(r.runs)) + `) AND p.environment IN (` + placeholders(len(r.envs)) + `) AND `
+	args := append(r.runIDs(), stringArgs(r.envs)...)
+	if len(hashes) == 0 || len(hashes) > maxHashParams {
+		// Many values (resolved ones): one JSON array.
+		cond += `p.hash IN (SELECT value FROM json_each(?)) AND p.max_ts >= ?`
+		args = append(args, hashArray(hashes), r.from)
+	} else {
+		cond += `p.hash IN (` + placeholders(len(hashes)) + `) AND p.max_ts >= ?`
+		args = append(append(args, hashes...), r.from)
+	}
 	if r.to != 0 {
 		cond += ` AND p.min_ts <= ?`
 		args = append(args, r.to)
 	}
 	return cond, args
+}
+
+// maxHashParams is the most hashes rowsWhere binds one by one.
+const maxHashParams = 100
+
+// hashArray returns hashes as a JSON array.
+func hashArray(hashes []any) string {
+	b := []byte{'['}
+	for i, h := range hashes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, h.(int64), 10)
+	}
+	return string(append(b, ']'))
 }
 
 // candidatesSQL returns a subquery of the sequence numbers f's postings
@@ -481,39 +512,61 @@ func (r postingRange) legacyLookup(f postingFilter) []any {
 	return f.legacyHashes(r.envs)
 }
 
+// postingSums are the lengths of a filter's lists in a range: all that
+// reach into it, and those wholly within it (known false: not told, as
+// for the lists of span_attr_index).
+type postingSums struct {
+	reach, whole int64
+	wholeKnown   bool
+}
+
 // estimate returns about how many spans f's postings list in r: the sum
 // of the lengths of the lists that reach into the time range (hours of
-// span_attr_index counted by their offsets).
-func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) (int64, error) {
-	var total int64
+// span_attr_index counted by their offsets), and of those wholly within
+// it, which count reuses.
+func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) (postingSums, error) {
+	var out postingSums
 	if len(r.runs) > 0 {
 		cond, args := r.rowsWhere(f)
-		var n sql.NullInt64
-		if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM span_postings AS p WHERE `+cond, args...).Scan(&n); err != nil {
-			return 0, fmt.Errorf("attribute index estimate: %w", mapErr(err))
+		inner, innerArgs := r.within()
+		var n, whole sql.NullInt64
+		if err := q.QueryRowContext(ctx, `SELECT sum(p.n), sum(CASE WHEN `+inner+` THEN p.n ELSE 0 END)
+			FROM span_postings AS p WHERE `+cond, append(innerArgs, args...)...).Scan(&n, &whole); err != nil {
+			return out, fmt.Errorf("attribute index estimate: %w", mapErr(err))
 		}
-		total += n.Int64
+		out.reach, out.whole, out.wholeKnown = n.Int64, whole.Int64, true
 	}
 	if lh := r.legacyLookup(f); lh != nil {
 		var old sql.NullInt64
 		if err := q.QueryRowContext(ctx, legacyHoursCTE+`SELECT sum(json_array_length(l.offsets)) FROM lhours
 			CROSS JOIN span_attr_index AS l ON l.hour = lhours.h AND l.hash IN (`+placeholders(len(lh))+`)`,
 			append([]any{r.legacyFrom, r.legacyTo}, lh...)...).Scan(&old); err != nil {
-			return 0, fmt.Errorf("attribute index estimate: %w", mapErr(err))
+			return out, fmt.Errorf("attribute index estimate: %w", mapErr(err))
 		}
-		total += old.Int64
+		out.reach += old.Int64
+		out.wholeKnown = false
 	}
-	return total, nil
+	return out, nil
+}
+
+// within is the condition that a span_postings row (as p) lies wholly
+// within the time range.
+func (r postingRange) within() (string, []any) {
+	if r.to != 0 {
+		return `p.min_ts >= ? AND p.max_ts <= ?`, []any{r.from, r.to}
+	}
+	return `p.min_ts >= ?`, []any{r.from}
 }
 
 // count returns the spans of r that hold one of f's values, with a
 // sequence number up to snapshot, when the postings can tell it without
 // reading every span (ok false otherwise: r reaches span_attr_index, or
 // f's column is not indexed there). Lists that lie wholly within the time
-// range count by their length; the spans of lists that cross its ends are
-// read and checked, with cond, the SQL of f itself. q must be the read
+// range count by their length (sums.whole when known, from estimate in
+// the same transaction); the spans of lists that cross its ends are read
+// and checked, with cond, the SQL of f itself. q must be the read
 // transaction that took the snapshot.
-func (r postingRange) count(ctx context.Context, q querier, f postingFilter, cond string, condArgs []any,
+func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sums postingSums, cond string, condArgs []any,
 	snapshot int64) (n int64, ok bool, err error) {
 	if r.legacy() {
 		return 0, false, nil
@@ -522,19 +575,19 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, con
 		return 0, true, nil
 	}
 	where, args := r.rowsWhere(f)
-	inner, innerArgs := ` AND p.min_ts >= ?`, []any{r.from}
 	cross, crossArgs := ` AND (p.min_ts < ?`, []any{r.from}
 	if r.to != 0 {
-		inner += ` AND p.max_ts <= ?`
-		innerArgs = append(innerArgs, r.to)
 		cross += ` OR p.max_ts > ?`
 		crossArgs = append(crossArgs, r.to)
 	}
 	cross += `)`
-	var whole sql.NullInt64
-	if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM span_postings AS p WHERE `+where+inner,
-		append(slices.Clone(args), innerArgs...)...).Scan(&whole); err != nil {
-		return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
+	whole := sql.NullInt64{Int64: sums.whole}
+	if !sums.wholeKnown {
+		inner, innerArgs := r.within()
+		if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM span_postings AS p WHERE `+where+` AND `+inner,
+			append(slices.Clone(args), innerArgs...)...).Scan(&whole); err != nil {
+			return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
+		}
 	}
 	// The spans of lists that cross an end of the range.
 	sub := `SELECT p.base + o.value FROM span_postings AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross

@@ -16,9 +16,10 @@ type prepared struct {
 	output      string
 	outputKey   string
 	evaluations string
-	verdicts    string  // warehouse.VerdictIndex(Evaluations)
-	key         int64   // dedupKey(environment, trace id, span id)
-	hashes      []int64 // posting hashes: the trace id, the indexed columns, the indexable attributes
+	verdicts    string      // warehouse.VerdictIndex(Evaluations)
+	key         int64       // dedupKey(environment, trace id, span id)
+	hashes      []int64     // posting hashes: the trace id, the indexed columns, the indexable attributes
+	values      []attrValue // the attributes as the value dictionary records them
 }
 
 var _ warehouse.Preparer = (*Store)(nil)
@@ -59,14 +60,18 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 			p.hashes = append(p.hashes, postingHash(columnKeys[i], v))
 		}
 	}
+	p.values = make([]attrValue, 0, len(sp.SpanAttributes))
 	for key, v := range sp.SpanAttributes {
 		if reservedKey(key) {
 			continue
 		}
 		p.hashes = append(p.hashes, keyPostingHash(jsonKey(key)))
+		var h int64
 		if indexable(v) {
-			p.hashes = append(p.hashes, postingHash(key, v))
+			h = postingHash(key, v)
+			p.hashes = append(p.hashes, h)
 		}
+		p.values = append(p.values, dictionaryEntry(key, v, h))
 	}
 	return p
 }

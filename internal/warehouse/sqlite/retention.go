@@ -120,6 +120,9 @@ func (s *Store) Prune(ctx context.Context) (warehouse.Pruned, error) {
 		if err == nil && bound != 0 {
 			err = s.pruneAttrIndex(ctx, bound)
 		}
+		if err == nil && bound != 0 {
+			err = s.pruneValues(ctx, bound)
+		}
 		if err != nil {
 			return out, fmt.Errorf("prune spans: %w", err)
 		}
@@ -376,6 +379,31 @@ func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
 			return err
 		}
 	}
+}
+
+// pruneValues deletes, in batches, the value dictionary's rows of the
+// hours wholly before bound, and has the writer's cache forget what it
+// recorded (a late span of such an hour records its values again).
+func (s *Store) pruneValues(ctx context.Context, bound int64) error {
+	defer s.values.reset()
+	for _, t := range []struct{ table, key string }{{"span_values", "hour, key_hash, seq"},
+		{"span_value_gaps", "hour, key_hash"}} {
+		for {
+			start := time.Now()
+			res, err := s.writer.ExecContext(ctx, `DELETE FROM `+t.table+` WHERE (`+t.key+`) IN
+				(SELECT `+t.key+` FROM `+t.table+` WHERE hour < ? LIMIT ?)`, hourOf(bound), pruneBatch)
+			if err != nil {
+				return fmt.Errorf("attribute values: %w", mapErr(err))
+			}
+			if n, _ := res.RowsAffected(); n < pruneBatch {
+				break
+			}
+			if err := s.pausePruning(ctx, time.Since(start)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // deleteRun deletes a posting run, its rows in batches (the last batch

@@ -136,8 +136,8 @@ func TestRetentionNeverReusesSequenceNumbers(t *testing.T) {
 	}
 	if n := count(t, st, `SELECT count(*) FROM spans`) + count(t, st, `SELECT count(*) FROM span_keys_by_time`) +
 		count(t, st, `SELECT count(*) FROM span_postings`) + count(t, st, `SELECT count(*) FROM span_counts`) +
-		count(t, st, `SELECT count(*) FROM metric_points`); n != 0 {
-		t.Errorf("%d rows of spans, keys, index, counts and points left, want none", n)
+		count(t, st, `SELECT count(*) FROM metric_points`) + count(t, st, `SELECT count(*) FROM span_values`); n != 0 {
+		t.Errorf("%d rows of spans, keys, index, counts, points and attribute values left, want none", n)
 	}
 	now := time.Now().UnixMilli()
 	if err := st.WriteSpans(ctx, []warehouse.Span{{Environment: "e", TraceID: "t", SpanID: "fresh", Timestamp: now}}); err != nil {

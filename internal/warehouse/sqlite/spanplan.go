@@ -132,6 +132,7 @@ type spanPlan struct {
 	// (nil: none), listing about postSpans spans in the range.
 	post      *postingFilter
 	postSpans int64
+	postSums  postingSums // post's, from estimate
 	pr        postingRange
 	// selectivity estimates the share of the range's spans that match.
 	selectivity float64
@@ -149,7 +150,11 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 		return p, err
 	}
 	if s.maxIndexCandidates > 0 && (len(p.pr.runs) > 0 || p.pr.legacy()) {
-		for _, f := range postingFilters(q) {
+		resolved, err := resolveFilters(ctx, tx, q, p.pr)
+		if err != nil {
+			return p, err
+		}
+		for _, f := range append(postingFilters(q), resolved...) {
 			if !p.pr.holds(f) {
 				// Some spans of the range are in no list of f's key: those
 				// of span_attr_index's hours (written before the postings,
@@ -157,12 +162,12 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 				// runs written before key postings (exists).
 				continue
 			}
-			n, err := p.pr.estimate(ctx, tx, f)
+			sums, err := p.pr.estimate(ctx, tx, f)
 			if err != nil {
 				return p, err
 			}
-			if p.post == nil || n < p.postSpans {
-				p.post, p.postSpans = &f, n
+			if p.post == nil || sums.reach < p.postSpans {
+				p.post, p.postSpans, p.postSums = &f, sums.reach, sums
 			}
 		}
 	}
@@ -275,7 +280,8 @@ func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQu
 	}
 	var lo, hi sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_attr_index), (SELECT max_hour FROM legacy_attr_index),
-		(SELECT first_seq FROM key_postings_from)`).Scan(&lo, &hi, &r.keysFrom); err != nil {
+		(SELECT first_seq FROM key_postings_from), (SELECT first_seq FROM span_values_from)`).Scan(&lo, &hi, &r.keysFrom,
+		&r.valuesFrom); err != nil {
 		return r, fmt.Errorf("attribute index range: %w", mapErr(err))
 	}
 	if lo.Valid && hi.Valid {
@@ -475,7 +481,8 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 }
 
 // count returns total_results of q: from span_counts without filters,
-// from the postings' lengths for one equality filter, from a bucketed
+// from the postings' lengths for one equality or resolved filter (the
+// range's count less them for a negation), from a bucketed
 // sort index for one comparison of duration or total tokens
 // (countByBucket), else by counting the matches on the cheapest path.
 func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, sel spanSelect, snapshot int64) (int64, error) {
@@ -484,7 +491,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 	}
 	if len(q.Filters) == 1 && p.post != nil {
 		cond := dialect.SpanFilters(q.Filters)[0]
-		n, ok, err := p.pr.count(ctx, tx, *p.post, cond.SQL, cond.Args, snapshot)
+		n, ok, err := p.pr.count(ctx, tx, *p.post, p.postSums, cond.SQL, cond.Args, snapshot)
 		if err != nil || ok {
 			return n, err
 		}
@@ -496,9 +503,16 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 		if f, ok := complementFilter(q.Filters[0]); ok {
 			fq := q
 			fq.Filters = []warehouse.Filter{f}
-			if pf := postingFilters(fq); len(pf) == 1 && p.pr.holds(pf[0]) {
+			pf := postingFilters(fq)
+			if len(pf) == 0 { // a typed equality: resolved, when it can be
+				var err error
+				if pf, err = resolveFilters(ctx, tx, fq, p.pr); err != nil {
+					return 0, err
+				}
+			}
+			if len(pf) == 1 && p.pr.holds(pf[0]) {
 				cond := dialect.SpanFilters(fq.Filters)[0]
-				n, ok, err := p.pr.count(ctx, tx, pf[0], cond.SQL, cond.Args, snapshot)
+				n, ok, err := p.pr.count(ctx, tx, pf[0], postingSums{}, cond.SQL, cond.Args, snapshot)
 				if err != nil || ok {
 					return p.rangeSpans - n, err
 				}

@@ -101,6 +101,17 @@ func TestAccessesAgree(t *testing.T) {
 		{{Field: "http.method", Operator: warehouse.OpNotExists}},
 		{{Field: "no.such.key", Operator: warehouse.OpExists}},
 		{{Field: "rare.key", Operator: warehouse.OpExists}, {Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(1)}},
+		// Resolved by the value dictionary.
+		{{Field: "user.id", Operator: warehouse.OpStartsWith, Value: "user-00"}},
+		{{Field: "session.id", Operator: warehouse.OpContains, Value: "ab"}},
+		{{Field: "llm.usage.total_tokens", Operator: warehouse.OpGreaterThan, Value: "2900", ValueType: warehouse.TypeNumber}},
+		{{Field: "llm.usage.input_tokens", Operator: warehouse.OpLessThan, Value: "30"}},
+		{{Field: "llm.usage.output_tokens", Operator: warehouse.OpIn, Values: []string{"7", "1e1", "20.0"}, ValueType: warehouse.TypeNumber}},
+		{{Field: "llm.is_streaming", Operator: warehouse.OpEquals, Value: "FALSE", ValueType: warehouse.TypeBoolean}},
+		{{Field: "rare.key", Operator: warehouse.OpContains, Value: "long"}}, // a gap: read
+		{{Field: "llm.usage.output_tokens", Operator: warehouse.OpNotEquals, Value: "7", ValueType: warehouse.TypeNumber}},
+		{{Field: "user.id", Operator: warehouse.OpStartsWith, Value: "user-00"},
+			{Field: "duration_ms", Operator: warehouse.OpLessThan, Value: "15000"}},
 	}
 	sorts := []warehouse.SortKey{warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortSpanName,
 		warehouse.SortTraceID, warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName,

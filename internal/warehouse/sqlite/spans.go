@@ -94,6 +94,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 	index := newPostings(seq + 1)
 	var counts minuteCounts
 	res := s.resources.begin()
+	vals := s.values.begin()
 	for i := range spans {
 		sp, p := &spans[i], preps[i]
 		if !fresh[i] {
@@ -113,6 +114,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 			return fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
 		index.add(seq, sp.Environment, sp.Timestamp, p.hashes)
+		vals.add(sp.Environment, hourOf(sp.Timestamp), seq, p.values)
 		counts.add(sp.Environment, sp.Timestamp, 1)
 	}
 	if err := rows.flush(ctx); err != nil {
@@ -120,6 +122,9 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 	}
 	if err := index.write(ctx, tx, s.stmts); err != nil {
 		return fmt.Errorf("write spans: attribute index: %w", mapErr(err))
+	}
+	if err := vals.write(ctx, tx, s.stmts); err != nil {
+		return fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := counts.write(ctx, tx, s.stmts); err != nil {
 		return fmt.Errorf("write spans: %w", mapErr(err))
@@ -130,6 +135,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 	s.checkpoints.poke()
 	s.merges.poke()
 	res.commit()
+	vals.commit()
 	return nil
 }
 

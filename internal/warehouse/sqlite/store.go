@@ -83,6 +83,8 @@ type Store struct {
 	closed              atomic.Bool
 	// resources caches resource attribute set ids for the writer.
 	resources resourceCache
+	// values caches the attribute values the dictionary holds.
+	values valueCache
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it;
 	// 0 keeps reads off the postings).
 	maxIndexCandidates int
