@@ -439,8 +439,9 @@ func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (str
 
 // walkHours fills out with the page of a time-sorted read through one
 // filter's postings: windows of start time in the sort direction, from the
-// cursor on, an hour wide at first and doubling while they come back
-// short, until the page is full or the postings end.
+// cursor on, at first as wide as the estimate says a page's matches take
+// (an hour at least) and doubling while they come back short, until the
+// page is full or the postings end.
 func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanSelect, r warehouse.SpanRead,
 	out *warehouse.SpanRows) error {
 	lo, hi := p.pr.bounds()
@@ -454,6 +455,13 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 	}
 	where, args := sel.where()
 	width := int64(hourMs)
+	if perHour := float64(p.postSpans) / float64(max((hi-lo)/hourMs, 1)); perHour > 0 {
+		if w := float64(r.Limit) / perHour * hourMs; w < float64(hi-lo) {
+			width = max(width, int64(w))
+		} else {
+			width = max(width, hi-lo+1)
+		}
+	}
 	for lo <= hi && len(out.Spans) < r.Limit {
 		a, b := lo, hi
 		if desc && hi-lo >= width {

@@ -21,7 +21,7 @@ func TestValueDictionary(t *testing.T) {
 	st := openWith(t, Options{runFanout: 3})
 	const hour = int64(3600 * 1000)
 	start := int64(1_790_000_000_000) / hour * hour // the dictionary's hours
-	tiers := []string{"gold", "silver", "bronze", "gold-plus"}
+	tiers := []string{"gold", "silver", "bronze", "gold-plus", "g*[l]?d"}
 	write := func(env string, h, n int) {
 		t.Helper()
 		var spans []warehouse.Span
@@ -62,9 +62,16 @@ func TestValueDictionary(t *testing.T) {
 		return warehouse.Filter{Field: field, Operator: op, Value: v, ValueType: vt}
 	}
 	checks := []check{
-		{f("tier", warehouse.OpStartsWith, "gold", ""), 0, 3, true},
+		{f("tier", warehouse.OpStartsWith, "gold", ""), 0, 1, true},
+		{f("tier", warehouse.OpStartsWith, "gold", ""), 3, 3, true},
 		{f("tier", warehouse.OpContains, "l", ""), 1, 2, true},
-		{f("tier", warehouse.OpContains, "zz", ""), 0, 3, true}, // no value matches: none counted
+		{f("tier", warehouse.OpContains, "zz", ""), 0, 3, true},   // no value matches: none counted
+		{f("tier", warehouse.OpContains, "*[l]", ""), 0, 1, true}, // GLOB's special characters, as text
+		{f("tier", warehouse.OpContains, "?", ""), 3, 3, true},
+		{f("tier", warehouse.OpContains, "[", ""), 0, 1, true},
+		{f("tier", warehouse.OpContains, "g*", ""), 0, 1, true},
+		{f("tier", warehouse.OpContains, "", ""), 0, 1, true},
+
 		{f("n", warehouse.OpGreaterThan, "40", ""), 0, 3, true},
 		{f("n", warehouse.OpLessThanOrEqual, "7.0", warehouse.TypeNumber), 1, 1, true},
 		{f("n", warehouse.OpEquals, "1.4e1", warehouse.TypeNumber), 0, 3, true},
