@@ -36,6 +36,9 @@ func TestValueDictionary(t *testing.T) {
 			if h == 2 && i == 3 {
 				attrs["note"] = strings.Repeat("a long note ", 30) // beyond the postings: a gap in hour 2
 			}
+			if env == "b" && i == 0 {
+				attrs["tier"] = "gold-b" // a value of one environment only
+			}
 			if h == 3 && i == 1 {
 				attrs["mixed"] = "bad\xffutf8" // stored as U+FFFD: a gap in hour 3
 			}
