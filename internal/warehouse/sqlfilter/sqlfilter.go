@@ -34,6 +34,11 @@ type Dialect struct {
 	// Attribute returns the value of the attribute key of a field kind and
 	// the test that a record has that attribute.
 	Attribute func(kind warehouse.FieldKind, key string) (value, exists Expr)
+	// AttributeHas, when set, returns a cheap test that every record whose
+	// attribute key of a field kind holds the text value passes (it may
+	// pass others too), or ok false when it has none: text equality and
+	// in-lists on attributes test it first.
+	AttributeHas func(kind warehouse.FieldKind, key, value string) (test Expr, ok bool)
 	// GuardAttributes ANDs every attribute comparison with the existence
 	// test, for engines where a missing attribute reads as a value ('').
 	GuardAttributes bool
@@ -148,13 +153,33 @@ func (d Dialect) Cond(f warehouse.Filter, ref warehouse.FieldRef) Expr {
 		return Expr{"(" + exists.SQL + " AND " + c.SQL + ")", append(append([]any{}, exists.Args...), c.Args...)}
 	}
 	negate := func(c Expr) Expr { return Expr{d.Negate(c.SQL), c.Args} }
+	// prefilter ANDs c, the exact test of values, with the dialect's cheap
+	// test that a record may hold one of them (text attributes only). c is
+	// true only where the cheap test is, so the result equals c, NULL
+	// included where it matters (negate reads NULL as false).
+	prefilter := func(c Expr, values []string) Expr {
+		if column || mode != cmpText || d.AttributeHas == nil || len(values) == 0 || len(values) > maxPrefilterValues {
+			return c
+		}
+		tests := make([]string, len(values))
+		var args []any
+		for i, v := range values {
+			t, ok := d.AttributeHas(ref.Kind, ref.Key, v)
+			if !ok {
+				return c
+			}
+			tests[i] = t.SQL
+			args = append(args, t.Args...)
+		}
+		return Expr{"((" + strings.Join(tests, " OR ") + ") AND " + c.SQL + ")", append(args, c.Args...)}
+	}
 	never := Expr{SQL: "0"}
 
 	switch f.Operator {
 	case warehouse.OpEquals, warehouse.OpNotEquals:
 		c := never
 		if p, ok := param(f.Value); ok {
-			c = guard(with(cmp.SQL+" = ?", cmp, p))
+			c = prefilter(guard(with(cmp.SQL+" = ?", cmp, p)), []string{f.Value})
 		}
 		if f.Operator == warehouse.OpNotEquals {
 			return negate(c)
@@ -185,7 +210,7 @@ func (d Dialect) Cond(f warehouse.Filter, ref warehouse.FieldRef) Expr {
 		}
 		c := never
 		if len(ps) > 0 {
-			c = guard(with(cmp.SQL+" IN ("+Placeholders(len(ps))+")", cmp, ps...))
+			c = prefilter(guard(with(cmp.SQL+" IN ("+Placeholders(len(ps))+")", cmp, ps...)), f.Values)
 		}
 		if f.Operator == warehouse.OpNotIn {
 			return negate(c)
@@ -198,6 +223,10 @@ func (d Dialect) Cond(f warehouse.Filter, ref warehouse.FieldRef) Expr {
 	}
 	return never
 }
+
+// maxPrefilterValues bounds the in-lists given a prefilter (one test per
+// value).
+const maxPrefilterValues = 8
 
 // Placeholders returns "?, ?, ?" for n parameters.
 func Placeholders(n int) string {

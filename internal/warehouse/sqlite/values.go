@@ -199,6 +199,7 @@ const maxResolvedHours = 24 * 400
 // instead of a span's attribute: the same SQL, so the same semantics.
 var valuesDialect = func() sqlfilter.Dialect {
 	d := dialect
+	d.AttributeHas = nil // no document to search
 	d.Attribute = func(warehouse.FieldKind, string) (value, exists sqlfilter.Expr) {
 		return sqlfilter.Expr{SQL: "v.value"}, sqlfilter.Expr{SQL: "1"}
 	}
