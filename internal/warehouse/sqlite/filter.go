@@ -39,7 +39,8 @@ var dialect = sqlfilter.Dialect{
 // value as a JSON string, which every encoder that ever wrote it spells
 // the same way when the value holds no character one of them escapes
 // (quotes, backslashes, control characters, <, > and &, U+2028, U+2029,
-// invalid UTF-8). instr over the document is about a third of the cost of
+// invalid UTF-8, and U+FFFD, which also stands for invalid UTF-8 stored
+// as an escape). instr over the document is about a third of the cost of
 // json_extract: most records are rejected without parsing it. Resource
 // attributes (a lookup per span) are left without.
 func attributeHas(kind warehouse.FieldKind, _, value string) (sqlfilter.Expr, bool) {
@@ -57,7 +58,8 @@ func jsonVerbatim(s string) bool {
 	}
 	for _, r := range s {
 		switch {
-		case r < 0x20, r == '"', r == '\\', r == '<', r == '>', r == '&', r == 0x7f, r == '\u2028', r == '\u2029':
+		case r < 0x20, r == '"', r == '\\', r == '<', r == '>', r == '&', r == 0x7f, r == '\u2028', r == '\u2029',
+			r == utf8.RuneError: // U+FFFD: also how invalid UTF-8 is stored (as \ufffd)
 			return false
 		}
 	}

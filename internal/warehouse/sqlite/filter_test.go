@@ -14,8 +14,9 @@ import (
 // (attributeHas), and give the same answers as without: a value stored
 // under another key passes the test and is rejected by the extraction, a
 // negation still matches records without the attribute, and a value an
-// older encoder escaped (rewritten here as encoding/json wrote "<") is
-// found, since such values skip the test.
+// encoder escaped (rewritten here as encoding/json wrote "<"; invalid
+// UTF-8, which the writer stores as "\ufffd") is found, since such values
+// skip the test.
 func TestAttributePrefilter(t *testing.T) {
 	ctx := context.Background()
 	st := openWith(t, Options{})
@@ -26,6 +27,7 @@ func TestAttributePrefilter(t *testing.T) {
 		{SpanAttributes: map[string]string{"k": "plain", "other": "v"}},
 		{SpanAttributes: map[string]string{"other": "plain"}},
 		{SpanAttributes: map[string]string{"k": "v"}},
+		{SpanAttributes: map[string]string{"k": "x\xffy"}}, // stored as "x\ufffdy"
 	}
 	var pts []warehouse.MetricPoint
 	for i := range spans {
@@ -53,8 +55,10 @@ func TestAttributePrefilter(t *testing.T) {
 		{warehouse.Filter{Operator: warehouse.OpEquals, Value: "a<b"}, []string{"s0", "s1"}},
 		{warehouse.Filter{Operator: warehouse.OpEquals, Value: "plain"}, []string{"s2"}},
 		{warehouse.Filter{Operator: warehouse.OpIn, Values: []string{"plain", "v"}}, []string{"s2", "s4"}},
-		{warehouse.Filter{Operator: warehouse.OpNotEquals, Value: "plain"}, []string{"s0", "s1", "s3", "s4"}},
-		{warehouse.Filter{Operator: warehouse.OpNotIn, Values: []string{"a<b", "v"}}, []string{"s2", "s3"}},
+		{warehouse.Filter{Operator: warehouse.OpNotEquals, Value: "plain"}, []string{"s0", "s1", "s3", "s4", "s5"}},
+		{warehouse.Filter{Operator: warehouse.OpNotIn, Values: []string{"a<b", "v"}}, []string{"s2", "s3", "s5"}},
+		{warehouse.Filter{Operator: warehouse.OpEquals, Value: "x\uFFFDy"}, []string{"s5"}},
+		{warehouse.Filter{Operator: warehouse.OpNotIn, Values: []string{"x\uFFFDy", "v"}}, []string{"s0", "s1", "s2", "s3"}},
 	} {
 		for _, field := range []string{"k", warehouse.PrefixLabel + "k", warehouse.PrefixAttribute + "k"} {
 			f := tc.f
