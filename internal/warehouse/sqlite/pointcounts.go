@@ -34,9 +34,10 @@ type pointCounts struct {
 }
 
 // add counts p (n = 1) or uncounts it (n = -1): its hour's total by name
-// and source, and each of its labels (of every name and source together)
-// but those of uncounted keys. Keys and values are counted as the labels
-// JSON spells them.
+// and source, and each of its labels and attributes (of every name and
+// source together) but those of uncounted keys and labels whose keys
+// start with a byte 0 or 1. Keys and values are counted as the JSON
+// spells them.
 func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 	if c.m == nil {
 		c.m = map[pointCountKey]int64{}
@@ -45,7 +46,7 @@ func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 	c.m[pointCountKey{env: p.Environment, hour: hour, name: p.MetricName, source: p.Source}] += n
 	skip := c.uncounted[p.Environment]
 	for key, value := range p.Labels {
-		if key == "" {
+		if key == "" || reservedKey(key) {
 			continue
 		}
 		if key = jsonKey(key); skip[key] {
@@ -53,7 +54,21 @@ func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 		}
 		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value)}] += n
 	}
+	for key, value := range p.Attributes {
+		if key == "" {
+			continue
+		}
+		if key = attributeCountKey(jsonKey(key)); skip[key] {
+			continue
+		}
+		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value)}] += n
+	}
 }
+
+// attributeCountKey is the point_counts key of a point attribute's rows
+// (migration 00021): a byte 1 before the key, which no counted label key
+// starts with.
+func attributeCountKey(key string) string { return "\x01" + key }
 
 // countPointChanges counts (n = 1) or uncounts (n = -1) within tx the points
 // of pts that fresh marks (every point when fresh is nil), leaving out

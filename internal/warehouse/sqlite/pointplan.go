@@ -15,7 +15,8 @@ import (
 // The access paths of metric queries (00016_point_counts.sql):
 //
 //   - total_results of a query with no filter, or one text equality / in
-//     / exists test on a label (negated or not), sums point_counts over the
+//     / exists test on a label or an attribute (negated or not; attributes
+//     since migration 00021), sums point_counts over the
 //     hours the range covers whole and counts the points of the part hours
 //     at its ends; on a later page, the points written since the
 //     pagination's snapshot are taken off. One comparison of numeric_value
@@ -57,10 +58,18 @@ func pointCountPlan(q warehouse.MetricQuery) (countPlan, bool) {
 	}
 	f := q.Filters[0]
 	ref := warehouse.ResolveMetricField(f.Field)
-	if ref.Kind != warehouse.KindLabel || ref.Key == "" || (f.ValueType != "" && f.ValueType != warehouse.TypeString) {
+	if ref.Key == "" || (f.ValueType != "" && f.ValueType != warehouse.TypeString) {
 		return countPlan{}, false
 	}
-	p := countPlan{key: ref.Key}
+	var p countPlan
+	switch {
+	case ref.Kind == warehouse.KindLabel && !reservedKey(ref.Key):
+		p.key = ref.Key
+	case ref.Kind == warehouse.KindPointAttribute:
+		p.key = attributeCountKey(ref.Key)
+	default:
+		return countPlan{}, false
+	}
 	switch f.Operator {
 	case warehouse.OpEquals, warehouse.OpNotEquals:
 		p.values = []string{f.Value}

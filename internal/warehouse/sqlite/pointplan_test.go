@@ -33,7 +33,11 @@ func testPoints(rng *rand.Rand, env string, n int, from, to int64) []warehouse.M
 		p := warehouse.MetricPoint{Environment: env, OrganizationID: "org", MetricName: []string{"tox.score", "pii.pass"}[i%2],
 			Source:    []string{warehouse.SourceEvaluator, warehouse.SourceOTLP}[rng.IntN(2)],
 			EventTime: from + rng.Int64N(to-from), TraceID: labels["trace_id"], SpanID: strconv.Itoa(i),
-			Labels: labels, Attributes: map[string]string{"user.id": "u" + strconv.Itoa(rng.IntN(3))}}
+			Labels: labels, Attributes: map[string]string{"user.id": "u" + strconv.Itoa(rng.IntN(3)),
+				"request.id": fmt.Sprintf("%016x", rng.Uint64())}} // an id: uncounted
+		if i%5 == 0 { // an attribute some points lack
+			delete(p.Attributes, "user.id")
+		}
 		if i%7 == 0 { // names of some hours only
 			p.MetricName = "hour" + strconv.FormatInt(hourOf(p.EventTime)%3, 10) + ".score"
 		}
@@ -84,7 +88,7 @@ func randomMetricQuery(rng *rand.Rand, start, end int64) warehouse.MetricQuery {
 	value := map[string]string{"workflow_name": "wf-1", "agent_name": "agent-3", "verdict": "fail",
 		"trace_id": "0000", "odd": "bad\uFFFDvalue", "missing": "x"}[key]
 	label := warehouse.PrefixLabel + key
-	switch rng.IntN(12) {
+	switch rng.IntN(13) {
 	case 0:
 	case 1:
 		q.Filters = []warehouse.Filter{{Field: label, Operator: warehouse.OpEquals, Value: value}}
@@ -102,8 +106,16 @@ func randomMetricQuery(rng *rand.Rand, start, end int64) warehouse.MetricQuery {
 		q.Filters = []warehouse.Filter{{Field: label, Operator: warehouse.OpEquals, Value: value},
 			{Field: "numeric_value", Operator: warehouse.OpGreaterThan, Value: "0.5", ValueType: warehouse.TypeNumber}}
 		q.Or = rng.IntN(2) == 0
-	case 8:
-		q.Filters = []warehouse.Filter{{Field: warehouse.PrefixAttribute + "user.id", Operator: warehouse.OpEquals, Value: "u1"}}
+	case 8, 9: // attributes: counted since migration 21, the id not
+		attr := warehouse.PrefixAttribute + []string{"user.id", "user.id", "request.id"}[rng.IntN(3)]
+		q.Filters = []warehouse.Filter{[]warehouse.Filter{
+			{Field: attr, Operator: warehouse.OpEquals, Value: "u1"},
+			{Field: attr, Operator: warehouse.OpNotEquals, Value: "u1"},
+			{Field: attr, Operator: warehouse.OpIn, Values: []string{"u0", "u2", "x"}},
+			{Field: attr, Operator: warehouse.OpNotIn, Values: []string{"u0", "u2"}},
+			{Field: attr, Operator: warehouse.OpExists},
+			{Field: attr, Operator: warehouse.OpNotExists},
+		}[rng.IntN(6)]}
 	case 10, 11: // one comparison of the value: counted on the value index
 		op := []warehouse.Operator{warehouse.OpEquals, warehouse.OpGreaterThan, warehouse.OpGreaterThanOrEqual,
 			warehouse.OpLessThan, warehouse.OpLessThanOrEqual}[rng.IntN(5)]
@@ -256,8 +268,8 @@ func TestPointCountsWithinSnapshot(t *testing.T) {
 	}
 }
 
-// TestPointCountsMigrationMatchesWriter checks that migration 16 counts
-// the points of an older database as the writer counts new ones.
+// TestPointCountsMigrationMatchesWriter checks that migrations 16 and 21
+// count the points of an older database as the writer counts new ones.
 func TestPointCountsMigrationMatchesWriter(t *testing.T) {
 	ctx := context.Background()
 	st := openWith(t, Options{countedValues: 30})
@@ -291,26 +303,34 @@ func TestPointCountsMigrationMatchesWriter(t *testing.T) {
 		return out
 	}
 	written := rows()
-	file, err := migrationFiles.ReadFile("migrations/00016_point_counts.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := st.writer.ExecContext(ctx, `DELETE FROM point_counts; DELETE FROM point_uncounted_keys`); err != nil {
 		t.Fatal(err)
 	}
-	ran := 0
-	for _, stmt := range strings.Split(string(file), ";\n") {
-		stmt = strings.TrimSpace(stmt)
-		if strings.HasPrefix(stmt, "INSERT") || strings.HasPrefix(stmt, "DELETE") {
-			// The migration's cut-off is maxCountedValues; the test's 30.
-			if _, err := st.writer.ExecContext(ctx, strings.ReplaceAll(stmt, "> 1024", "> 30")); err != nil {
-				t.Fatalf("%s: %v", stmt, err)
-			}
-			ran++
+	for _, m := range []struct {
+		file       string
+		statements int
+	}{{"migrations/00016_point_counts.sql", 4}, {"migrations/00021_point_attribute_counts.sql", 4}} {
+		file, err := migrationFiles.ReadFile(m.file)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if ran != 4 {
-		t.Fatalf("ran %d statements of the migration, want 4", ran)
+		ran := 0
+		for _, stmt := range strings.Split(string(file), ";\n") {
+			stmt = strings.TrimSpace(stmt)
+			if i := strings.Index(stmt, "\nDELETE"); i >= 0 && strings.HasPrefix(stmt, "--") {
+				stmt = stmt[i+1:] // after the file's comment
+			}
+			if strings.HasPrefix(stmt, "INSERT") || strings.HasPrefix(stmt, "DELETE") {
+				// The migration's cut-off is maxCountedValues; the test's 30.
+				if _, err := st.writer.ExecContext(ctx, strings.ReplaceAll(stmt, "> 1024", "> 30")); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+				ran++
+			}
+		}
+		if ran != m.statements {
+			t.Fatalf("ran %d statements of %s, want %d", ran, m.file, m.statements)
+		}
 	}
 	migrated := rows()
 	if len(written) < 50 || !reflect.DeepEqual(migrated, written) {
