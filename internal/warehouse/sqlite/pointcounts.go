@@ -31,6 +31,17 @@ type pointCounts struct {
 	// uncounted lists, per environment, the label keys point_counts
 	// leaves out, as read in the transaction (uncountedKeys).
 	uncounted map[string]map[string]bool
+	// attrs are attributes not yet in m: the points of one evaluated
+	// span share their attribute map, counted once with their number.
+	attrs pendingAttributes
+}
+
+// pendingAttributes is an attribute map shared by n points of env in hour.
+type pendingAttributes struct {
+	env   string
+	hour  int64
+	attrs map[string]string
+	n     int64
 }
 
 // add counts p (n = 1) or uncounts it (n = -1): its hour's total by name
@@ -54,14 +65,30 @@ func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 		}
 		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value)}] += n
 	}
-	for key, value := range p.Attributes {
+	if pa := &c.attrs; pa.n != 0 && pa.env == p.Environment && pa.hour == hour && sameMap(pa.attrs, p.Attributes) {
+		pa.n += n
+		return
+	}
+	c.flushAttributes()
+	c.attrs = pendingAttributes{env: p.Environment, hour: hour, attrs: p.Attributes, n: n}
+}
+
+// flushAttributes counts the pending attributes into m.
+func (c *pointCounts) flushAttributes() {
+	pa := c.attrs
+	c.attrs = pendingAttributes{}
+	if pa.n == 0 {
+		return
+	}
+	skip := c.uncounted[pa.env]
+	for key, value := range pa.attrs {
 		if key == "" {
 			continue
 		}
 		if key = attributeCountKey(jsonKey(key)); skip[key] {
 			continue
 		}
-		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value)}] += n
+		c.m[pointCountKey{env: pa.env, hour: pa.hour, key: key, value: jsonKey(value)}] += pa.n
 	}
 }
 
@@ -122,6 +149,7 @@ const (
 // is dropped. A label key whose rows of an hour pass c.limit is marked
 // uncounted (its rows are no longer read).
 func (c *pointCounts) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) error {
+	c.flushAttributes()
 	if len(c.m) == 0 {
 		return nil
 	}

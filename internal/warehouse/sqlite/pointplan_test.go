@@ -38,6 +38,9 @@ func testPoints(rng *rand.Rand, env string, n int, from, to int64) []warehouse.M
 		if i%5 == 0 { // an attribute some points lack
 			delete(p.Attributes, "user.id")
 		}
+		if i%3 != 0 && i > 0 { // one map shared by the points of an evaluated span (of either hour)
+			p.Attributes = pts[i-1].Attributes
+		}
 		if i%7 == 0 { // names of some hours only
 			p.MetricName = "hour" + strconv.FormatInt(hourOf(p.EventTime)%3, 10) + ".score"
 		}
