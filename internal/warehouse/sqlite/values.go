@@ -69,19 +69,8 @@ func (c *valueCache) reset() {
 }
 
 // valueKeyHash is the key of the dictionary's rows of attribute key in
-// env: 63 bits of FNV-1a over both.
-func valueKeyHash(env, key string) int64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i := 0; i < len(env); i++ {
-		h = (h ^ uint64(env[i])) * prime
-	}
-	h = (h ^ 0) * prime
-	for i := 0; i < len(key); i++ {
-		h = (h ^ uint64(key[i])) * prime
-	}
-	return int64(h >> 1)
-}
+// env: 63 bits of FNV-1a over both, as postingHash hashes a key and value.
+func valueKeyHash(env, key string) int64 { return postingHash(env, key) }
 
 // valueRow is one row of span_values or span_value_gaps.
 type valueRow struct {
