@@ -589,7 +589,19 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 			return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
 		}
 	}
-	// The spans of lists that cross an end of the range.
+	// The spans of lists that cross an end of the range: only in the
+	// runs that do (a run wholly within it holds none).
+	edges := r
+	edges.runs = nil
+	for _, run := range r.runs {
+		if run.minTS < r.from || (r.to != 0 && run.maxTS > r.to) {
+			edges.runs = append(edges.runs, run)
+		}
+	}
+	if len(edges.runs) == 0 {
+		return whole.Int64, true, nil
+	}
+	where, args = edges.rowsWhere(f)
 	sub := `SELECT p.base + o.value FROM span_postings AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross
 	spans := "seq IN (" + sub + ") AND environment IN (" + placeholders(len(r.envs)) + ") AND seq <= ? AND timestamp >= ?"
 	spanArgs := append(append(append(slices.Clone(args), crossArgs...), stringArgs(r.envs)...), snapshot, r.from)
