@@ -64,7 +64,7 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 	if err != nil {
 		return 0, false, err
 	}
-	cond := dialect.SpanFilters(q.Filters)[0]
+	cond := spanFilters(q.Filters)[0]
 	hours := rangeHours(q)
 	match := &bucketSide{desc: !up, b: own, ok: true}
 	match.cond.AddExpr(cond)

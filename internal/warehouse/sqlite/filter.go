@@ -66,6 +66,36 @@ func jsonVerbatim(s string) bool {
 	return true
 }
 
+// spanFilters renders the filters of a span query, one condition each:
+// dialect.SpanFilters, but a filter on a resource attribute tests the
+// resource sets once, "spans.resource_id IN (the sets that match)",
+// instead of looking up each span's set and parsing its JSON (every span
+// has a set: resource_id is NOT NULL, and sets are never deleted, so a
+// negation matches the same spans either way).
+func spanFilters(filters []warehouse.Filter) []sqlfilter.Expr {
+	out := dialect.SpanFilters(filters)
+	for i, f := range filters {
+		ref := warehouse.ResolveSpanField(f.Field)
+		if ref.Kind != warehouse.KindResourceAttribute {
+			continue
+		}
+		c := resourceDialect.Cond(f, ref)
+		out[i] = sqlfilter.Expr{SQL: "spans.resource_id IN (SELECT id FROM resources WHERE " + c.SQL + ")", Args: c.Args}
+	}
+	return out
+}
+
+// resourceDialect renders a filter on the attributes of a row of
+// resources.
+var resourceDialect = func() sqlfilter.Dialect {
+	d := dialect
+	d.Attribute = func(_ warehouse.FieldKind, key string) (value, exists sqlfilter.Expr) {
+		return attrExprs("resources.attributes", key)
+	}
+	d.AttributeHas = nil
+	return d
+}()
+
 // docColumn is the JSON column holding the attributes of a field kind.
 func docColumn(kind warehouse.FieldKind) string {
 	switch kind {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -93,6 +94,76 @@ func TestAttributePrefilter(t *testing.T) {
 			if !slices.Equal(got, tc.want) || total != int64(len(tc.want)) {
 				t.Errorf("%s %s %q %q: %v of %d, want %d (%v)", field, f.Operator, f.Value, f.Values, got, total, len(tc.want), tc.want)
 			}
+		}
+	}
+}
+
+// TestResourceFiltersMatchPerSpanLookup: a filter on a resource attribute
+// tests the resource sets once (spanFilters) and matches exactly the spans
+// that looking up each span's set matches, negations and missing keys
+// included; the pages and totals of QuerySpans agree.
+func TestResourceFiltersMatchPerSpanLookup(t *testing.T) {
+	ctx := context.Background()
+	st := openWith(t, Options{})
+	resources := []map[string]string{
+		{"service.name": "checkout", "region": "eu", "replicas": "3"},
+		{"service.name": "search", "region": "us"},
+		{"service.name": "checkout-v2", "replicas": "12"},
+		{},
+		{"service.name": "a\xffb", "region": "eu"}, // stored as "a\ufffdb"
+	}
+	var spans []warehouse.Span
+	for i := range 40 {
+		spans = append(spans, warehouse.Span{Environment: []string{"e", "f"}[i%2], TraceID: "t", SpanID: fmt.Sprint("s", i),
+			Timestamp: 1_790_000_000_000 + int64(i), ResourceAttributes: resources[i%len(resources)]})
+	}
+	if err := st.WriteSpans(ctx, spans); err != nil {
+		t.Fatal(err)
+	}
+	f := func(key string, op warehouse.Operator, value string, values ...string) warehouse.Filter {
+		return warehouse.Filter{Field: "resource." + key, Operator: op, Value: value, Values: values}
+	}
+	for _, filter := range []warehouse.Filter{
+		f("service.name", warehouse.OpEquals, "checkout"),
+		f("service.name", warehouse.OpNotEquals, "checkout"),
+		f("service.name", warehouse.OpIn, "", "search", "a\uFFFDb"),
+		f("service.name", warehouse.OpNotIn, "", "search", "nothing"),
+		f("service.name", warehouse.OpStartsWith, "checkout"),
+		f("service.name", warehouse.OpContains, "\uFFFD"),
+		f("region", warehouse.OpExists, ""),
+		f("region", warehouse.OpNotExists, ""),
+		f("region", warehouse.OpNotEquals, "eu"),
+		f("replicas", warehouse.OpGreaterThan, "5"),
+		{Field: "resource_attributes.replicas", Operator: warehouse.OpEquals, Value: "3.0", ValueType: warehouse.TypeNumber},
+	} {
+		perSpan := dialect.SpanFilters([]warehouse.Filter{filter})[0] // each span's set looked up
+		var want int64
+		if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM spans WHERE environment = 'e' AND `+perSpan.SQL,
+			perSpan.Args...).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(spanFilters([]warehouse.Filter{filter})[0].SQL, "resource_id IN") {
+			t.Fatalf("%v: not rendered as a test of the resource sets", filter)
+		}
+		page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"e"}, Filters: []warehouse.Filter{filter}, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got int64
+		for q := (warehouse.SpanQuery{Environments: []string{"e"}, Filters: []warehouse.Filter{filter}, Limit: 3}); ; {
+			p, err := st.QuerySpans(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += int64(len(p.Spans))
+			if p.NextCursor == "" {
+				break
+			}
+			q.Cursor = p.NextCursor
+		}
+		if page.TotalResults != want || got != want {
+			t.Errorf("%s %s %q %q: total %d, %d spans paged; looking up each span's set: %d", filter.Field, filter.Operator,
+				filter.Value, filter.Values, page.TotalResults, got, want)
 		}
 	}
 }

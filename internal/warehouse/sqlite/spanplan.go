@@ -311,7 +311,7 @@ func newSpanSelect(q warehouse.SpanQuery, r warehouse.SpanRead, snapshot int64) 
 	if q.ToMs != 0 {
 		sel.base.Add("timestamp <= ?", q.ToMs)
 	}
-	for _, c := range dialect.SpanFilters(q.Filters) {
+	for _, c := range spanFilters(q.Filters) {
 		sel.filters.AddExpr(c)
 	}
 	col, dir, cmp := q.SortOrder()
@@ -498,7 +498,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 		return p.rangeSpans, nil
 	}
 	if len(q.Filters) == 1 && p.post != nil {
-		cond := dialect.SpanFilters(q.Filters)[0]
+		cond := spanFilters(q.Filters)[0]
 		n, ok, err := p.pr.count(ctx, tx, *p.post, p.postSums, cond.SQL, cond.Args, snapshot)
 		if err != nil || ok {
 			return n, err
@@ -519,7 +519,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 				}
 			}
 			if len(pf) == 1 && p.pr.holds(pf[0]) {
-				cond := dialect.SpanFilters(fq.Filters)[0]
+				cond := spanFilters(fq.Filters)[0]
 				n, ok, err := p.pr.count(ctx, tx, pf[0], postingSums{}, cond.SQL, cond.Args, snapshot)
 				if err != nil || ok {
 					return p.rangeSpans - n, err

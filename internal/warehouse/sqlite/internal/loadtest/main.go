@@ -209,6 +209,7 @@ func moreQueries(rng *rand.Rand, start, end int64) []spangen.Query {
 		{Field: "llm.top_p", Operator: warehouse.OpExists},
 		{Field: "llm.user", Operator: warehouse.OpNotExists},
 		{Field: "workflow_name", Operator: warehouse.OpIn, Values: []string{"workflow-1", "workflow-2"}},
+		{Field: "resource.service.name", Operator: warehouse.OpEquals, Value: "service-7"},
 	} {
 		out = append(out, spangen.Query{Name: fmt.Sprintf("1d range, %s %s", f.Field, f.Operator), Make: func() warehouse.SpanQuery {
 			from, to := day()
