@@ -66,11 +66,16 @@ func columnValues(sp *warehouse.Span) [8]string {
 // listed under keyPostingHash(key) for exists / not_exists filters.
 const keyPostingPrefix = "\x01"
 
+// resourcePostingPrefix starts the posting key of a resource attribute's
+// values (migration 00022): "\x02" + key, hashed with the value as the
+// stored JSON spells both.
+const resourcePostingPrefix = "\x02"
+
 // reservedKey reports whether an attribute key starts like the posting
-// keys of columns ("\x00") or of attribute keys ("\x01"): the postings
-// leave such keys out (their filters read the spans), so that no
-// attribute can add to another list's count.
-func reservedKey(key string) bool { return key != "" && key[0] <= 1 }
+// keys of columns ("\x00"), of attribute keys ("\x01") or of resource
+// attributes ("\x02"): the postings leave such keys out (their filters
+// read the spans), so that no attribute can add to another list's count.
+func reservedKey(key string) bool { return key != "" && key[0] <= 2 }
 
 // keyPostingHash is postingHash(keyPostingPrefix+key, ""), the hash of
 // key's own list, without building the string.
@@ -285,6 +290,11 @@ func postingFilters(q warehouse.SpanQuery) []postingFilter {
 			key = traceIDKey
 		case ref.Kind == warehouse.KindColumn && slices.Contains(indexedColumns, ref.Column):
 			key = columnKey(ref.Column)
+		case ref.Kind == warehouse.KindResourceAttribute && !reservedKey(ref.Key):
+			if f.Operator == warehouse.OpExists {
+				continue
+			}
+			key = resourcePostingPrefix + ref.Key
 		case ref.Kind == warehouse.KindSpanAttribute && !reservedKey(ref.Key):
 			if f.Operator == warehouse.OpExists {
 				out = append(out, postingFilter{index: i, key: keyPostingPrefix + ref.Key, values: []string{""}})
@@ -369,6 +379,9 @@ type postingRange struct {
 	// valuesFrom is the first sequence number whose run recorded its
 	// attribute values in the dictionary (span_values_from).
 	valuesFrom int64
+	// resourcesFrom is the first sequence number whose run lists resource
+	// attribute values (resource_postings_from).
+	resourcesFrom int64
 }
 
 // postingRun is a run of span_postings, the start times it lists and its
@@ -395,6 +408,13 @@ func (r postingRange) holds(f postingFilter) bool {
 	if strings.HasPrefix(f.key, keyPostingPrefix) {
 		for _, run := range r.runs {
 			if run.firstSeq < r.keysFrom {
+				return false
+			}
+		}
+	}
+	if strings.HasPrefix(f.key, resourcePostingPrefix) {
+		for _, run := range r.runs {
+			if run.firstSeq < r.resourcesFrom {
 				return false
 			}
 		}

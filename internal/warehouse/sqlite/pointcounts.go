@@ -57,7 +57,7 @@ func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 	c.m[pointCountKey{env: p.Environment, hour: hour, name: p.MetricName, source: p.Source}] += n
 	skip := c.uncounted[p.Environment]
 	for key, value := range p.Labels {
-		if key == "" || reservedKey(key) {
+		if key == "" || reservedLabelKey(key) {
 			continue
 		}
 		if key = jsonKey(key); skip[key] {
@@ -91,6 +91,11 @@ func (c *pointCounts) flushAttributes() {
 		c.m[pointCountKey{env: pa.env, hour: pa.hour, key: key, value: jsonKey(value)}] += pa.n
 	}
 }
+
+// reservedLabelKey reports whether a label key starts like the
+// point_counts key of an attribute (or with a byte 0): such labels are not
+// counted.
+func reservedLabelKey(key string) bool { return key != "" && key[0] <= 1 }
 
 // attributeCountKey is the point_counts key of a point attribute's rows
 // (migration 00021): a byte 1 before the key, which no counted label key

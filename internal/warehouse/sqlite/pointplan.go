@@ -63,7 +63,7 @@ func pointCountPlan(q warehouse.MetricQuery) (countPlan, bool) {
 	}
 	var p countPlan
 	switch {
-	case ref.Kind == warehouse.KindLabel && !reservedKey(ref.Key):
+	case ref.Kind == warehouse.KindLabel && !reservedLabelKey(ref.Key):
 		p.key = ref.Key
 	case ref.Kind == warehouse.KindPointAttribute:
 		p.key = attributeCountKey(ref.Key)

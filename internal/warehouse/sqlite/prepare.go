@@ -44,8 +44,9 @@ func preparedOf(sp *warehouse.Span, res *lastEncoding) *prepared {
 }
 
 func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
+	resource := res.encode(sp.ResourceAttributes)
 	p := &prepared{
-		resource:    res.encode(sp.ResourceAttributes).json,
+		resource:    resource.json,
 		attributes:  encodeMap(sp.SpanAttributes),
 		evaluations: warehouse.EncodeEvaluations(sp.Evaluations),
 		verdicts:    warehouse.VerdictIndex(sp.Evaluations),
@@ -53,7 +54,9 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 	}
 	p.prompts, p.completions, p.input, p.inputKey, p.output, p.outputKey = contentColumns(sp)
 	cols := columnValues(sp)
-	p.hashes = make([]int64, 0, 1+len(cols)+2*len(sp.SpanAttributes))
+	resourceHashes := resource.resourceHashes()
+	p.hashes = make([]int64, 0, 1+len(cols)+2*len(sp.SpanAttributes)+len(resourceHashes))
+	p.hashes = append(p.hashes, resourceHashes...)
 	p.hashes = append(p.hashes, postingHash(traceIDKey, sp.TraceID))
 	for i, v := range cols {
 		if indexable(v) {

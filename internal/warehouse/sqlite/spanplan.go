@@ -280,8 +280,8 @@ func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQu
 	}
 	var lo, hi sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_attr_index), (SELECT max_hour FROM legacy_attr_index),
-		(SELECT first_seq FROM key_postings_from), (SELECT first_seq FROM span_values_from)`).Scan(&lo, &hi, &r.keysFrom,
-		&r.valuesFrom); err != nil {
+		(SELECT first_seq FROM key_postings_from), (SELECT first_seq FROM span_values_from),
+		(SELECT first_seq FROM resource_postings_from)`).Scan(&lo, &hi, &r.keysFrom, &r.valuesFrom, &r.resourcesFrom); err != nil {
 		return r, fmt.Errorf("attribute index range: %w", mapErr(err))
 	}
 	if lo.Valid && hi.Valid {

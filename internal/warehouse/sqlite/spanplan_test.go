@@ -110,6 +110,12 @@ func TestAccessesAgree(t *testing.T) {
 		{{Field: "llm.is_streaming", Operator: warehouse.OpEquals, Value: "FALSE", ValueType: warehouse.TypeBoolean}},
 		{{Field: "rare.key", Operator: warehouse.OpContains, Value: "long"}}, // a gap: read
 		{{Field: "llm.usage.output_tokens", Operator: warehouse.OpNotEquals, Value: "7", ValueType: warehouse.TypeNumber}},
+		// Resource attributes: their postings (migration 22).
+		{{Field: "resource.service.name", Operator: warehouse.OpEquals, Value: "service-7"}},
+		{{Field: "resource.service.name", Operator: warehouse.OpIn, Values: []string{"service-1", "service-30"}}},
+		{{Field: "resource_attributes.service.name", Operator: warehouse.OpNotEquals, Value: "service-3"}},
+		{{Field: "resource.service.name", Operator: warehouse.OpEquals, Value: "service-7"},
+			{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(1)}},
 		{{Field: "user.id", Operator: warehouse.OpStartsWith, Value: "user-00"},
 			{Field: "duration_ms", Operator: warehouse.OpLessThan, Value: "15000"}},
 	}
@@ -269,6 +275,63 @@ func TestKeyPostingsOnlyFromTheirRuns(t *testing.T) {
 				if !slices.Equal(got, want) || total != wantTotal || wantTotal != int64(len(want)) {
 					t.Errorf("%s: %v over [%d, %d]: %d spans (total %d), want %d (total %d)", stage, f, r.from-start, r.to-start,
 						len(got), total, len(want), wantTotal)
+				}
+			}
+		}
+	}
+	check("runs of both kinds")
+	if _, err := st.mergeRuns(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("merged")
+}
+
+// TestResourcePostingsOnlyFromTheirRuns: runs written before resource
+// postings (migration 00022) list no resource attributes; a resource
+// filter over a range that reaches such a run, or a merge of one, must read
+// the spans. Simulated as TestKeyPostingsOnlyFromTheirRuns does.
+func TestResourcePostingsOnlyFromTheirRuns(t *testing.T) {
+	ctx := context.Background()
+	st := openWith(t, Options{runFanout: 3})
+	start := int64(1_790_000_000_000)
+	const hour = int64(3600 * 1000)
+	g := spangen.New("a", 4)
+	write := func(k int) {
+		if err := st.WriteSpans(ctx, g.Batch(100, start+int64(k)*hour, start+int64(k+1)*hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range 2 { // "before the upgrade": hours 0 and 1
+		write(k)
+	}
+	var hashes []any
+	for svc := range 100 {
+		hashes = append(hashes, postingHash(resourcePostingPrefix+"service.name", fmt.Sprint("service-", svc)))
+	}
+	if _, err := st.writer.ExecContext(ctx, `DELETE FROM span_postings WHERE hash IN (`+placeholders(len(hashes))+`)`, hashes...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.writer.ExecContext(ctx, `UPDATE resource_postings_from SET first_seq = (SELECT max(seq) + 1 FROM spans)`); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k < 4; k++ { // after: hours 1 (late spans), 2 and 3
+		write(k)
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, r := range []struct{ from, to int64 }{{0, 0}, {start, start + hour - 1}, {start + 2*hour, start + 4*hour - 1}} {
+			for _, f := range []warehouse.Filter{{Field: "resource.service.name", Operator: warehouse.OpEquals, Value: "service-7"},
+				{Field: "resource.service.name", Operator: warehouse.OpNotIn, Values: []string{"service-7", "service-9"}}} {
+				q := warehouse.SpanQuery{Environments: []string{"a"}, FromMs: r.from, ToMs: r.to, Filters: []warehouse.Filter{f}, Limit: 10}
+				want, wantTotal := collectPages(t, st, q, func(p spanPlan) spanPlan { p.access, p.post = accessTimeIndex, nil; return p })
+				var plan spanPlan
+				got, total := collectPages(t, st, q, func(p spanPlan) spanPlan { plan = p; return p })
+				if !slices.Equal(got, want) || total != wantTotal || wantTotal != int64(len(want)) || len(want) == 0 {
+					t.Errorf("%s: %v over [%d, %d]: %d spans (total %d), want %d (total %d)", stage, f, r.from-start, r.to-start,
+						len(got), total, len(want), wantTotal)
+				}
+				if newOnly := r.from == start+2*hour; newOnly && f.Operator == warehouse.OpEquals && plan.post == nil {
+					t.Errorf("%s: %v over the runs written after the upgrade: not through the postings", stage, f)
 				}
 			}
 		}
