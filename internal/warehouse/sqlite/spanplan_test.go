@@ -246,22 +246,11 @@ func TestKeyPostingsOnlyFromTheirRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for k := range 2 { // "before the upgrade": hours 0 and 1
-		write(k)
-	}
 	var keys []any
 	for key := range g.Span(start).SpanAttributes {
 		keys = append(keys, keyPostingHash(key))
 	}
-	if _, err := st.writer.ExecContext(ctx, `DELETE FROM span_postings WHERE hash IN (`+placeholders(len(keys))+`)`, keys...); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.writer.ExecContext(ctx, `UPDATE key_postings_from SET first_seq = (SELECT max(seq) + 1 FROM spans)`); err != nil {
-		t.Fatal(err)
-	}
-	for k := 1; k < 4; k++ { // after: hours 1 (late spans), 2 and 3
-		write(k)
-	}
+	upgradeRuns(t, st, write, "key_postings_from", keys)
 	check := func(stage string) {
 		t.Helper()
 		for _, r := range []struct{ from, to int64 }{{0, 0}, {start, start + hour - 1}, {start + 2*hour, start + 4*hour - 1},
@@ -286,6 +275,27 @@ func TestKeyPostingsOnlyFromTheirRuns(t *testing.T) {
 	check("merged")
 }
 
+// upgradeRuns simulates runs written before a kind of postings: write
+// writes hours 0 and 1, the lists of hashes are deleted and the first
+// sequence number in marker moved past every span, then write writes
+// hours 1 (late spans), 2 and 3.
+func upgradeRuns(t *testing.T, st *Store, write func(k int), marker string, hashes []any) {
+	t.Helper()
+	ctx := context.Background()
+	for k := range 2 {
+		write(k)
+	}
+	if _, err := st.writer.ExecContext(ctx, `DELETE FROM span_postings WHERE hash IN (`+placeholders(len(hashes))+`)`, hashes...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.writer.ExecContext(ctx, `UPDATE `+marker+` SET first_seq = (SELECT max(seq) + 1 FROM spans)`); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k < 4; k++ {
+		write(k)
+	}
+}
+
 // TestResourcePostingsOnlyFromTheirRuns: runs written before resource
 // postings (migration 00022) list no resource attributes; a resource
 // filter over a range that reaches such a run, or a merge of one, must read
@@ -301,22 +311,11 @@ func TestResourcePostingsOnlyFromTheirRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for k := range 2 { // "before the upgrade": hours 0 and 1
-		write(k)
-	}
 	var hashes []any
 	for svc := range 100 {
 		hashes = append(hashes, postingHash(resourcePostingPrefix+"service.name", fmt.Sprint("service-", svc)))
 	}
-	if _, err := st.writer.ExecContext(ctx, `DELETE FROM span_postings WHERE hash IN (`+placeholders(len(hashes))+`)`, hashes...); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.writer.ExecContext(ctx, `UPDATE resource_postings_from SET first_seq = (SELECT max(seq) + 1 FROM spans)`); err != nil {
-		t.Fatal(err)
-	}
-	for k := 1; k < 4; k++ { // after: hours 1 (late spans), 2 and 3
-		write(k)
-	}
+	upgradeRuns(t, st, write, "resource_postings_from", hashes)
 	check := func(stage string) {
 		t.Helper()
 		for _, r := range []struct{ from, to int64 }{{0, 0}, {start, start + hour - 1}, {start + 2*hour, start + 4*hour - 1}} {
