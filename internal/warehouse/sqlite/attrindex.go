@@ -21,6 +21,21 @@ const maxIndexedValue = 256
 
 const hourMs = 3600 * 1000
 
+// resourceHashes returns the posting hashes of the map as a span's
+// resource attributes: of each indexable value under "\x02" + key, both
+// as the stored JSON spells them (computed once per map).
+func (e *encodedMap) resourceHashes() []int64 {
+	if e.postings == nil {
+		e.postings = make([]int64, 0, len(e.keys))
+		for _, k := range e.keys {
+			if v := jsonKey(e.m[k]); !reservedKey(k) && indexable(v) {
+				e.postings = append(e.postings, postingHash(resourcePostingPrefix+jsonKey(k), v))
+			}
+		}
+	}
+	return e.postings
+}
+
 // hourOf is the index hour of a timestamp (Unix ms).
 func hourOf(ms int64) int64 {
 	if ms < 0 {
@@ -358,10 +373,10 @@ func (f postingFilter) legacyHashes(envs []string) []any {
 	return out
 }
 
-// legacyHoursCTE generates the hours [?, ?] of span_attr_index as the
-// table lhours(h): its lists are looked up hour by hour, each an equality
-// on its primary key.
-const legacyHoursCTE = `WITH RECURSIVE lhours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM lhours WHERE h < ?) `
+// hoursCTE generates the hours [?, ?] as the table hours(h), for tables
+// keyed by hour first (span_attr_index, span_values): looked up hour by
+// hour, each an equality on the key's first column.
+const hoursCTE = `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?) `
 
 // postingRange is the part of a query the postings are read for: the
 // environments, the time range [from, to] (to 0: open) and the runs that
@@ -471,7 +486,7 @@ func (r postingRange) runIDs() []any {
 func (r postingRange) rowsWhere(f postingFilter) (string, []any) {
 	hashes := f.hashes()
 	cond := `p.run IN (` + placeholders(len(r.runs)) + `) AND p.environment IN (` + placeholders(len(r.envs)) + `) AND `
-	args := append(r.runIDs(), stringArgs(r.envs)...)
+	args := append(r.runIDs(), asArgs(r.envs)...)
 	if len(hashes) == 0 || len(hashes) > maxHashParams {
 		// Many values (resolved ones): one JSON array.
 		cond += `p.hash IN (SELECT value FROM json_each(?)) AND p.max_ts >= ?`
@@ -513,8 +528,8 @@ func (r postingRange) candidatesSQL(f postingFilter) (string, []any) {
 		args = append(args, condArgs...)
 	}
 	if lh := r.legacyLookup(f); lh != nil {
-		parts = append(parts, `SELECT * FROM (`+legacyHoursCTE+`SELECT l.base + o.value FROM lhours CROSS JOIN
-			span_attr_index AS l ON l.hour = lhours.h AND l.hash IN (`+placeholders(len(lh))+`) CROSS JOIN json_each(l.offsets) AS o)`)
+		parts = append(parts, `SELECT * FROM (`+hoursCTE+`SELECT l.base + o.value FROM hours CROSS JOIN
+			span_attr_index AS l ON l.hour = hours.h AND l.hash IN (`+placeholders(len(lh))+`) CROSS JOIN json_each(l.offsets) AS o)`)
 		args = append(append(args, r.legacyFrom, r.legacyTo), lh...)
 	}
 	if len(parts) == 0 {
@@ -558,8 +573,8 @@ func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) 
 	}
 	if lh := r.legacyLookup(f); lh != nil {
 		var old sql.NullInt64
-		if err := q.QueryRowContext(ctx, legacyHoursCTE+`SELECT sum(json_array_length(l.offsets)) FROM lhours
-			CROSS JOIN span_attr_index AS l ON l.hour = lhours.h AND l.hash IN (`+placeholders(len(lh))+`)`,
+		if err := q.QueryRowContext(ctx, hoursCTE+`SELECT sum(json_array_length(l.offsets)) FROM hours
+			CROSS JOIN span_attr_index AS l ON l.hour = hours.h AND l.hash IN (`+placeholders(len(lh))+`)`,
 			append([]any{r.legacyFrom, r.legacyTo}, lh...)...).Scan(&old); err != nil {
 			return out, fmt.Errorf("attribute index estimate: %w", mapErr(err))
 		}
@@ -624,7 +639,7 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 	where, args = edges.rowsWhere(f)
 	sub := `SELECT p.base + o.value FROM span_postings AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross
 	spans := "seq IN (" + sub + ") AND environment IN (" + placeholders(len(r.envs)) + ") AND seq <= ? AND timestamp >= ?"
-	spanArgs := append(append(append(slices.Clone(args), crossArgs...), stringArgs(r.envs)...), snapshot, r.from)
+	spanArgs := append(append(append(slices.Clone(args), crossArgs...), asArgs(r.envs)...), snapshot, r.from)
 	if r.to != 0 {
 		spans += " AND timestamp <= ?"
 		spanArgs = append(spanArgs, r.to)
@@ -637,10 +652,11 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 	return whole.Int64 + edge, true, nil
 }
 
-func stringArgs(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
+// asArgs returns xs as query arguments.
+func asArgs[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
 	}
 	return out
 }

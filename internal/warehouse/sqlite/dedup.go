@@ -76,21 +76,6 @@ type encodedMap struct {
 	postings []int64
 }
 
-// resourceHashes returns the posting hashes of the map as a span's
-// resource attributes: of each indexable value under "\x02" + key, both
-// as the stored JSON spells them (computed once per map).
-func (e *encodedMap) resourceHashes() []int64 {
-	if e.postings == nil {
-		e.postings = make([]int64, 0, len(e.keys))
-		for _, k := range e.keys {
-			if v := jsonKey(e.m[k]); !reservedKey(k) && indexable(v) {
-				e.postings = append(e.postings, postingHash(resourcePostingPrefix+jsonKey(k), v))
-			}
-		}
-	}
-	return e.postings
-}
-
 // addTo hashes the map's keys and values in key order.
 func (e *encodedMap) addTo(k *keyHash) {
 	for _, key := range e.keys {

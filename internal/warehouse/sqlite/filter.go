@@ -66,17 +66,18 @@ func jsonVerbatim(s string) bool {
 	return true
 }
 
-// spanFilters renders the filters of a span query, one condition each:
-// dialect.SpanFilters, but a filter on a resource attribute tests the
+// spanFilters renders the filters of a span query, one condition each, as
+// dialect.SpanFilters does, but a filter on a resource attribute tests the
 // resource sets once, "spans.resource_id IN (the sets that match)",
 // instead of looking up each span's set and parsing its JSON (every span
 // has a set: resource_id is NOT NULL, and sets are never deleted, so a
 // negation matches the same spans either way).
 func spanFilters(filters []warehouse.Filter) []sqlfilter.Expr {
-	out := dialect.SpanFilters(filters)
+	out := make([]sqlfilter.Expr, len(filters))
 	for i, f := range filters {
 		ref := warehouse.ResolveSpanField(f.Field)
 		if ref.Kind != warehouse.KindResourceAttribute {
+			out[i] = dialect.Cond(f, ref)
 			continue
 		}
 		c := resourceDialect.Cond(f, ref)
@@ -87,14 +88,18 @@ func spanFilters(filters []warehouse.Filter) []sqlfilter.Expr {
 
 // resourceDialect renders a filter on the attributes of a row of
 // resources.
-var resourceDialect = func() sqlfilter.Dialect {
+var resourceDialect = dialectOf(func(key string) (value, exists sqlfilter.Expr) {
+	return attrExprs("resources.attributes", key)
+})
+
+// dialectOf is dialect with attributes of every kind read by attr, and no
+// JSON prefilter (attr reads no document of a span or point).
+func dialectOf(attr func(key string) (value, exists sqlfilter.Expr)) sqlfilter.Dialect {
 	d := dialect
-	d.Attribute = func(_ warehouse.FieldKind, key string) (value, exists sqlfilter.Expr) {
-		return attrExprs("resources.attributes", key)
-	}
+	d.Attribute = func(_ warehouse.FieldKind, key string) (value, exists sqlfilter.Expr) { return attr(key) }
 	d.AttributeHas = nil
 	return d
-}()
+}
 
 // docColumn is the JSON column holding the attributes of a field kind.
 func docColumn(kind warehouse.FieldKind) string {

@@ -87,11 +87,7 @@ func (s *Store) oldestRuns(ctx context.Context, q querier, level int) ([]any, er
 	if err != nil {
 		return nil, fmt.Errorf("posting runs: %w", err)
 	}
-	out := make([]any, len(runs))
-	for i, run := range runs {
-		out[i] = run
-	}
-	return out, nil
+	return asArgs(runs), nil
 }
 
 // mergeOnce copies the oldest runFanout runs of level into one new run of

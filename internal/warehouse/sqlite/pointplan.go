@@ -498,11 +498,7 @@ func readPointsBySeq(ctx context.Context, tx *sql.Tx, seqs []int64) ([]warehouse
 	if len(seqs) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(seqs))
-	for i, s := range seqs {
-		args[i] = s
-	}
-	rows, err := tx.QueryContext(ctx, "SELECT seq, "+selectPointColumns+" FROM metric_points WHERE seq IN ("+placeholders(len(seqs))+")", args...)
+	rows, err := tx.QueryContext(ctx, "SELECT seq, "+selectPointColumns+" FROM metric_points WHERE seq IN ("+placeholders(len(seqs))+")", asArgs(seqs)...)
 	if err != nil {
 		return nil, fmt.Errorf("read points: %w", mapErr(err))
 	}

@@ -68,13 +68,14 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 		if reservedKey(key) {
 			continue
 		}
-		p.hashes = append(p.hashes, keyPostingHash(jsonKey(key)))
+		stored := jsonKey(key)
+		p.hashes = append(p.hashes, keyPostingHash(stored))
 		var h int64
 		if indexable(v) {
 			h = postingHash(key, v)
 			p.hashes = append(p.hashes, h)
 		}
-		p.values = append(p.values, dictionaryEntry(key, v, h))
+		p.values = append(p.values, dictionaryEntry(key, stored, v, h))
 	}
 	return p
 }

@@ -270,11 +270,7 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 	if err != nil || len(seqs) == 0 {
 		return 0, err
 	}
-	args := make([]any, len(seqs))
-	for i, v := range seqs {
-		args[i] = v
-	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE seq IN ("+placeholders(len(args))+")", args...); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE seq IN ("+placeholders(len(seqs))+")", asArgs(seqs)...); err != nil {
 		return 0, fmt.Errorf("delete: %w", mapErr(err))
 	}
 	// The keys, by (time, key) and, for rows from before the time-ordered
@@ -365,12 +361,23 @@ func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
 			return err
 		}
 	}
+	if err := s.deleteInBatches(ctx, `DELETE FROM span_attr_index WHERE (hour, hash, base) IN
+		(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`, hourOf(bound)); err != nil {
+		return fmt.Errorf("attribute index: %w", err)
+	}
+	return nil
+}
+
+// deleteInBatches runs query (a DELETE whose last parameter is its batch
+// size) with args and pruneBatch until a batch deletes fewer rows,
+// pausing between batches (pausePruning).
+func (s *Store) deleteInBatches(ctx context.Context, query string, args ...any) error {
+	args = append(args, pruneBatch)
 	for {
 		start := time.Now()
-		res, err := s.writer.ExecContext(ctx, `DELETE FROM span_attr_index WHERE (hour, hash, base) IN
-			(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`, hourOf(bound), pruneBatch)
+		res, err := s.writer.ExecContext(ctx, query, args...)
 		if err != nil {
-			return fmt.Errorf("attribute index: %w", mapErr(err))
+			return mapErr(err)
 		}
 		if n, _ := res.RowsAffected(); n < pruneBatch {
 			return nil
@@ -388,19 +395,9 @@ func (s *Store) pruneValues(ctx context.Context, bound int64) error {
 	defer s.values.reset()
 	for _, t := range []struct{ table, key string }{{"span_values", "hour, key_hash, seq"},
 		{"span_value_gaps", "hour, key_hash"}} {
-		for {
-			start := time.Now()
-			res, err := s.writer.ExecContext(ctx, `DELETE FROM `+t.table+` WHERE (`+t.key+`) IN
-				(SELECT `+t.key+` FROM `+t.table+` WHERE hour < ? LIMIT ?)`, hourOf(bound), pruneBatch)
-			if err != nil {
-				return fmt.Errorf("attribute values: %w", mapErr(err))
-			}
-			if n, _ := res.RowsAffected(); n < pruneBatch {
-				break
-			}
-			if err := s.pausePruning(ctx, time.Since(start)); err != nil {
-				return err
-			}
+		if err := s.deleteInBatches(ctx, `DELETE FROM `+t.table+` WHERE (`+t.key+`) IN
+			(SELECT `+t.key+` FROM `+t.table+` WHERE hour < ? LIMIT ?)`, hourOf(bound)); err != nil {
+			return fmt.Errorf("attribute values: %w", err)
 		}
 	}
 	return nil
@@ -409,19 +406,9 @@ func (s *Store) pruneValues(ctx context.Context, bound int64) error {
 // deleteRun deletes a posting run, its rows in batches (the last batch
 // with the run's own row).
 func (s *Store) deleteRun(ctx context.Context, run int64) error {
-	for {
-		start := time.Now()
-		res, err := s.writer.ExecContext(ctx, `DELETE FROM span_postings WHERE (run, environment, hash, base) IN
-			(SELECT run, environment, hash, base FROM span_postings WHERE run = ? LIMIT ?)`, run, pruneBatch)
-		if err != nil {
-			return fmt.Errorf("posting run %d: %w", run, mapErr(err))
-		}
-		if n, _ := res.RowsAffected(); n < pruneBatch {
-			break
-		}
-		if err := s.pausePruning(ctx, time.Since(start)); err != nil {
-			return err
-		}
+	if err := s.deleteInBatches(ctx, `DELETE FROM span_postings WHERE (run, environment, hash, base) IN
+		(SELECT run, environment, hash, base FROM span_postings WHERE run = ? LIMIT ?)`, run); err != nil {
+		return fmt.Errorf("posting run %d: %w", run, err)
 	}
 	if _, err := s.writer.ExecContext(ctx, `DELETE FROM posting_runs WHERE run = ?`, run); err != nil {
 		return fmt.Errorf("posting run %d: %w", run, mapErr(err))

@@ -587,7 +587,7 @@ func readSpanRows(ctx context.Context, tx querier, query string, args []any, out
 func totalSpans(ctx context.Context, q querier, envs []string) (int64, error) {
 	var n sql.NullInt64
 	if err := q.QueryRowContext(ctx, `SELECT sum(n) FROM span_counts WHERE environment IN (`+placeholders(len(envs))+`)`,
-		stringArgs(envs)...).Scan(&n); err != nil {
+		asArgs(envs)...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count spans: %w", mapErr(err))
 	}
 	return n.Int64, nil

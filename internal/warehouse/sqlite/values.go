@@ -33,13 +33,14 @@ type attrValue struct {
 }
 
 // dictionaryEntry returns how the dictionary records attribute key = value
-// (key not reserved). Values too long for the postings or not valid UTF-8
-// (whose stored JSON spells them otherwise) are gaps; so are all values of
-// a key that is not valid UTF-8, under the key as the stored JSON spells
-// it, which is how a filter names it.
-func dictionaryEntry(key, value string, hash int64) attrValue {
-	if !utf8.ValidString(key) {
-		return attrValue{key: jsonKey(key), hash: ^keyPostingHash(jsonKey(key)), gap: true}
+// (key not reserved; stored: jsonKey(key)) with hash postingHash(key,
+// value). Values too long for the postings or not valid UTF-8 (whose
+// stored JSON spells them otherwise) are gaps; so are all values of a key
+// that is not valid UTF-8, under the key as the stored JSON spells it,
+// which is how a filter names it.
+func dictionaryEntry(key, stored, value string, hash int64) attrValue {
+	if stored != key {
+		return attrValue{key: stored, hash: ^keyPostingHash(stored), gap: true}
 	}
 	if !indexable(value) || !utf8.ValidString(value) {
 		return attrValue{key: key, hash: ^keyPostingHash(key), gap: true}
@@ -186,14 +187,9 @@ const maxResolvedHours = 24 * 400
 
 // valuesDialect renders a filter on the dictionary's value (as v.value)
 // instead of a span's attribute: the same SQL, so the same semantics.
-var valuesDialect = func() sqlfilter.Dialect {
-	d := dialect
-	d.AttributeHas = nil // no document to search
-	d.Attribute = func(warehouse.FieldKind, string) (value, exists sqlfilter.Expr) {
-		return sqlfilter.Expr{SQL: "v.value"}, sqlfilter.Expr{SQL: "1"}
-	}
-	return d
-}()
+var valuesDialect = dialectOf(func(string) (value, exists sqlfilter.Expr) {
+	return sqlfilter.Expr{SQL: "v.value"}, sqlfilter.Expr{SQL: "1"}
+})
 
 // resolvable reports whether the dictionary can resolve f: a filter on a
 // span attribute that only a span holding the attribute can match, and
@@ -227,9 +223,6 @@ func (r postingRange) dictionaryHolds() bool {
 	}
 	return true
 }
-
-// hoursCTE generates the hours [?, ?] as the table hours(h).
-const hoursCTE = `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?) `
 
 // resolveFilters returns posting filters for the filters of q the
 // dictionary resolves within r: each the in-list of the values of its key,
