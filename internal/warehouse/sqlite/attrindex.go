@@ -292,6 +292,10 @@ type postingFilter struct {
 	// resolved marks the values of another filter the dictionary resolved
 	// (resolveFilters): the runs must record their values.
 	resolved bool
+	// hours, for resolved values, are the hours each was recorded in
+	// (aligned with values): a value's lists are looked up only in the
+	// runs that reach them.
+	hours []hourSpan
 }
 
 // postingFilters returns the filters of q that the postings answer.
@@ -484,22 +488,56 @@ func (r postingRange) runIDs() []any {
 // rowsWhere is the condition on span_postings rows (as p) of f in r: the
 // runs, environments and hashes, rows reaching into the time range.
 func (r postingRange) rowsWhere(f postingFilter) (string, []any) {
-	hashes := f.hashes()
-	cond := `p.run IN (` + placeholders(len(r.runs)) + `) AND p.environment IN (` + placeholders(len(r.envs)) + `) AND `
-	args := append(r.runIDs(), asArgs(r.envs)...)
-	if len(hashes) == 0 || len(hashes) > maxHashParams {
-		// Many values (resolved ones): one JSON array.
-		cond += `p.hash IN (SELECT value FROM json_each(?)) AND p.max_ts >= ?`
-		args = append(args, hashArray(hashes), r.from)
+	var cond string
+	var args []any
+	if f.hours != nil {
+		// Resolved values: each looked up only in the runs that reach
+		// the hours it was recorded in (a value unique to a span is in
+		// one run, not in every run of the range).
+		cond = `(p.run, p.hash) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j) AND p.environment IN (` +
+			placeholders(len(r.envs)) + `) AND p.max_ts >= ?`
+		args = append(append([]any{r.runHashPairs(f)}, asArgs(r.envs)...), r.from)
 	} else {
-		cond += `p.hash IN (` + placeholders(len(hashes)) + `) AND p.max_ts >= ?`
-		args = append(append(args, hashes...), r.from)
+		hashes := f.hashes()
+		cond = `p.run IN (` + placeholders(len(r.runs)) + `) AND p.environment IN (` + placeholders(len(r.envs)) + `) AND `
+		args = append(r.runIDs(), asArgs(r.envs)...)
+		if len(hashes) == 0 || len(hashes) > maxHashParams {
+			// Many values: one JSON array.
+			cond += `p.hash IN (SELECT value FROM json_each(?)) AND p.max_ts >= ?`
+			args = append(args, hashArray(hashes), r.from)
+		} else {
+			cond += `p.hash IN (` + placeholders(len(hashes)) + `) AND p.max_ts >= ?`
+			args = append(append(args, hashes...), r.from)
+		}
 	}
 	if r.to != 0 {
 		cond += ` AND p.min_ts <= ?`
 		args = append(args, r.to)
 	}
 	return cond, args
+}
+
+// runHashPairs returns, as a JSON array of [run, hash] pairs, the lists
+// of f's resolved values in the runs of r that reach their hours.
+func (r postingRange) runHashPairs(f postingFilter) string {
+	hashes := f.hashes()
+	b := []byte{'['}
+	for _, run := range r.runs {
+		for i, h := range hashes {
+			if !f.hours[i].overlaps(run) {
+				continue
+			}
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, run.id, 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, h.(int64), 10)
+			b = append(b, ']')
+		}
+	}
+	return string(append(b, ']'))
 }
 
 // maxHashParams is the most hashes rowsWhere binds one by one.

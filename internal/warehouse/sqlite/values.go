@@ -243,22 +243,23 @@ func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r po
 		if hi < lo || hourOf(hi)-hourOf(lo) >= maxResolvedHours {
 			return nil, nil
 		}
-		values, ok, err := resolveValues(ctx, tx, f, ref, r.envs, hourOf(lo), hourOf(hi))
+		values, hours, ok, err := resolveValues(ctx, tx, f, ref, r.envs, hourOf(lo), hourOf(hi))
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			out = append(out, postingFilter{index: i, key: ref.Key, values: values, resolved: true})
+			out = append(out, postingFilter{index: i, key: ref.Key, values: values, hours: hours, resolved: true})
 		}
 	}
 	return out, nil
 }
 
 // resolveValues returns the values of ref's key in envs and the hours
-// [from, to] that f matches (ok false: the key has a gap there, or f
-// matches more than maxResolvedValues values).
+// [from, to] that f matches, with the first and last of those hours each
+// value was recorded in (ok false: the key has a gap there, or f matches
+// more than maxResolvedValues values).
 func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref warehouse.FieldRef, envs []string,
-	from, to int64) (values []string, ok bool, err error) {
+	from, to int64) (values []string, hours []hourSpan, ok bool, err error) {
 	keys := make([]any, len(envs))
 	for i, env := range envs {
 		keys[i] = valueKeyHash(env, ref.Key)
@@ -268,21 +269,42 @@ func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref ware
 	err = tx.QueryRowContext(ctx, hoursCTE+`SELECT count(*) FROM (SELECT 1 FROM hours CROSS JOIN span_value_gaps AS g
 		ON g.hour = hours.h AND g.key_hash IN (`+keyIn+`) LIMIT 1)`, append([]any{from, to}, keys...)...).Scan(&gap)
 	if err != nil {
-		return nil, false, fmt.Errorf("attribute value gaps: %w", mapErr(err))
+		return nil, nil, false, fmt.Errorf("attribute value gaps: %w", mapErr(err))
 	}
 	if gap > 0 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	cond := valuesDialect.Cond(f, ref)
-	query := hoursCTE + `SELECT DISTINCT v.value FROM hours CROSS JOIN span_values AS v
-		ON v.hour = hours.h AND v.key_hash IN (` + keyIn + `) WHERE ` + cond.SQL + ` LIMIT ?`
+	query := hoursCTE + `SELECT v.value, min(v.hour), max(v.hour) FROM hours CROSS JOIN span_values AS v
+		ON v.hour = hours.h AND v.key_hash IN (` + keyIn + `) WHERE ` + cond.SQL + ` GROUP BY v.value LIMIT ?`
 	args := append(append(append([]any{from, to}, keys...), cond.Args...), maxResolvedValues+1)
-	values, err = queryColumn[string](ctx, tx, query, args...)
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
+		return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v string
+		var h hourSpan
+		if err := rows.Scan(&v, &h.first, &h.last); err != nil {
+			return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
+		}
+		values, hours = append(values, v), append(hours, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
 	}
 	if len(values) > maxResolvedValues {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
-	return values, true, nil
+	return values, hours, true, nil
+}
+
+// hourSpan is the first and last hour a value was recorded in.
+type hourSpan struct{ first, last int64 }
+
+// overlaps reports whether a run listing start times [minTS, maxTS] can
+// hold a span of the hours of h.
+func (h hourSpan) overlaps(run postingRun) bool {
+	return run.minTS < (h.last+1)*hourMs && run.maxTS >= h.first*hourMs
 }
