@@ -22,14 +22,23 @@ const maxIndexedValue = 256
 const hourMs = 3600 * 1000
 
 // resourceHashes returns the posting hashes of the map as a span's
-// resource attributes: of each indexable value under "\x02" + key, both
-// as the stored JSON spells them (computed once per map).
-func (e *encodedMap) resourceHashes() []int64 {
+// resource attributes: of each indexable value under "\x02" + key.
+func (e *encodedMap) resourceHashes() []int64 { return e.postingHashes(resourcePostingPrefix) }
+
+// labelHashes returns the posting hashes of the map as a metric point's
+// labels (point_postings): of each indexable value under its key.
+func (e *encodedMap) labelHashes() []int64 { return e.postingHashes("") }
+
+// postingHashes returns the hashes of the map's indexable values under
+// prefix + key, keys and values as the stored JSON spells them, leaving
+// out reserved keys (computed once per map: a map is either a resource
+// or labels).
+func (e *encodedMap) postingHashes(prefix string) []int64 {
 	if e.postings == nil {
 		e.postings = make([]int64, 0, len(e.keys))
 		for _, k := range e.keys {
 			if v := jsonKey(e.m[k]); !reservedKey(k) && indexable(v) {
-				e.postings = append(e.postings, postingHash(resourcePostingPrefix+jsonKey(k), v))
+				e.postings = append(e.postings, postingHash(prefix+jsonKey(k), v))
 			}
 		}
 	}
@@ -163,13 +172,14 @@ type postingList struct {
 	offs, ts []int64
 }
 
-// postings collects the index entries of one WriteSpans call: for each
-// (environment, hash) the offsets of its spans from the batch's first
-// sequence number. Spans of a batch share most attribute values (models,
+// postings collects the index entries of one WriteSpans (or
+// WriteMetricPoints: the points' labels) call: for each (environment,
+// hash) the offsets of its spans from the batch's first sequence number. Spans of a batch share most attribute values (models,
 // users, workflows), so one row per posting list replaces many per-span
 // rows.
 type postings struct {
-	first int64 // sequence number of offset 0
+	tables postingTables
+	first  int64 // sequence number of offset 0
 	// lists are by environment, then hash: a span looks its environment
 	// up once, then each hash in a map keyed by integers.
 	lists  map[string]map[int64]*postingList
@@ -179,8 +189,31 @@ type postings struct {
 	maxSeq int64
 }
 
-func newPostings(first int64) *postings {
-	return &postings{first: first, lists: map[string]map[int64]*postingList{}, minTS: math.MaxInt64, maxTS: math.MinInt64}
+func newPostings(tables postingTables, first int64) *postings {
+	return &postings{tables: tables, first: first, lists: map[string]map[int64]*postingList{}, minTS: math.MaxInt64, maxTS: math.MinInt64}
+}
+
+// postingTables names the tables of one set of posting runs: a table of
+// runs and one of lists, in the shape of posting_runs and span_postings.
+type postingTables struct{ runs, lists string }
+
+// The posting runs of spans (00014_span_postings.sql) and of metric point
+// labels (00023_point_postings.sql).
+var (
+	spanPostingTables  = postingTables{runs: "posting_runs", lists: "span_postings"}
+	pointPostingTables = postingTables{runs: "point_posting_runs", lists: "point_postings"}
+)
+
+// nextRunSQL allocates a run number: one above every run (merged ones
+// included), so a run's rows always go to the end of the lists' table.
+func (t postingTables) nextRunSQL() string {
+	return `SELECT coalesce((SELECT max(run) FROM ` + t.runs + `), 0) + 1`
+}
+
+// insertListsSQL starts the insert of list rows (OR FAIL: no statement
+// journal, as insertPointSQL).
+func (t postingTables) insertListsSQL() string {
+	return "INSERT OR FAIL INTO " + t.lists + " (run, environment, hash, base, n, min_ts, max_ts, offsets) VALUES "
 }
 
 // add indexes one span of env and start time timestamp: hashes are those
@@ -217,10 +250,6 @@ const (
 	postingColumns     = 8
 )
 
-// insertIndexSQL starts the insert of index rows (OR FAIL: no statement
-// journal, as insertPointSQL).
-const insertIndexSQL = "INSERT OR FAIL INTO span_postings (run, environment, hash, base, n, min_ts, max_ts, offsets) VALUES "
-
 // write stores the lists as a new run of level 0 (see merge.go): rows
 // keyed by the run, which is newer than every other, so they go to the end
 // of the table, in (environment, hash) order. Each row holds base, a
@@ -232,14 +261,14 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) erro
 		return nil
 	}
 	var run int64
-	if err := tx.QueryRowContext(ctx, nextRunSQL).Scan(&run); err != nil {
+	if err := tx.QueryRowContext(ctx, p.tables.nextRunSQL()).Scan(&run); err != nil {
 		return fmt.Errorf("next run: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO posting_runs (run, level, first_seq, last_seq, min_ts, max_ts)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+p.tables.runs+` (run, level, first_seq, last_seq, min_ts, max_ts)
 		VALUES (?, 0, ?, ?, ?, ?)`, run, p.first, p.maxSeq, p.minTS, p.maxTS); err != nil {
 		return fmt.Errorf("posting run: %w", err)
 	}
-	rows := newRowInserter(tx, stmts, insertIndexSQL, postingColumns, indexRowsPerInsert)
+	rows := newRowInserter(tx, stmts, p.tables.insertListsSQL(), postingColumns, indexRowsPerInsert)
 	defer rows.close()
 	var buf []byte
 	// In (environment, hash) order: the run's rows go in key order.
@@ -277,10 +306,6 @@ func (p *postings) writeList(ctx context.Context, rows *rowInserter, run int64, 
 	}
 	return nil
 }
-
-// nextRunSQL allocates a run number: one above every run (merged ones
-// included), so a run's rows always go to the end of span_postings.
-const nextRunSQL = `SELECT coalesce((SELECT max(run) FROM posting_runs), 0) + 1`
 
 // postingFilter is a filter of a span query that the postings answer: an
 // equality or in-list on an attribute or an indexed column, with values
@@ -386,6 +411,7 @@ const hoursCTE = `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FR
 // environments, the time range [from, to] (to 0: open) and the runs that
 // list spans of it.
 type postingRange struct {
+	tables   postingTables
 	envs     []string
 	from, to int64
 	runs     []postingRun // runs whose spans reach into the range
@@ -401,6 +427,33 @@ type postingRange struct {
 	// resourcesFrom is the first sequence number whose run lists resource
 	// attribute values (resource_postings_from).
 	resourcesFrom int64
+}
+
+// readPostingRange returns the range [from, to] (to 0: open) of envs in
+// the runs of t: the runs that list rows of it, and no legacy hours.
+func readPostingRange(ctx context.Context, tx querier, t postingTables, envs []string, from, to int64) (postingRange, error) {
+	r := postingRange{tables: t, envs: envs, from: from, to: to, legacyFrom: 0, legacyTo: -1}
+	query, args := `SELECT run, min_ts, max_ts, first_seq FROM `+t.runs+` WHERE max_ts >= ?`, []any{from}
+	if to != 0 {
+		query += ` AND min_ts <= ?`
+		args = append(args, to)
+	}
+	rows, err := tx.QueryContext(ctx, query+` ORDER BY run`, args...)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", t.runs, mapErr(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run postingRun
+		if err := rows.Scan(&run.id, &run.minTS, &run.maxTS, &run.firstSeq); err != nil {
+			return r, fmt.Errorf("%s: %w", t.runs, mapErr(err))
+		}
+		r.runs = append(r.runs, run)
+	}
+	if err := rows.Err(); err != nil {
+		return r, fmt.Errorf("%s: %w", t.runs, mapErr(err))
+	}
+	return r, nil
 }
 
 // postingRun is a run of span_postings, the start times it lists and its
@@ -562,7 +615,7 @@ func (r postingRange) candidatesSQL(f postingFilter) (string, []any) {
 	var args []any
 	if len(r.runs) > 0 {
 		cond, condArgs := r.rowsWhere(f)
-		parts = append(parts, `SELECT p.base + o.value FROM span_postings AS p CROSS JOIN json_each(p.offsets) AS o WHERE `+cond)
+		parts = append(parts, `SELECT p.base + o.value FROM `+r.tables.lists+` AS p CROSS JOIN json_each(p.offsets) AS o WHERE `+cond)
 		args = append(args, condArgs...)
 	}
 	if lh := r.legacyLookup(f); lh != nil {
@@ -604,7 +657,7 @@ func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) 
 		inner, innerArgs := r.within()
 		var n, whole sql.NullInt64
 		if err := q.QueryRowContext(ctx, `SELECT sum(p.n), sum(CASE WHEN `+inner+` THEN p.n ELSE 0 END)
-			FROM span_postings AS p WHERE `+cond, append(innerArgs, args...)...).Scan(&n, &whole); err != nil {
+			FROM `+r.tables.lists+` AS p WHERE `+cond, append(innerArgs, args...)...).Scan(&n, &whole); err != nil {
 			return out, fmt.Errorf("attribute index estimate: %w", mapErr(err))
 		}
 		out.reach, out.whole, out.wholeKnown = n.Int64, whole.Int64, true
@@ -657,7 +710,7 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 	whole := sql.NullInt64{Int64: sums.whole}
 	if !sums.wholeKnown {
 		inner, innerArgs := r.within()
-		if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM span_postings AS p WHERE `+where+` AND `+inner,
+		if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM `+r.tables.lists+` AS p WHERE `+where+` AND `+inner,
 			append(slices.Clone(args), innerArgs...)...).Scan(&whole); err != nil {
 			return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
 		}
@@ -675,7 +728,7 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 		return whole.Int64, true, nil
 	}
 	where, args = edges.rowsWhere(f)
-	sub := `SELECT p.base + o.value FROM span_postings AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross
+	sub := `SELECT p.base + o.value FROM ` + r.tables.lists + ` AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross
 	spans := "seq IN (" + sub + ") AND environment IN (" + placeholders(len(r.envs)) + ") AND seq <= ? AND timestamp >= ?"
 	spanArgs := append(append(append(slices.Clone(args), crossArgs...), asArgs(r.envs)...), snapshot, r.from)
 	if r.to != 0 {

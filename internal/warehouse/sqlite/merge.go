@@ -43,68 +43,72 @@ func startMerger(s *Store) *worker {
 	})
 }
 
-// mergeRuns merges runs while some level below maxRunLevel holds
-// runFanout of them, and returns how many merges it made. While spans are
-// being written it pauses as long as each merge held the writer, so
-// merges take at most about half the writer's time.
+// mergeRuns merges the runs of spans, then of metric points, while some
+// level below maxRunLevel holds runFanout of them, and returns how many
+// merges it made. While spans or points are being written it pauses as
+// long as each merge held the writer, so merges take at most about half
+// the writer's time.
 func (s *Store) mergeRuns(ctx context.Context) (int, error) {
 	merges := 0
-	for level := 0; level < maxRunLevel; {
-		// A look outside a transaction first: most passes find nothing
-		// to merge, and need not take the writer's lock for it.
-		runs, err := s.oldestRuns(ctx, s.writer, level)
-		if err != nil {
-			return merges, err
-		}
-		if len(runs) < s.runFanout {
-			level++
-			continue
-		}
-		start := time.Now()
-		merged, err := s.mergeOnce(ctx, level)
-		if err != nil {
-			return merges, fmt.Errorf("merge posting runs: %w", err)
-		}
-		if !merged {
-			level++
-			continue
-		}
-		merges++
-		if time.Since(time.Unix(0, s.lastWrite.Load())) < time.Second {
-			select {
-			case <-ctx.Done():
-				return merges, ctx.Err()
-			case <-time.After(time.Since(start)):
+	for _, t := range []postingTables{spanPostingTables, pointPostingTables} {
+		for level := 0; level < maxRunLevel; {
+			// A look outside a transaction first: most passes find
+			// nothing to merge, and need not take the writer's lock for it.
+			runs, err := s.oldestRuns(ctx, s.writer, t, level)
+			if err != nil {
+				return merges, err
+			}
+			if len(runs) < s.runFanout {
+				level++
+				continue
+			}
+			start := time.Now()
+			merged, err := s.mergeOnce(ctx, t, level)
+			if err != nil {
+				return merges, fmt.Errorf("merge %s: %w", t.runs, err)
+			}
+			if !merged {
+				level++
+				continue
+			}
+			merges++
+			if time.Since(time.Unix(0, s.lastWrite.Load())) < time.Second {
+				select {
+				case <-ctx.Done():
+					return merges, ctx.Err()
+				case <-time.After(time.Since(start)):
+				}
 			}
 		}
 	}
 	return merges, nil
 }
 
-// oldestRuns returns the oldest runFanout runs of level.
-func (s *Store) oldestRuns(ctx context.Context, q querier, level int) ([]any, error) {
-	runs, err := queryColumn[int64](ctx, q, `SELECT run FROM posting_runs WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
+// oldestRuns returns the oldest runFanout runs of level in t.
+func (s *Store) oldestRuns(ctx context.Context, q querier, t postingTables, level int) ([]any, error) {
+	runs, err := queryColumn[int64](ctx, q, `SELECT run FROM `+t.runs+` WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
 	if err != nil {
-		return nil, fmt.Errorf("posting runs: %w", err)
+		return nil, fmt.Errorf("%s: %w", t.runs, err)
 	}
 	return asArgs(runs), nil
 }
 
-// mergeOnce copies the oldest runFanout runs of level into one new run of
-// level + 1, in one transaction that also picks them (so that two merges
-// never take the same runs); merged is false when the level has fewer.
-func (s *Store) mergeOnce(ctx context.Context, level int) (merged bool, err error) {
+// mergeOnce copies the oldest runFanout runs of level in t into one new
+// run of level + 1, in one transaction that also picks them (so that two
+// merges never take the same runs); merged is false when the level has
+// fewer.
+func (s *Store) mergeOnce(ctx context.Context, t postingTables, level int) (merged bool, err error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("begin: %w", mapErr(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	runs, err := s.oldestRuns(ctx, tx, level)
+	runs, err := s.oldestRuns(ctx, tx, t, level)
 	if err != nil || len(runs) < s.runFanout {
 		return false, err
 	}
 	var next int64
-	if err := tx.QueryRowContext(ctx, nextRunSQL).Scan(&next); err != nil {
+	if err := tx.QueryRowContext(ctx, t.nextRunSQL()).Scan(&next); err != nil {
 		return false, fmt.Errorf("next run: %w", mapErr(err))
 	}
 	in := "run IN (" + placeholders(len(runs)) + ")"
@@ -112,14 +116,14 @@ func (s *Store) mergeOnce(ctx context.Context, level int) (merged bool, err erro
 		sql  string
 		args []any
 	}{
-		{`INSERT INTO posting_runs (run, level, first_seq, last_seq, min_ts, max_ts)
-			SELECT ?, ?, min(first_seq), max(last_seq), min(min_ts), max(max_ts) FROM posting_runs WHERE ` + in,
+		{`INSERT INTO ` + t.runs + ` (run, level, first_seq, last_seq, min_ts, max_ts)
+			SELECT ?, ?, min(first_seq), max(last_seq), min(min_ts), max(max_ts) FROM ` + t.runs + ` WHERE ` + in,
 			append([]any{next, level + 1}, runs...)},
-		{`INSERT OR FAIL INTO span_postings (run, environment, hash, base, n, min_ts, max_ts, offsets)
-			SELECT ?, environment, hash, base, n, min_ts, max_ts, offsets FROM span_postings WHERE ` + in +
+		{`INSERT OR FAIL INTO ` + t.lists + ` (run, environment, hash, base, n, min_ts, max_ts, offsets)
+			SELECT ?, environment, hash, base, n, min_ts, max_ts, offsets FROM ` + t.lists + ` WHERE ` + in +
 			` ORDER BY environment, hash, base`, append([]any{next}, runs...)},
-		{`DELETE FROM span_postings WHERE ` + in, runs},
-		{`DELETE FROM posting_runs WHERE ` + in, runs},
+		{`DELETE FROM ` + t.lists + ` WHERE ` + in, runs},
+		{`DELETE FROM ` + t.runs + ` WHERE ` + in, runs},
 	} {
 		if _, err := tx.ExecContext(ctx, step.sql, step.args...); err != nil {
 			return false, mapErr(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
 // insertPointSQL starts the insert of metric points; rowInserter adds
@@ -59,6 +60,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if err := tx.QueryRowContext(ctx, pointsHighWater).Scan(&seq); err != nil {
 		return fmt.Errorf("write metric points: next sequence: %w", mapErr(err))
 	}
+	index := newPostings(pointPostingTables, seq+1)
 	for i := range pts {
 		p := &pts[i]
 		if !fresh[i] {
@@ -81,9 +83,13 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 			b, n, e, p.TraceID, p.SpanID, preps[i].labels, preps[i].attributes); err != nil {
 			return fmt.Errorf("write metric points: points up to %d: %w", i, mapErr(err))
 		}
+		index.add(seq, p.Environment, p.EventTime, preps[i].labelHashes)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
+	}
+	if err := index.write(ctx, tx, s.stmts); err != nil {
+		return fmt.Errorf("write metric points: label postings: %w", mapErr(err))
 	}
 	if err := countPointChanges(ctx, tx, s.stmts, s.countedValues, pts, 1, fresh); err != nil {
 		return fmt.Errorf("write metric points: %w", err)
@@ -92,6 +98,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		return fmt.Errorf("write metric points: commit: %w", mapErr(err))
 	}
 	s.checkpoints.poke()
+	s.merges.poke()
 	return nil
 }
 
@@ -118,7 +125,24 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	w.Add("seq <= ?", snapshot)
 	// found: an access path of pointplan.go found the page's points.
 	found := false
+	// candidates: q's selection narrowed to the points a label filter's
+	// postings name (pointpostings.go), when they are few.
+	var candidates *sqlfilter.Where
 	if !s.plainPointReads {
+		cond, args, ok, err := labelCandidates(ctx, tx, q, r.Offset+int64(r.Limit), snapshot)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			candidates = &sqlfilter.Where{Conds: append(slices.Clone(w.Conds), cond), Args: append(slices.Clone(w.Args), args...)}
+			if out.Points, err = readPointRows(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
+				append(slices.Clone(candidates.Args), r.Limit, r.Offset)); err != nil {
+				return out, err
+			}
+			found = true
+		}
+	}
+	if !s.plainPointReads && !found {
 		var seqs []int64
 		if seqs, found, err = mergeByValue(ctx, tx, q, w, r.Offset, r.Limit); err == nil && !found {
 			seqs, found, err = pageByName(ctx, tx, q, w, r.Offset, r.Limit)
@@ -140,9 +164,9 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	}
 	if r.NeedsCount(len(out.Points)) {
 		if s.plainPointReads {
-			out.Total, err = countPointsWhere(ctx, tx, w.SQL(), w.Args)
+			out.Total, err = countPointsWhere(ctx, tx, "metric_points", w.SQL(), w.Args)
 		} else {
-			out.Total, err = countPoints(ctx, tx, q, w, snapshot)
+			out.Total, err = countPoints(ctx, tx, q, w, candidates, snapshot)
 		}
 		if err != nil {
 			return out, fmt.Errorf("count: %w", err)

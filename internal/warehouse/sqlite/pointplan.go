@@ -27,6 +27,10 @@ import (
 //   - a page sorted by metric name (no filters or source) takes the
 //     range's names from point_counts and each name's top by sequence
 //     number from its index (pageByName).
+//   - a query with a label equality or in-list whose postings name few
+//     points (00023_point_postings.sql, pointpostings.go) reads those
+//     points for its page and, when point_counts cannot give it, its
+//     total; it comes first, unless reading in order costs less.
 //
 // Every other query reads the points in time order, as before.
 
@@ -88,8 +92,11 @@ func pointCountPlan(q warehouse.MetricQuery) (countPlan, bool) {
 
 // countPoints returns total_results of q within snapshot: from
 // point_counts when it can answer q, else by counting the matches. where
-// is q's selection with the snapshot condition.
-func countPoints(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, snapshot int64) (int64, error) {
+// is q's selection with the snapshot condition; candidates, when not nil,
+// is where narrowed to a label's candidates (labelCandidates), counted
+// instead of every point where selects.
+func countPoints(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, candidates *sqlfilter.Where,
+	snapshot int64) (int64, error) {
 	if plan, ok := pointCountPlan(q); ok {
 		n, ok, err := countPointsByHour(ctx, tx, q, plan, snapshot)
 		if err != nil || ok {
@@ -99,12 +106,17 @@ func countPoints(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where
 	if n, ok, err := countByValue(ctx, tx, q, snapshot); err != nil || ok {
 		return n, err
 	}
-	return countPointsWhere(ctx, tx, where.SQL(), where.Args)
+	if candidates != nil {
+		return countPointsWhere(ctx, tx, candidatesTable, candidates.SQL(), candidates.Args)
+	}
+	return countPointsWhere(ctx, tx, "metric_points", where.SQL(), where.Args)
 }
 
-func countPointsWhere(ctx context.Context, tx *sql.Tx, where string, args []any) (int64, error) {
+// countPointsWhere counts the points of from (metric_points, or
+// candidatesTable) that where selects.
+func countPointsWhere(ctx context.Context, tx *sql.Tx, from, where string, args []any) (int64, error) {
 	var n int64
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM metric_points WHERE "+where, args...).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+from+" WHERE "+where, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count points: %w", mapErr(err))
 	}
 	return n, nil
@@ -193,7 +205,7 @@ func countEnds(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, first, 
 	for _, e := range ends {
 		w := dialect.MetricSelection(e)
 		w.Add("seq <= ?", snapshot)
-		n, err := countPointsWhere(ctx, tx, w.SQL(), w.Args)
+		n, err := countPointsWhere(ctx, tx, "metric_points", w.SQL(), w.Args)
 		if err != nil {
 			return 0, err
 		}
@@ -528,8 +540,19 @@ func readPointsBySeq(ctx context.Context, tx *sql.Tx, seqs []int64) ([]warehouse
 
 // pointPageSQL is the query of a page of q read by SQLite's own sort.
 func pointPageSQL(q warehouse.MetricQuery, where string) string {
+	return pointPageSQLFrom(q, "metric_points", where)
+}
+
+// candidatesTable reads metric_points by sequence number only: a
+// selection narrowed to a label's candidates (labelCandidates) looks each
+// up, where an index of the range or the name would read more points.
+const candidatesTable = "metric_points NOT INDEXED"
+
+// pointPageSQLFrom is pointPageSQL on from (metric_points, or
+// candidatesTable).
+func pointPageSQLFrom(q warehouse.MetricQuery, from, where string) string {
 	col, dir := q.SortOrder()
-	return "SELECT " + selectPointColumns + " FROM metric_points WHERE " + where +
+	return "SELECT " + selectPointColumns + " FROM " + from + " WHERE " + where +
 		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"
 }
 

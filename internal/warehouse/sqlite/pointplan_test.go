@@ -158,8 +158,9 @@ func metricPages(t *testing.T, st *Store, q warehouse.MetricQuery, plain bool) [
 func TestPointAccessesAgree(t *testing.T) {
 	ctx := context.Background()
 	// A key with more than 30 combinations in an hour goes uncounted:
-	// trace_id at once, agent_name by (value, name, source) later.
-	st := openWith(t, Options{countedValues: 30})
+	// trace_id at once, agent_name by (value, name, source) later. Label
+	// postings runs merge by three.
+	st := openWith(t, Options{countedValues: 30, runFanout: 3})
 	start := int64(1_790_000_000_000)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, env := range []string{"a", "b"} {
@@ -169,6 +170,17 @@ func TestPointAccessesAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+	// The runs merged, then a run of late points (an earlier hour) on top.
+	if _, err := st.mergeRuns(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 50, start+2*hourMs, start+3*hourMs)); err != nil {
+		t.Fatal(err)
+	}
+	var levels int
+	if err := st.reader.QueryRowContext(ctx, `SELECT count(DISTINCT level) FROM point_posting_runs`).Scan(&levels); err != nil || levels < 2 {
+		t.Fatalf("label posting runs of %d levels (%v), want two", levels, err)
 	}
 	uncounted, err := uncountedKeys(ctx, st.reader, "a")
 	if err != nil {
@@ -181,9 +193,12 @@ func TestPointAccessesAgree(t *testing.T) {
 	if raceEnabled {
 		queries = 25
 	}
-	checked := 0
+	checked, viaPostings := 0, 0
 	for i := range queries {
 		q := randomMetricQuery(rng, start, start+6*hourMs)
+		if usesLabelPostings(t, st, q) {
+			viaPostings++
+		}
 		want := metricPages(t, st, q, true)
 		got := metricPages(t, st, q, false)
 		if !reflect.DeepEqual(got, want) {
@@ -196,6 +211,9 @@ func TestPointAccessesAgree(t *testing.T) {
 	}
 	if checked < queries*2/5 {
 		t.Fatalf("only %d of %d queries had more than one page", checked, queries)
+	}
+	if viaPostings < queries/10 {
+		t.Fatalf("only %d of %d queries read the label postings", viaPostings, queries)
 	}
 	// Pages sorted by name without filters or source: the name index.
 	for i := range queries / 3 {

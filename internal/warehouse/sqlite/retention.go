@@ -128,8 +128,11 @@ func (s *Store) Prune(ctx context.Context) (warehouse.Pruned, error) {
 		}
 	}
 	if r.MetricPoints > 0 {
-		n, _, err := s.pruneTable(ctx, pointsRetention, r.MetricPoints, r.Grace)
+		n, bound, err := s.pruneTable(ctx, pointsRetention, r.MetricPoints, r.Grace)
 		out.MetricPoints = n
+		if err == nil && bound != 0 {
+			err = s.pruneRuns(ctx, pointPostingTables, bound)
+		}
 		if err != nil {
 			return out, fmt.Errorf("prune metric points: %w", err)
 		}
@@ -348,18 +351,8 @@ func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, 
 // the hours wholly before it. Every span they list is deleted, or hidden
 // from every pagination and deleted by the next run.
 func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
-	for {
-		var run int64
-		err := s.writer.QueryRowContext(ctx, `SELECT run FROM posting_runs WHERE max_ts < ? ORDER BY run LIMIT 1`, bound).Scan(&run)
-		if errors.Is(err, sql.ErrNoRows) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("posting runs: %w", mapErr(err))
-		}
-		if err := s.deleteRun(ctx, run); err != nil {
-			return err
-		}
+	if err := s.pruneRuns(ctx, spanPostingTables, bound); err != nil {
+		return err
 	}
 	if err := s.deleteInBatches(ctx, `DELETE FROM span_attr_index WHERE (hour, hash, base) IN
 		(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`, hourOf(bound)); err != nil {
@@ -403,15 +396,33 @@ func (s *Store) pruneValues(ctx context.Context, bound int64) error {
 	return nil
 }
 
-// deleteRun deletes a posting run, its rows in batches (the last batch
-// with the run's own row).
-func (s *Store) deleteRun(ctx context.Context, run int64) error {
-	if err := s.deleteInBatches(ctx, `DELETE FROM span_postings WHERE (run, environment, hash, base) IN
-		(SELECT run, environment, hash, base FROM span_postings WHERE run = ? LIMIT ?)`, run); err != nil {
-		return fmt.Errorf("posting run %d: %w", run, err)
+// pruneRuns deletes the runs of t that list only rows older than bound
+// (the deletion bound just applied to their table).
+func (s *Store) pruneRuns(ctx context.Context, t postingTables, bound int64) error {
+	for {
+		var run int64
+		err := s.writer.QueryRowContext(ctx, `SELECT run FROM `+t.runs+` WHERE max_ts < ? ORDER BY run LIMIT 1`, bound).Scan(&run)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.runs, mapErr(err))
+		}
+		if err := s.deleteRun(ctx, t, run); err != nil {
+			return err
+		}
 	}
-	if _, err := s.writer.ExecContext(ctx, `DELETE FROM posting_runs WHERE run = ?`, run); err != nil {
-		return fmt.Errorf("posting run %d: %w", run, mapErr(err))
+}
+
+// deleteRun deletes a run of t, its rows in batches (the last batch with
+// the run's own row).
+func (s *Store) deleteRun(ctx context.Context, t postingTables, run int64) error {
+	if err := s.deleteInBatches(ctx, `DELETE FROM `+t.lists+` WHERE (run, environment, hash, base) IN
+		(SELECT run, environment, hash, base FROM `+t.lists+` WHERE run = ? LIMIT ?)`, run); err != nil {
+		return fmt.Errorf("%s run %d: %w", t.runs, run, err)
+	}
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM `+t.runs+` WHERE run = ?`, run); err != nil {
+		return fmt.Errorf("%s run %d: %w", t.runs, run, mapErr(err))
 	}
 	return nil
 }

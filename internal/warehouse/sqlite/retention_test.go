@@ -123,7 +123,8 @@ func TestRetentionNeverReusesSequenceNumbers(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := 1.0
-	if err := st.WriteMetricPoints(ctx, []warehouse.MetricPoint{{Environment: "e", MetricName: "m", EventTime: old, NumericValue: &v}}); err != nil {
+	if err := st.WriteMetricPoints(ctx, []warehouse.MetricPoint{{Environment: "e", MetricName: "m", EventTime: old, NumericValue: &v,
+		Labels: map[string]string{"agent_name": "a1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	q := warehouse.SpanQuery{Environments: []string{"e"}, Limit: 2}
@@ -136,8 +137,9 @@ func TestRetentionNeverReusesSequenceNumbers(t *testing.T) {
 	}
 	if n := count(t, st, `SELECT count(*) FROM spans`) + count(t, st, `SELECT count(*) FROM span_keys_by_time`) +
 		count(t, st, `SELECT count(*) FROM span_postings`) + count(t, st, `SELECT count(*) FROM span_counts`) +
-		count(t, st, `SELECT count(*) FROM metric_points`) + count(t, st, `SELECT count(*) FROM span_values`); n != 0 {
-		t.Errorf("%d rows of spans, keys, index, counts, points and attribute values left, want none", n)
+		count(t, st, `SELECT count(*) FROM metric_points`) + count(t, st, `SELECT count(*) FROM span_values`) +
+		count(t, st, `SELECT count(*) FROM point_postings`) + count(t, st, `SELECT count(*) FROM point_posting_runs`); n != 0 {
+		t.Errorf("%d rows of spans, keys, index, counts, points, attribute values and label postings left, want none", n)
 	}
 	now := time.Now().UnixMilli()
 	if err := st.WriteSpans(ctx, []warehouse.Span{{Environment: "e", TraceID: "t", SpanID: "fresh", Timestamp: now}}); err != nil {

@@ -256,27 +256,9 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 // postingRange returns the postings of q's range: the runs that list
 // spans of it, and the hours of span_attr_index within it.
 func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (postingRange, error) {
-	r := postingRange{envs: q.Environments, from: q.FromMs, to: q.ToMs, legacyFrom: 0, legacyTo: -1}
-	query, args := `SELECT run, min_ts, max_ts, first_seq FROM posting_runs WHERE max_ts >= ?`, []any{q.FromMs}
-	if q.ToMs != 0 {
-		query += ` AND min_ts <= ?`
-		args = append(args, q.ToMs)
-	}
-	rows, err := tx.QueryContext(ctx, query+` ORDER BY run`, args...)
+	r, err := readPostingRange(ctx, tx, spanPostingTables, q.Environments, q.FromMs, q.ToMs)
 	if err != nil {
-		return r, fmt.Errorf("posting runs: %w", mapErr(err))
-	}
-	for rows.Next() {
-		var run postingRun
-		if err := rows.Scan(&run.id, &run.minTS, &run.maxTS, &run.firstSeq); err != nil {
-			rows.Close()
-			return r, fmt.Errorf("posting runs: %w", mapErr(err))
-		}
-		r.runs = append(r.runs, run)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return r, fmt.Errorf("posting runs: %w", mapErr(err))
+		return r, err
 	}
 	var lo, hi sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_attr_index), (SELECT max_hour FROM legacy_attr_index),

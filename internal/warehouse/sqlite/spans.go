@@ -91,7 +91,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 	}
 	rows := newRowInserter(tx, s.stmts, insertSpanSQL, spanColumns, rowsPerInsert)
 	defer rows.close()
-	index := newPostings(seq + 1)
+	index := newPostings(spanPostingTables, seq+1)
 	var counts minuteCounts
 	res := s.resources.begin()
 	vals := s.values.begin()
