@@ -121,6 +121,12 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	if err != nil || !ok {
 		return out, err // !ok: the whole range is out of the retention
 	}
+	if !s.plainPointReads {
+		// The same matches, as in-lists the counts and postings answer.
+		if q, err = resolveLabelFilters(ctx, tx, q); err != nil {
+			return out, err
+		}
+	}
 	w := dialect.MetricSelection(q)
 	w.Add("seq <= ?", snapshot)
 	// found: an access path of pointplan.go found the page's points.

@@ -30,6 +30,9 @@ func testPoints(rng *rand.Rand, env string, n int, from, to int64) []warehouse.M
 		if i%17 == 0 { // as the labels JSON spells them: U+FFFD
 			labels["odd"] = "bad\xffvalue"
 		}
+		if i%4 != 0 { // a number as text, which some points lack
+			labels["band"] = strconv.Itoa(i % 10)
+		}
 		p := warehouse.MetricPoint{Environment: env, OrganizationID: "org", MetricName: []string{"tox.score", "pii.pass"}[i%2],
 			Source:    []string{warehouse.SourceEvaluator, warehouse.SourceOTLP}[rng.IntN(2)],
 			EventTime: from + rng.Int64N(to-from), TraceID: labels["trace_id"], SpanID: strconv.Itoa(i),
@@ -41,7 +44,8 @@ func testPoints(rng *rand.Rand, env string, n int, from, to int64) []warehouse.M
 		if i%3 != 0 && i > 0 { // one map shared by the points of an evaluated span (of either hour)
 			p.Attributes = pts[i-1].Attributes
 		}
-		if i%7 == 0 { // names of some hours only
+		labels["hour_tag"] = "h" + strconv.FormatInt(hourOf(p.EventTime)%100, 10) // a value of one hour
+		if i%7 == 0 {                                                             // names of some hours only
 			p.MetricName = "hour" + strconv.FormatInt(hourOf(p.EventTime)%3, 10) + ".score"
 		}
 		switch rng.IntN(4) {
@@ -91,7 +95,7 @@ func randomMetricQuery(rng *rand.Rand, start, end int64) warehouse.MetricQuery {
 	value := map[string]string{"workflow_name": "wf-1", "agent_name": "agent-3", "verdict": "fail",
 		"trace_id": "0000", "odd": "bad\uFFFDvalue", "missing": "x"}[key]
 	label := warehouse.PrefixLabel + key
-	switch rng.IntN(13) {
+	switch rng.IntN(16) {
 	case 0:
 	case 1:
 		q.Filters = []warehouse.Filter{{Field: label, Operator: warehouse.OpEquals, Value: value}}
@@ -123,6 +127,24 @@ func randomMetricQuery(rng *rand.Rand, start, end int64) warehouse.MetricQuery {
 		op := []warehouse.Operator{warehouse.OpEquals, warehouse.OpGreaterThan, warehouse.OpGreaterThanOrEqual,
 			warehouse.OpLessThan, warehouse.OpLessThanOrEqual}[rng.IntN(5)]
 		q.Filters = []warehouse.Filter{{Field: "numeric_value", Operator: op, Value: []string{"0", "1", "0.5", "2"}[rng.IntN(4)]}}
+	case 13, 14: // resolved against point_counts' values of the label
+		band := warehouse.PrefixLabel + "band"
+		q.Filters = []warehouse.Filter{[]warehouse.Filter{
+			{Field: band, Operator: warehouse.OpGreaterThan, Value: "6", ValueType: warehouse.TypeNumber},
+			{Field: band, Operator: warehouse.OpLessThanOrEqual, Value: "3", ValueType: warehouse.TypeNumber},
+			{Field: band, Operator: warehouse.OpEquals, Value: "5.0", ValueType: warehouse.TypeNumber},
+			{Field: band, Operator: warehouse.OpIn, Values: []string{"2", "7"}, ValueType: warehouse.TypeNumber},
+			{Field: band, Operator: warehouse.OpLessThan, Value: "-1", ValueType: warehouse.TypeNumber}, // none
+			{Field: band, Operator: warehouse.OpGreaterThan, Value: "5"},                                // as text
+			{Field: label, Operator: warehouse.OpContains, Value: "t-1"},
+			{Field: label, Operator: warehouse.OpContains, Value: "a1"}, // trace ids too, uncounted
+			{Field: warehouse.PrefixLabel + "hour_tag", Operator: warehouse.OpStartsWith, Value: "h"},
+			{Field: warehouse.PrefixLabel + "hour_tag", Operator: warehouse.OpContains, Value: "1"},
+		}[rng.IntN(10)]}
+		if rng.IntN(2) == 0 {
+			q.Filters = append(q.Filters, warehouse.Filter{Field: warehouse.PrefixLabel + "workflow_name", Operator: warehouse.OpNotEquals, Value: "wf-0"})
+			q.Or = rng.IntN(2) == 0
+		}
 	default:
 		q.Filters = []warehouse.Filter{{Field: label, Operator: warehouse.OpStartsWith, Value: "wf"}}
 	}
@@ -193,11 +215,14 @@ func TestPointAccessesAgree(t *testing.T) {
 	if raceEnabled {
 		queries = 25
 	}
-	checked, viaPostings := 0, 0
+	checked, viaPostings, resolved := 0, 0, 0
 	for i := range queries {
 		q := randomMetricQuery(rng, start, start+6*hourMs)
 		if usesLabelPostings(t, st, q) {
 			viaPostings++
+		}
+		if resolvesLabels(t, st, q) {
+			resolved++
 		}
 		want := metricPages(t, st, q, true)
 		got := metricPages(t, st, q, false)
@@ -212,8 +237,8 @@ func TestPointAccessesAgree(t *testing.T) {
 	if checked < queries*2/5 {
 		t.Fatalf("only %d of %d queries had more than one page", checked, queries)
 	}
-	if viaPostings < queries/10 {
-		t.Fatalf("only %d of %d queries read the label postings", viaPostings, queries)
+	if viaPostings < queries/10 || resolved < queries/20 {
+		t.Fatalf("of %d queries, %d read the label postings, %d resolved a label filter", queries, viaPostings, resolved)
 	}
 	// Pages sorted by name without filters or source: the name index.
 	for i := range queries / 3 {

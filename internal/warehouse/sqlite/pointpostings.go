@@ -23,7 +23,8 @@ import (
 const maxLabelCandidates = 20_000
 
 // labelPostingFilters returns the filters of q the label postings answer:
-// a text equality or in-list (at most 100 values, each indexable) on a
+// a text equality or in-list (at most maxResolvedValues values, each
+// indexable) on a
 // label whose key is not reserved, which every match must pass (not one
 // of several filters of which any one may hold).
 func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
@@ -46,7 +47,7 @@ func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
 		default:
 			continue
 		}
-		if len(values) == 0 || len(values) > 100 || !allIndexable(values) {
+		if len(values) == 0 || len(values) > maxResolvedValues || !allIndexable(values) {
 			continue
 		}
 		out = append(out, postingFilter{index: i, key: jsonKey(ref.Key), values: values})

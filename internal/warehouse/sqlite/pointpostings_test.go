@@ -26,6 +26,22 @@ func usesLabelPostings(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 	return ok
 }
 
+// resolvesLabels reports whether q has a label filter that the label
+// values resolve into an in-list (resolveLabelFilters).
+func resolvesLabels(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
+	t.Helper()
+	tx, err := st.reader.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	r, err := resolveLabelFilters(context.Background(), tx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return !reflect.DeepEqual(r.Filters, q.Filters)
+}
+
 // TestLabelPostingsOnlyForNewPoints: points stored before migration 00023
 // are in no label postings. Simulated: hours 0 and 1 are written, their
 // postings deleted and point_postings_from set to their event times as
@@ -83,6 +99,55 @@ func TestLabelPostingsOnlyForNewPoints(t *testing.T) {
 				if want[0].TotalResults == 0 {
 					t.Fatalf("range [%d, %d] %s: no match; the test needs some", r.from, r.to, f.Field)
 				}
+			}
+		}
+	}
+}
+
+// TestLabelFiltersResolved: label filters other than text equality are
+// resolved into in-lists of the values point_counts records (a label of
+// one value per hour shows an hour left out at either end of the range),
+// except on a key point_counts leaves out, and answer what reading every
+// point answers.
+func TestLabelFiltersResolved(t *testing.T) {
+	ctx := context.Background()
+	st := openWith(t, Options{countedValues: 30})
+	start := int64(1_790_000_000_000)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for k := range 6 {
+		if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 60, start+int64(k)*hourMs, start+int64(k+1)*hourMs)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	label := func(key string, op warehouse.Operator, value string, typ warehouse.ValueType) warehouse.Filter {
+		return warehouse.Filter{Field: warehouse.PrefixLabel + key, Operator: op, Value: value, ValueType: typ}
+	}
+	for _, c := range []struct {
+		f        warehouse.Filter
+		resolved bool
+	}{
+		{label("hour_tag", warehouse.OpStartsWith, "h", ""), true},
+		{label("hour_tag", warehouse.OpContains, "1", ""), true},
+		{label("band", warehouse.OpGreaterThan, "6", warehouse.TypeNumber), true},
+		{label("band", warehouse.OpEquals, "5.0", warehouse.TypeNumber), true},
+		{label("agent_name", warehouse.OpContains, "t-1", ""), true},
+		{label("trace_id", warehouse.OpContains, "a1", ""), false},      // uncounted: an id
+		{label("workflow_name", warehouse.OpEquals, "wf-1", ""), false}, // an in-list already
+	} {
+		for _, r := range []struct{ from, to int64 }{
+			{0, 0}, {start + hourMs/2, start + 3*hourMs + hourMs/6}, {start + 2*hourMs, 0}, {start + 5*hourMs + 1, start + 6*hourMs - 1},
+			{start + 10*hourMs, 0}, // no point: nothing passes
+		} {
+			q := warehouse.MetricQuery{Environments: []string{"a"}, FromMs: r.from, ToMs: r.to, Limit: 9, Desc: true,
+				SortBy: warehouse.MetricSortNumericValue, Filters: []warehouse.Filter{c.f}}
+			if got := resolvesLabels(t, st, q); got != c.resolved {
+				t.Errorf("%s %s %q over [%d, %d]: resolved %v, want %v", c.f.Field, c.f.Operator, c.f.Value, r.from, r.to, got, c.resolved)
+			}
+			want := metricPages(t, st, q, true)
+			got := metricPages(t, st, q, false)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %s %q over [%d, %d]: access paths %d pages, first total %d; every point %d pages, first total %d",
+					c.f.Field, c.f.Operator, c.f.Value, r.from, r.to, len(got), got[0].TotalResults, len(want), want[0].TotalResults)
 			}
 		}
 	}

@@ -196,9 +196,14 @@ var valuesDialect = dialectOf(func(string) (value, exists sqlfilter.Expr) {
 // that the postings do not answer by themselves (text equality and
 // in-lists).
 func resolvable(f warehouse.Filter, ref warehouse.FieldRef) bool {
-	if ref.Kind != warehouse.KindSpanAttribute || reservedKey(ref.Key) {
-		return false
-	}
+	return ref.Kind == warehouse.KindSpanAttribute && !reservedKey(ref.Key) && resolvableOperator(f)
+}
+
+// resolvableOperator reports whether only an in-list of values can stand
+// for f's test of a value: starts_with, contains, a comparison, a typed
+// equality or in-list (text equality and in-lists are in-lists already),
+// none of which a row without the value passes.
+func resolvableOperator(f warehouse.Filter) bool {
 	switch f.Operator {
 	case warehouse.OpEquals, warehouse.OpIn:
 		return f.ValueType == warehouse.TypeNumber || f.ValueType == warehouse.TypeBoolean

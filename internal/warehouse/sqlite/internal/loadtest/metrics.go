@@ -149,6 +149,17 @@ func metricQueries(rng *rand.Rand, start, end int64) []metricQuery {
 			return warehouse.MetricQuery{FromMs: from, ToMs: to, Desc: true, Filters: []warehouse.Filter{{
 				Field: "numeric_value", Operator: warehouse.OpGreaterThan, Value: "0.99", ValueType: warehouse.TypeNumber}}}
 		}},
+		{"(m-l) 1d range, labels.agent_name starts_with (11%), sort numeric_value DESC", func() warehouse.MetricQuery {
+			from, to := day()
+			return warehouse.MetricQuery{FromMs: from, ToMs: to, SortBy: warehouse.MetricSortNumericValue, Desc: true,
+				Filters: []warehouse.Filter{{Field: warehouse.PrefixLabel + "agent_name", Operator: warehouse.OpStartsWith,
+					Value: "agent-" + strconv.Itoa(1+rng.IntN(9))}}}
+		}},
+		{"(m-m) 1d range, labels.workflow_name contains (10%), sort event_time DESC", func() warehouse.MetricQuery {
+			from, to := day()
+			return warehouse.MetricQuery{FromMs: from, ToMs: to, Desc: true, Filters: []warehouse.Filter{{
+				Field: warehouse.PrefixLabel + "workflow_name", Operator: warehouse.OpContains, Value: "w-" + strconv.Itoa(rng.IntN(pointWorkflows))}}}
+		}},
 	}
 	for _, key := range []string{warehouse.MetricSortNumericValue, warehouse.MetricSortMetricName} {
 		out = append(out,
