@@ -123,7 +123,7 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	}
 	if !s.plainPointReads {
 		// The same matches, as in-lists the counts and postings answer.
-		if q, err = resolveLabelFilters(ctx, tx, q); err != nil {
+		if q, err = resolvePointFilters(ctx, tx, q); err != nil {
 			return out, err
 		}
 	}

@@ -221,7 +221,7 @@ func TestPointAccessesAgree(t *testing.T) {
 		if usesLabelPostings(t, st, q) {
 			viaPostings++
 		}
-		if resolvesLabels(t, st, q) {
+		if resolvesPointFilters(t, st, q) {
 			resolved++
 		}
 		want := metricPages(t, st, q, true)

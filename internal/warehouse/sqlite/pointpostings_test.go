@@ -26,16 +26,16 @@ func usesLabelPostings(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 	return ok
 }
 
-// resolvesLabels reports whether q has a label filter that the label
-// values resolve into an in-list (resolveLabelFilters).
-func resolvesLabels(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
+// resolvesPointFilters reports whether q has a label filter that the label
+// values resolve into an in-list (resolvePointFilters).
+func resolvesPointFilters(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 	t.Helper()
 	tx, err := st.reader.BeginTx(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
-	r, err := resolveLabelFilters(context.Background(), tx, q)
+	r, err := resolvePointFilters(context.Background(), tx, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +104,11 @@ func TestLabelPostingsOnlyForNewPoints(t *testing.T) {
 	}
 }
 
-// TestLabelFiltersResolved: label filters other than text equality are
-// resolved into in-lists of the values point_counts records (a label of
-// one value per hour shows an hour left out at either end of the range),
-// except on a key point_counts leaves out, and answer what reading every
-// point answers.
+// TestLabelFiltersResolved: filters on labels and point attributes other
+// than text equality are resolved into in-lists of the values
+// point_counts records (a label of one value per hour shows an hour left
+// out at either end of the range), except on a key point_counts leaves
+// out, and answer what reading every point answers.
 func TestLabelFiltersResolved(t *testing.T) {
 	ctx := context.Background()
 	st := openWith(t, Options{countedValues: 30})
@@ -122,6 +122,9 @@ func TestLabelFiltersResolved(t *testing.T) {
 	label := func(key string, op warehouse.Operator, value string, typ warehouse.ValueType) warehouse.Filter {
 		return warehouse.Filter{Field: warehouse.PrefixLabel + key, Operator: op, Value: value, ValueType: typ}
 	}
+	attr := func(key string, op warehouse.Operator, value string) warehouse.Filter {
+		return warehouse.Filter{Field: warehouse.PrefixAttribute + key, Operator: op, Value: value}
+	}
 	for _, c := range []struct {
 		f        warehouse.Filter
 		resolved bool
@@ -133,6 +136,9 @@ func TestLabelFiltersResolved(t *testing.T) {
 		{label("agent_name", warehouse.OpContains, "t-1", ""), true},
 		{label("trace_id", warehouse.OpContains, "a1", ""), false},      // uncounted: an id
 		{label("workflow_name", warehouse.OpEquals, "wf-1", ""), false}, // an in-list already
+		{attr("user.id", warehouse.OpStartsWith, "u"), true},
+		{attr("user.id", warehouse.OpContains, "1"), true},
+		{attr("request.id", warehouse.OpContains, "a1"), false}, // uncounted: an id
 	} {
 		for _, r := range []struct{ from, to int64 }{
 			{0, 0}, {start + hourMs/2, start + 3*hourMs + hourMs/6}, {start + 2*hourMs, 0}, {start + 5*hourMs + 1, start + 6*hourMs - 1},
@@ -140,7 +146,7 @@ func TestLabelFiltersResolved(t *testing.T) {
 		} {
 			q := warehouse.MetricQuery{Environments: []string{"a"}, FromMs: r.from, ToMs: r.to, Limit: 9, Desc: true,
 				SortBy: warehouse.MetricSortNumericValue, Filters: []warehouse.Filter{c.f}}
-			if got := resolvesLabels(t, st, q); got != c.resolved {
+			if got := resolvesPointFilters(t, st, q); got != c.resolved {
 				t.Errorf("%s %s %q over [%d, %d]: resolved %v, want %v", c.f.Field, c.f.Operator, c.f.Value, r.from, r.to, got, c.resolved)
 			}
 			want := metricPages(t, st, q, true)
