@@ -26,8 +26,9 @@ func usesLabelPostings(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 	return ok
 }
 
-// resolvesPointFilters reports whether q has a label filter that the label
-// values resolve into an in-list (resolvePointFilters).
+// resolvesPointFilters reports whether q has a filter on a label or a
+// point attribute that point_counts' values resolve into an in-list
+// (resolvePointFilters).
 func resolvesPointFilters(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 	t.Helper()
 	tx, err := st.reader.BeginTx(context.Background(), nil)
