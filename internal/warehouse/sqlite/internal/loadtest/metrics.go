@@ -160,6 +160,11 @@ func metricQueries(rng *rand.Rand, start, end int64) []metricQuery {
 			return warehouse.MetricQuery{FromMs: from, ToMs: to, Desc: true, Filters: []warehouse.Filter{{
 				Field: warehouse.PrefixLabel + "workflow_name", Operator: warehouse.OpContains, Value: "w-" + strconv.Itoa(rng.IntN(pointWorkflows))}}}
 		}},
+		{"(m-n) 1d range, attributes.user.id starts_with (10%), sort event_time DESC", func() warehouse.MetricQuery {
+			from, to := day()
+			return warehouse.MetricQuery{FromMs: from, ToMs: to, Desc: true, Filters: []warehouse.Filter{{
+				Field: warehouse.PrefixAttribute + "user.id", Operator: warehouse.OpStartsWith, Value: "user-0" + strconv.Itoa(rng.IntN(10))}}}
+		}},
 	}
 	for _, key := range []string{warehouse.MetricSortNumericValue, warehouse.MetricSortMetricName} {
 		out = append(out,
