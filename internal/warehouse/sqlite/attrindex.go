@@ -26,19 +26,25 @@ const hourMs = 3600 * 1000
 func (e *encodedMap) resourceHashes() []int64 { return e.postingHashes(resourcePostingPrefix) }
 
 // labelHashes returns the posting hashes of the map as a metric point's
-// labels (point_postings): of each indexable value under its key.
-func (e *encodedMap) labelHashes() []int64 { return e.postingHashes("") }
+// labels (point_postings): of each indexable value under its key, and the
+// keys of those hashes, as the stored JSON spells them.
+func (e *encodedMap) labelHashes() (hashes []int64, keys []string) {
+	return e.postingHashes(""), e.postingKeys
+}
 
 // postingHashes returns the hashes of the map's indexable values under
 // prefix + key, keys and values as the stored JSON spells them, leaving
 // out reserved keys (computed once per map: a map is either a resource
-// or labels).
+// or labels); postingKeys holds their keys.
 func (e *encodedMap) postingHashes(prefix string) []int64 {
 	if e.postings == nil {
 		e.postings = make([]int64, 0, len(e.keys))
+		e.postingKeys = make([]string, 0, len(e.keys))
 		for _, k := range e.keys {
 			if v := jsonKey(e.m[k]); !reservedKey(k) && indexable(v) {
-				e.postings = append(e.postings, postingHash(prefix+jsonKey(k), v))
+				stored := jsonKey(k)
+				e.postings = append(e.postings, postingHash(prefix+stored, v))
+				e.postingKeys = append(e.postingKeys, stored)
 			}
 		}
 	}

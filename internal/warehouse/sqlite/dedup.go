@@ -72,8 +72,10 @@ type encodedMap struct {
 	m    map[string]string
 	keys []string
 	json string
-	// postings caches resourceHashes.
-	postings []int64
+	// postings caches postingHashes (resourceHashes or labelHashes);
+	// postingKeys are their keys.
+	postings    []int64
+	postingKeys []string
 }
 
 // addTo hashes the map's keys and values in key order.

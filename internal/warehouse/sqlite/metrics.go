@@ -61,6 +61,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		return fmt.Errorf("write metric points: next sequence: %w", mapErr(err))
 	}
 	index := newPostings(pointPostingTables, seq+1)
+	labels := labelLists{tx: tx}
 	for i := range pts {
 		p := &pts[i]
 		if !fresh[i] {
@@ -83,7 +84,11 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 			b, n, e, p.TraceID, p.SpanID, preps[i].labels, preps[i].attributes); err != nil {
 			return fmt.Errorf("write metric points: points up to %d: %w", i, mapErr(err))
 		}
-		index.add(seq, p.Environment, p.EventTime, preps[i].labelHashes)
+		hashes, err := labels.of(ctx, p.Environment, preps[i])
+		if err != nil {
+			return fmt.Errorf("write metric points: %w", err)
+		}
+		index.add(seq, p.Environment, p.EventTime, hashes)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))

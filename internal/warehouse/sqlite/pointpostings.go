@@ -65,6 +65,14 @@ func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
 // paths cost less (see cheaperInOrder).
 func labelCandidates(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, rank, snapshot int64) (cond string, args []any, ok bool, err error) {
 	filters := labelPostingFilters(q)
+	for _, env := range q.Environments {
+		uncounted, err := uncountedKeys(ctx, tx, env)
+		if err != nil {
+			return "", nil, false, fmt.Errorf("label postings: %w", err)
+		}
+		// Since its key went uncounted, a label's values are not listed.
+		filters = slices.DeleteFunc(filters, func(f postingFilter) bool { return uncounted[f.key] })
+	}
 	if len(filters) == 0 {
 		return "", nil, false, nil
 	}
@@ -127,4 +135,53 @@ func cheaperInOrder(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, n,
 		return false, fmt.Errorf("label postings: %w", err)
 	}
 	return float64(n)*float64(n) >= 2*float64(rank)*float64(points), nil
+}
+
+// labelLists picks the label postings a write of points lists: not those
+// of a key point_counts leaves out in the point's environment (an id,
+// with a value for every point or two, would add a list each; filters on
+// such a key read the points, see labelCandidates).
+type labelLists struct {
+	tx *sql.Tx
+	// uncounted are the keys point_counts leaves out, by environment, as
+	// read in the write's transaction.
+	uncounted map[string]map[string]bool
+	// The last choice: the points of one labels map share it.
+	env    string
+	from   *preparedPoint
+	hashes []int64
+}
+
+// of returns the posting hashes of pp's labels for a point of env.
+func (l *labelLists) of(ctx context.Context, env string, pp *preparedPoint) ([]int64, error) {
+	if l.from != nil && env == l.env && sameSlice(pp.labelHashes, l.from.labelHashes) {
+		return l.hashes, nil
+	}
+	skip, ok := l.uncounted[env]
+	if !ok {
+		var err error
+		if skip, err = uncountedKeys(ctx, l.tx, env); err != nil {
+			return nil, err
+		}
+		if l.uncounted == nil {
+			l.uncounted = map[string]map[string]bool{}
+		}
+		l.uncounted[env] = skip
+	}
+	hashes := pp.labelHashes
+	if slices.ContainsFunc(pp.labelKeys, func(k string) bool { return skip[k] }) {
+		hashes = make([]int64, 0, len(pp.labelHashes))
+		for i, k := range pp.labelKeys {
+			if !skip[k] {
+				hashes = append(hashes, pp.labelHashes[i])
+			}
+		}
+	}
+	l.env, l.from, l.hashes = env, pp, hashes
+	return hashes, nil
+}
+
+// sameSlice reports whether a and b are the same slice (not equal copies).
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

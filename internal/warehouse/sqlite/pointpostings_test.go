@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -156,6 +157,56 @@ func TestLabelFiltersResolved(t *testing.T) {
 				t.Fatalf("%s %s %q over [%d, %d]: access paths %d pages, first total %d; every point %d pages, first total %d",
 					c.f.Field, c.f.Operator, c.f.Value, r.from, r.to, len(got), got[0].TotalResults, len(want), want[0].TotalResults)
 			}
+		}
+	}
+}
+
+// TestLabelPostingsLeaveOutUncountedKeys: once point_counts leaves a
+// label key out (more values in an hour than it counts: an id), writes no
+// longer list its values, and filters on it read the points.
+func TestLabelPostingsLeaveOutUncountedKeys(t *testing.T) {
+	ctx := context.Background()
+	st := openWith(t, Options{countedValues: 5})
+	start := int64(1_790_000_000_000)
+	write := func(batch, values int) {
+		var pts []warehouse.MetricPoint
+		for i := range 40 {
+			v := float64(i)
+			pts = append(pts, warehouse.MetricPoint{Environment: "a", MetricName: "m", EventTime: start + int64(batch*40+i)*1000,
+				NumericValue: &v, Labels: map[string]string{"tag": fmt.Sprint("t", i%values), "kind": "k"}})
+		}
+		if err := st.WriteMetricPoints(ctx, pts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lists := func() (n int) {
+		t.Helper()
+		if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM point_postings`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	write(0, 3) // counted: 3 tags and a kind
+	write(1, 9) // goes uncounted in this write
+	before := lists()
+	write(2, 9) // not listed any more: the kind alone
+	if got := lists() - before; got != 1 {
+		t.Errorf("the write after the key went uncounted added %d lists, want 1 (the kind's)", got)
+	}
+	for _, f := range []warehouse.Filter{
+		{Field: "labels.tag", Operator: warehouse.OpEquals, Value: "t7"},
+		{Field: "labels.tag", Operator: warehouse.OpIn, Values: []string{"t1", "t8"}},
+		{Field: "labels.kind", Operator: warehouse.OpEquals, Value: "k"},
+	} {
+		q := warehouse.MetricQuery{Environments: []string{"a"}, Limit: 7, MetricName: "m", Filters: []warehouse.Filter{f}}
+		if got, want := usesLabelPostings(t, st, q), f.Field == "labels.kind"; got != want {
+			t.Errorf("%s: reads the label postings %v, want %v", f.Field, got, want)
+		}
+		want := metricPages(t, st, q, true)
+		got := metricPages(t, st, q, false)
+		if !reflect.DeepEqual(got, want) || want[0].TotalResults == 0 {
+			t.Fatalf("%s %v: access paths %d pages, first total %d; every point %d pages, first total %d",
+				f.Field, f.Values, len(got), got[0].TotalResults, len(want), want[0].TotalResults)
 		}
 	}
 }

@@ -82,9 +82,12 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 
 // preparedPoint is the encoding of one metric point.
 type preparedPoint struct {
-	labels, attributes string  // encodeMap JSON
-	key                int64   // pointKey
-	labelHashes        []int64 // posting hashes of the labels (shared by the points of one labels map)
+	labels, attributes string // encodeMap JSON
+	key                int64  // pointKey
+	// labelHashes are the posting hashes of the labels, labelKeys their
+	// keys (shared by the points of one labels map).
+	labelHashes []int64
+	labelKeys   []string
 }
 
 // PreparePoints encodes points for WriteMetricPoints on the caller's
@@ -107,5 +110,7 @@ func preparedPointOf(p *warehouse.MetricPoint, labels, attrs *lastEncoding) *pre
 
 func preparePoint(p *warehouse.MetricPoint, labels, attrs *lastEncoding) *preparedPoint {
 	l, a := labels.encode(p.Labels), attrs.encode(p.Attributes)
-	return &preparedPoint{labels: l.json, attributes: a.json, key: pointKey(p, l, a), labelHashes: l.labelHashes()}
+	pp := &preparedPoint{labels: l.json, attributes: a.json, key: pointKey(p, l, a)}
+	pp.labelHashes, pp.labelKeys = l.labelHashes()
+	return pp
 }
