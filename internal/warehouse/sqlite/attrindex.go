@@ -354,24 +354,32 @@ func postingFilters(q warehouse.SpanQuery) []postingFilter {
 		default:
 			continue
 		}
-		if f.ValueType == warehouse.TypeNumber || f.ValueType == warehouse.TypeBoolean {
-			continue
+		if values, ok := textEqualityValues(f, 100); ok {
+			out = append(out, postingFilter{index: i, key: key, values: values})
 		}
-		var values []string
-		switch f.Operator {
-		case warehouse.OpEquals:
-			values = []string{f.Value}
-		case warehouse.OpIn:
-			values = slices.Compact(slices.Sorted(slices.Values(f.Values)))
-		default:
-			continue
-		}
-		if len(values) == 0 || len(values) > 100 || !allIndexable(values) {
-			continue
-		}
-		out = append(out, postingFilter{index: i, key: key, values: values})
 	}
 	return out
+}
+
+// textEqualityValues returns the distinct values of f, a text equality or
+// in-list of at most maxValues values, each indexable; ok is false for any
+// other filter.
+func textEqualityValues(f warehouse.Filter, maxValues int) (values []string, ok bool) {
+	if f.ValueType != "" && f.ValueType != warehouse.TypeString {
+		return nil, false
+	}
+	switch f.Operator {
+	case warehouse.OpEquals:
+		values = []string{f.Value}
+	case warehouse.OpIn:
+		values = slices.Compact(slices.Sorted(slices.Values(f.Values)))
+	default:
+		return nil, false
+	}
+	if len(values) == 0 || len(values) > maxValues || !allIndexable(values) {
+		return nil, false
+	}
+	return values, true
 }
 
 func allIndexable(values []string) bool {

@@ -34,23 +34,12 @@ func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
 	var out []postingFilter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveMetricField(f.Field)
-		if ref.Kind != warehouse.KindLabel || ref.Key == "" || reservedKey(ref.Key) ||
-			(f.ValueType != "" && f.ValueType != warehouse.TypeString) {
+		if ref.Kind != warehouse.KindLabel || ref.Key == "" || reservedKey(ref.Key) {
 			continue
 		}
-		var values []string
-		switch f.Operator {
-		case warehouse.OpEquals:
-			values = []string{f.Value}
-		case warehouse.OpIn:
-			values = slices.Compact(slices.Sorted(slices.Values(f.Values)))
-		default:
-			continue
+		if values, ok := textEqualityValues(f, maxResolvedValues); ok {
+			out = append(out, postingFilter{index: i, key: jsonKey(ref.Key), values: values})
 		}
-		if len(values) == 0 || len(values) > maxResolvedValues || !allIndexable(values) {
-			continue
-		}
-		out = append(out, postingFilter{index: i, key: jsonKey(ref.Key), values: values})
 	}
 	return out
 }

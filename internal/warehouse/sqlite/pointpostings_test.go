@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,20 +12,29 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
-// usesLabelPostings reports whether q's pages read the points a label's
-// postings name (labelCandidates).
-func usesLabelPostings(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
+// inReadTx runs f in a read transaction of st.
+func inReadTx[T any](t *testing.T, st *Store, f func(tx *sql.Tx) (T, error)) T {
 	t.Helper()
 	tx, err := st.reader.BeginTx(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
-	_, _, ok, err := labelCandidates(context.Background(), tx, q, int64(q.Limit), math.MaxInt64)
+	v, err := f(tx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ok
+	return v
+}
+
+// usesLabelPostings reports whether q's pages read the points a label's
+// postings name (labelCandidates).
+func usesLabelPostings(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
+	t.Helper()
+	return inReadTx(t, st, func(tx *sql.Tx) (bool, error) {
+		_, _, ok, err := labelCandidates(context.Background(), tx, q, int64(q.Limit), math.MaxInt64)
+		return ok, err
+	})
 }
 
 // resolvesPointFilters reports whether q has a filter on a label or a
@@ -32,15 +42,9 @@ func usesLabelPostings(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 // (resolvePointFilters).
 func resolvesPointFilters(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 	t.Helper()
-	tx, err := st.reader.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback() //nolint:errcheck // read-only
-	r, err := resolvePointFilters(context.Background(), tx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := inReadTx(t, st, func(tx *sql.Tx) (warehouse.MetricQuery, error) {
+		return resolvePointFilters(context.Background(), tx, q)
+	})
 	return !reflect.DeepEqual(r.Filters, q.Filters)
 }
 
