@@ -61,7 +61,9 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		return fmt.Errorf("write metric points: next sequence: %w", mapErr(err))
 	}
 	index := newPostings(pointPostingTables, seq+1)
-	labels := labelLists{tx: tx}
+	// The label postings and the counts leave out the same keys.
+	uncounted := &uncountedKeySets{q: tx}
+	labels := labelLists{uncounted: uncounted}
 	for i := range pts {
 		p := &pts[i]
 		if !fresh[i] {
@@ -96,7 +98,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if err := index.write(ctx, tx, s.stmts); err != nil {
 		return fmt.Errorf("write metric points: label postings: %w", mapErr(err))
 	}
-	if err := countPointChanges(ctx, tx, s.stmts, s.countedValues, pts, 1, fresh); err != nil {
+	if err := countPointChanges(ctx, tx, s.stmts, s.countedValues, pts, 1, fresh, uncounted); err != nil {
 		return fmt.Errorf("write metric points: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

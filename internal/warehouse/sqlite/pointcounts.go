@@ -104,9 +104,13 @@ func attributeCountKey(key string) string { return "\x01" + key }
 
 // countPointChanges counts (n = 1) or uncounts (n = -1) within tx the points
 // of pts that fresh marks (every point when fresh is nil), leaving out
-// the keys uncounted in their environments; limit is the Store's
-// countedValues.
-func countPointChanges(ctx context.Context, tx *sql.Tx, stmts *stmtCache, limit int, pts []warehouse.MetricPoint, n int64, fresh []bool) error {
+// the keys uncounted in their environments (as uncounted read them in tx;
+// nil: read here); limit is the Store's countedValues.
+func countPointChanges(ctx context.Context, tx *sql.Tx, stmts *stmtCache, limit int, pts []warehouse.MetricPoint, n int64,
+	fresh []bool, uncounted *uncountedKeySets) error {
+	if uncounted == nil {
+		uncounted = &uncountedKeySets{q: tx}
+	}
 	c := pointCounts{limit: limit, uncounted: map[string]map[string]bool{}}
 	for i := range pts {
 		if fresh != nil && !fresh[i] {
@@ -114,7 +118,7 @@ func countPointChanges(ctx context.Context, tx *sql.Tx, stmts *stmtCache, limit 
 		}
 		env := pts[i].Environment
 		if _, ok := c.uncounted[env]; !ok {
-			keys, err := uncountedKeys(ctx, tx, env)
+			keys, err := uncounted.of(ctx, env)
 			if err != nil {
 				return err
 			}
@@ -123,6 +127,29 @@ func countPointChanges(ctx context.Context, tx *sql.Tx, stmts *stmtCache, limit 
 		c.add(&pts[i], n)
 	}
 	return c.write(ctx, tx, stmts)
+}
+
+// uncountedKeySets reads the keys point_counts leaves out
+// (uncountedKeys) once per environment, within one transaction.
+type uncountedKeySets struct {
+	q    querier
+	sets map[string]map[string]bool
+}
+
+// of returns the uncounted keys of env.
+func (u *uncountedKeySets) of(ctx context.Context, env string) (map[string]bool, error) {
+	if keys, ok := u.sets[env]; ok {
+		return keys, nil
+	}
+	keys, err := uncountedKeys(ctx, u.q, env)
+	if err != nil {
+		return nil, err
+	}
+	if u.sets == nil {
+		u.sets = map[string]map[string]bool{}
+	}
+	u.sets[env] = keys
+	return keys, nil
 }
 
 // uncountedKeys returns the label keys of env that point_counts leaves

@@ -24,9 +24,8 @@ const maxLabelCandidates = 20_000
 
 // labelPostingFilters returns the filters of q the label postings answer:
 // a text equality or in-list (at most maxResolvedValues values, each
-// indexable) on a
-// label whose key is not reserved, which every match must pass (not one
-// of several filters of which any one may hold).
+// indexable) on a label whose key is not reserved, which every match must
+// pass (not one of several filters of which any one may hold).
 func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
 	if q.Or && len(q.Filters) > 1 {
 		return nil
@@ -77,9 +76,11 @@ func labelCandidates(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, r
 		return "", nil, false, fmt.Errorf("label postings: %w", err)
 	}
 	best, fewest := -1, int64(maxLabelCandidates)
+	if len(r.runs) == 0 { // no list reaches the range: no candidate
+		best, fewest = 0, 0
+	}
 	for i, f := range filters {
-		if len(r.runs) == 0 {
-			best, fewest = i, 0
+		if fewest == 0 {
 			break
 		}
 		sums, err := r.estimate(ctx, tx, f)
@@ -131,10 +132,9 @@ func cheaperInOrder(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, n,
 // with a value for every point or two, would add a list each; filters on
 // such a key read the points, see labelCandidates).
 type labelLists struct {
-	tx *sql.Tx
-	// uncounted are the keys point_counts leaves out, by environment, as
-	// read in the write's transaction.
-	uncounted map[string]map[string]bool
+	// uncounted reads the keys point_counts leaves out in the write's
+	// transaction.
+	uncounted *uncountedKeySets
 	// The last choice: the points of one labels map share it.
 	env    string
 	from   *preparedPoint
@@ -146,16 +146,9 @@ func (l *labelLists) of(ctx context.Context, env string, pp *preparedPoint) ([]i
 	if l.from != nil && env == l.env && sameSlice(pp.labelHashes, l.from.labelHashes) {
 		return l.hashes, nil
 	}
-	skip, ok := l.uncounted[env]
-	if !ok {
-		var err error
-		if skip, err = uncountedKeys(ctx, l.tx, env); err != nil {
-			return nil, err
-		}
-		if l.uncounted == nil {
-			l.uncounted = map[string]map[string]bool{}
-		}
-		l.uncounted[env] = skip
+	skip, err := l.uncounted.of(ctx, env)
+	if err != nil {
+		return nil, err
 	}
 	hashes := pp.labelHashes
 	if slices.ContainsFunc(pp.labelKeys, func(k string) bool { return skip[k] }) {

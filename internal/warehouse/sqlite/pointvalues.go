@@ -114,5 +114,5 @@ func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery
 	if len(values) > maxResolvedValues {
 		return nil, false, nil
 	}
-	return append([]string{}, values...), true, nil
+	return values, true, nil
 }

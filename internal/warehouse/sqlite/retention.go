@@ -299,7 +299,7 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 		if err := counts.write(ctx, tx, nil); err != nil {
 			return 0, mapErr(err)
 		}
-	} else if err := countPointChanges(ctx, tx, nil, 0, pts, -1, nil); err != nil { // only takes off: no key grows
+	} else if err := countPointChanges(ctx, tx, nil, 0, pts, -1, nil, nil); err != nil { // only takes off: no key grows
 		return 0, err
 	}
 	return len(seqs), nil
