@@ -7,6 +7,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -152,6 +153,7 @@ type job struct {
 	truncated bool
 
 	res     evaluators.Result
+	expl    *evaluators.Explanation
 	err     error
 	end     time.Time
 	dur     time.Duration
@@ -449,8 +451,9 @@ func evaluationOrder(jobs []job) []int {
 }
 
 type outcome struct {
-	res evaluators.Result
-	err error
+	res  evaluators.Result
+	expl *evaluators.Explanation
+	err  error
 }
 
 // panicError is a panic recovered from an evaluator.
@@ -512,8 +515,12 @@ func (r *runner) run(req runRequest) (o outcome) {
 			o = outcome{err: panicError{v}}
 		}
 	}()
-	res, err := r.p.run(req.ctx, req.j.binding.Def, req.j.req)
-	return outcome{res, err}
+	def := req.j.binding.Def
+	res, err := r.p.run(req.ctx, def, req.j.req)
+	if err != nil || res == nil {
+		return outcome{res: res, err: err}
+	}
+	return outcome{res: res, expl: def.Explain(req.ctx, req.j.req, res)}
 }
 
 // stop ends an idle runner (nil: none).
@@ -567,7 +574,7 @@ func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner, tp **time
 		}
 		o = <-r.out // it finished just now; its outcome is (being) sent
 	}
-	j.res, j.err = o.res, o.err
+	j.res, j.expl, j.err = o.res, o.expl, o.err
 	if j.err == nil && j.res == nil {
 		j.err = errors.New("evaluator returned no result")
 	}
@@ -649,6 +656,7 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 				zap.String("error.type", outcome), zap.Error(j.err))
 		} else {
 			putResult(attrs, j.binding.Def, j.res)
+			putExplanation(attrs, j.expl)
 		}
 		p.tel.evaluated(ctx, j.binding.Slug, outcome, j.dur, !j.invalid)
 		if j.dynamic && p.provider != nil && !notified[j.mon.ID] {
@@ -671,7 +679,24 @@ func eventAttributes(j *job) int {
 	if j.err != nil {
 		return n + 2 // error type and message
 	}
-	return n + 2 + len(j.binding.Def.Outputs) // score value and label, outputs
+	n += 2 + len(j.binding.Def.Outputs) // score value and label, outputs
+	if j.expl != nil {
+		n += 2 // summary and details
+	}
+	return n
+}
+
+// putExplanation records an explanation (nil: none): its summary as
+// gen_ai.evaluation.explanation, the whole of it as JSON in
+// evalcol.evaluation.explanation.
+func putExplanation(attrs pcommon.Map, e *evaluators.Explanation) {
+	if e == nil {
+		return
+	}
+	attrs.PutStr(genai.AttrEvaluationExplanation, e.Summary)
+	if b, err := json.Marshal(e); err == nil {
+		attrs.PutStr(genai.AttrEvaluationExplanationJSON, string(b))
+	}
 }
 
 // putResult writes the score and every output field, typed.
