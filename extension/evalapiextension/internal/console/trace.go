@@ -83,6 +83,16 @@ type message struct {
 	// the role is span text, never trusted as markup or class name).
 	RoleClass string
 	Long      bool
+	// Parts are Content cut where an evaluation's finding matched, the
+	// matched parts marked (nil: nothing matched; show Content).
+	Parts []textPart
+}
+
+// textPart is a piece of a message, marked when an evaluator found it.
+type textPart struct {
+	Text  string
+	Mark  bool
+	Title string // what found it, for the mark's tooltip
 }
 
 // roleClasses are the roles with their own style.
@@ -98,6 +108,85 @@ type evalRow struct {
 	Outputs []kv
 }
 
+// highlight is a finding's text to mark in the messages.
+type highlight struct{ text, title string }
+
+// maxHighlights bounds the texts marked in one span's messages.
+const maxHighlights = 50
+
+// highlights returns the texts of the findings of the span's failed
+// evaluations that the messages show as they are (masked secrets are not
+// in the messages and are left out), longest first.
+func highlights(evals []warehouse.Evaluation) []highlight {
+	var out []highlight
+	seen := map[string]bool{}
+	for _, ev := range evals {
+		if ev.Explanation == nil || verdictOf(ev) != evaluators.VerdictFail {
+			continue
+		}
+		for _, f := range ev.Explanation.Findings {
+			if f.Masked || len(f.Text) < 2 || seen[f.Text] || len(out) == maxHighlights {
+				continue
+			}
+			seen[f.Text] = true
+			out = append(out, highlight{text: strings.TrimSuffix(f.Text, "…"), title: ev.Name + ": " + f.Kind})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].text) > len(out[j].text) })
+	return out
+}
+
+// markParts cuts content at every occurrence of a highlight's text (the
+// longest first where they overlap); nil when none occurs.
+func markParts(content string, hs []highlight) []textPart {
+	if len(hs) == 0 {
+		return nil
+	}
+	type span struct {
+		start, end int
+		title      string
+	}
+	var spans []span
+	taken := func(a, b int) bool {
+		for _, s := range spans {
+			if a < s.end && s.start < b {
+				return true
+			}
+		}
+		return false
+	}
+	for _, h := range hs {
+		for from := 0; from < len(content); {
+			i := strings.Index(content[from:], h.text)
+			if i < 0 {
+				break
+			}
+			a, b := from+i, from+i+len(h.text)
+			if !taken(a, b) {
+				spans = append(spans, span{a, b, h.title})
+			}
+			from = b
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	var parts []textPart
+	at := 0
+	for _, s := range spans {
+		if s.start > at {
+			parts = append(parts, textPart{Text: content[at:s.start]})
+		}
+		parts = append(parts, textPart{Text: content[s.start:s.end], Mark: true, Title: s.title})
+		at = s.end
+	}
+	if at < len(content) {
+		parts = append(parts, textPart{Text: content[at:]})
+	}
+	return parts
+}
+
 // traceData is the data of the trace page.
 type traceData struct {
 	TraceID         string
@@ -111,12 +200,15 @@ type traceData struct {
 	Prompts         []message
 	Completions     []message
 	Input, Output   string
-	Attributes      []kv
-	Resource        []kv
-	Evaluations     []evalRow
-	RawJSON         string
-	Evaluators      []*evaluators.Definition
-	PlaygroundTS    int64
+	// InputParts and OutputParts are Input and Output with the findings
+	// marked (nil: none).
+	InputParts, OutputParts []textPart
+	Attributes              []kv
+	Resource                []kv
+	Evaluations             []evalRow
+	RawJSON                 string
+	Evaluators              []*evaluators.Definition
+	PlaygroundTS            int64
 }
 
 // tick is a time label of the waterfall's axis.
@@ -240,6 +332,14 @@ func fillSpanDetails(data *traceData, s *warehouse.Span) {
 			row.Outputs = append(row.Outputs, kv{k, valueText(ev.Output[k])})
 		}
 		data.Evaluations = append(data.Evaluations, row)
+	}
+	if hs := highlights(s.Evaluations); len(hs) > 0 {
+		for _, msgs := range [][]message{data.Prompts, data.Completions} {
+			for i := range msgs {
+				msgs[i].Parts = markParts(msgs[i].Content, hs)
+			}
+		}
+		data.InputParts, data.OutputParts = markParts(data.Input, hs), markParts(data.Output, hs)
 	}
 	raw, _ := json.MarshalIndent(httpapi.SpanView(*s), "", "  ")
 	data.RawJSON = string(raw)
