@@ -1,0 +1,288 @@
+package evaluators
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/evalcol/evalcol/evaluators/internal/injection"
+	"github.com/evalcol/evalcol/evaluators/internal/profanity"
+	"github.com/evalcol/evalcol/evaluators/internal/secrets"
+	"github.com/evalcol/evalcol/evaluators/internal/textsim"
+)
+
+// The explainers of the evaluators other than pii-detector (beside its
+// definition). Detectors explain a failure and return nil on a pass;
+// scores explain themselves always, by their parts.
+
+// explainSecrets names the rule of each secret found and shows it masked.
+func explainSecrets(_ context.Context, req Request, res Result) *Explanation {
+	if has, _ := res["has_secret"].(bool); !has {
+		return nil
+	}
+	text := req.Text("text")
+	found, err := secrets.Scan(text)
+	if err != nil {
+		return nil
+	}
+	var fs []Finding
+	seen := map[[2]int]bool{}
+	for _, f := range found {
+		fd := Finding{Kind: f.Rule, Input: "text", Start: f.Start, End: f.End, Source: "secrets-detector", Masked: true}
+		if f.Start >= 0 && f.End <= len(text) {
+			if seen[[2]int{f.Start, f.End}] {
+				continue
+			}
+			seen[[2]int{f.Start, f.End}] = true
+			fd.Text = maskSecret(text[f.Start:f.End])
+		}
+		fs = append(fs, fd)
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+	return &Explanation{Summary: kindsSummary("Secret found", fs), Findings: fs}
+}
+
+// explainRegex shows where the pattern matched, or says it matched
+// nowhere; field names the input that holds the pattern or the config.
+func explainRegex(field string) func(context.Context, Request, Result) *Explanation {
+	return func(_ context.Context, req Request, res Result) *Explanation {
+		pattern := req.Text("placeholder_value")
+		if field == "config.regex" {
+			pattern = req.String("regex")
+		}
+		re, err := compileRegex(req, pattern)
+		if err != nil {
+			return nil
+		}
+		text := req.Text("text")
+		start, end, err := re.SearchIndex(text)
+		if err != nil {
+			return nil
+		}
+		shouldMatch := req.Bool("should_match")
+		if start < 0 {
+			return &Explanation{Summary: fmt.Sprintf("The pattern matches nowhere in the text (should_match is %t).", shouldMatch)}
+		}
+		return &Explanation{
+			Summary:  fmt.Sprintf("The pattern matches at byte %d (should_match is %t).", start, shouldMatch),
+			Findings: []Finding{{Kind: "match", Input: "text", Start: start, End: end, Text: clip(text, start, end), Source: field}},
+		}
+	}
+}
+
+// explainToxicity names the rule category that fired, if one did, and the
+// words whose removal lowers the toxicity most.
+func explainToxicity(_ context.Context, req Request, res Result) *Explanation {
+	if res["is_safe"] != UnsafeLabel {
+		return nil
+	}
+	text := req.Text("text")
+	p, err := toxicityProbability(text)
+	if err != nil {
+		return nil
+	}
+	e := &Explanation{Summary: fmt.Sprintf("Toxicity %.2f > threshold %.2f", p, req.Float("threshold"))}
+	if c := toxicityRuleCategory(text); c != "" {
+		e.Summary += "; rule: " + c
+	}
+	score := func(s string) float64 { q, _ := toxicityProbability(s); return q }
+	e.Findings = weightiestWords(text, "text", score, "toxicity-detector")
+	return e
+}
+
+// explainSexism lists the words whose removal lowers the sexism
+// probability most.
+func explainSexism(_ context.Context, req Request, res Result) *Explanation {
+	if res["is_safe"] != UnsafeLabel {
+		return nil
+	}
+	m, err := sexismModel()
+	if err != nil {
+		return nil
+	}
+	text := req.Text("text")
+	p := m.Probability(text)
+	return &Explanation{
+		Summary:  fmt.Sprintf("Sexism %.2f > threshold %.2f", p, req.Float("threshold")),
+		Findings: weightiestWords(text, "text", m.Probability, "sexism-detector"),
+	}
+}
+
+// explainInjection names the strongest rule that matched, the model's
+// share, and the words whose removal lowers the probability most.
+func explainInjection(_ context.Context, req Request, res Result) *Explanation {
+	if res["has_injection"] != UnsafeLabel {
+		return nil
+	}
+	det, err := injection.Default()
+	if err != nil {
+		return nil
+	}
+	text := req.Text("prompt")
+	sc := det.Score(text)
+	e := &Explanation{
+		Summary: fmt.Sprintf("Injection %.2f > threshold %.2f", sc.Probability, req.Float("threshold")),
+		Parts:   map[string]float64{"model": sc.Model, "rule": sc.Rule.Score},
+	}
+	if sc.Rule.Rule != "" {
+		e.Summary += "; rule: " + sc.Rule.Rule
+	}
+	score := func(s string) float64 { return det.Score(s).Probability }
+	e.Findings = weightiestWords(text, "prompt", score, "prompt-injection")
+	return e
+}
+
+// explainProfanity lists the words that are profane on their own.
+func explainProfanity(_ context.Context, req Request, res Result) *Explanation {
+	if has, _ := res["has_profanity"].(bool); !has {
+		return nil
+	}
+	d, err := profanity.Default()
+	if err != nil {
+		return nil
+	}
+	text := req.Text("text")
+	var fs []Finding
+	for _, w := range words(text) {
+		if d.HasProfanity(text[w[0]:w[1]]) {
+			fs = append(fs, Finding{Kind: "profanity", Input: "text", Start: w[0], End: w[1], Text: text[w[0]:w[1]], Source: "profanity lexicon and model"})
+		}
+	}
+	summary := "Profanity found"
+	if len(fs) == 0 {
+		summary = "Profanity found in the text as a whole (no single word is profane on its own: a spaced-out or split spelling)"
+	}
+	return &Explanation{Summary: summary, Findings: fs}
+}
+
+// explainSimilarity gives the parts of the similarity score.
+func explainSimilarity(_ context.Context, req Request, _ Result) *Explanation {
+	a, b := req.Text("completion"), req.Text("reference")
+	if strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b)) {
+		return &Explanation{Summary: "The texts are equal (up to case and surrounding space): 1."}
+	}
+	p := textsim.SimilarityPartsOf(a, b, textsim.Tokenize(a), textsim.Tokenize(b))
+	parts := map[string]float64{"word_cosine": p.SemanticCosine, "char_trigram_cosine": p.Trigram, "word_order": p.Order}
+	summary := fmt.Sprintf("Similarity %.2f from word overlap %.2f, character trigrams %.2f and word order %.2f", p.Score(), p.SemanticCosine, p.Trigram, p.Order)
+	if p.HasEmbedding {
+		parts["word_vector_cosine"] = p.Embedding
+		summary += fmt.Sprintf(", word vectors %.2f", p.Embedding)
+	}
+	if p.NegationMismatch {
+		parts["negation_mismatch"] = 1
+		summary += "; one text is negated and the other is not (×0.8)"
+	}
+	return &Explanation{Summary: summary, Parts: parts}
+}
+
+// explainRelevancy gives the parts of the relevance probability.
+func explainRelevancy(_ context.Context, req Request, _ Result) *Explanation {
+	p := textsim.AnswerRelevanceParts(req.Text("question"), req.Text("answer"))
+	if p.EmptyAnswer {
+		return &Explanation{Summary: "The answer is empty."}
+	}
+	return &Explanation{
+		Summary: fmt.Sprintf("Relevance %.2f from the question's words found in the answer %.2f (%.2f counting close words), the kind of answer asked for %.0f and word vectors %.2f",
+			p.Probability(), p.Coverage, p.SoftCoverage, p.AnswerType, p.Embedding),
+		Parts: map[string]float64{"probability": p.Probability(), "coverage": p.Coverage, "soft_coverage": p.SoftCoverage, "answer_type": p.AnswerType, "word_vector_cosine": p.Embedding},
+	}
+}
+
+// Occlusion: the words whose removal lowers a classifier's probability
+// most are the ones that weighed most. Long texts are narrowed to the
+// sentence whose removal lowers it most first, so that an explanation
+// costs at most maxOcclusions scorings.
+const (
+	maxOcclusions   = 120
+	maxWeightyWords = 5
+	// minWordDrop is the least drop a word must cause to be named.
+	minWordDrop = 0.02
+)
+
+// weightiestWords returns up to maxWeightyWords words of text whose
+// removal lowers score(text) by at least minWordDrop, largest drop first.
+func weightiestWords(text, input string, score func(string) float64, source string) []Finding {
+	base := score(text)
+	spans := words(text)
+	if len(spans) > maxOcclusions/2 {
+		best, bestDrop := [2]int{0, len(text)}, -1.0
+		sents := sentences(text)
+		for i, s := range sents {
+			if i == maxOcclusions/2 {
+				break
+			}
+			if d := base - score(text[:s[0]]+text[s[1]:]); d > bestDrop {
+				best, bestDrop = s, d
+			}
+		}
+		var inside [][2]int
+		for _, w := range spans {
+			if w[0] >= best[0] && w[1] <= best[1] {
+				inside = append(inside, w)
+			}
+		}
+		spans = inside
+	}
+	if len(spans) > maxOcclusions/2 {
+		spans = spans[:maxOcclusions/2]
+	}
+	type drop struct {
+		w [2]int
+		d float64
+	}
+	var drops []drop
+	for _, w := range spans {
+		if d := base - score(text[:w[0]]+text[w[1]:]); d >= minWordDrop {
+			drops = append(drops, drop{w, d})
+		}
+	}
+	sort.SliceStable(drops, func(i, j int) bool { return drops[i].d > drops[j].d })
+	var fs []Finding
+	for _, d := range drops[:min(len(drops), maxWeightyWords)] {
+		fs = append(fs, Finding{Kind: "weighty word", Input: input, Start: d.w[0], End: d.w[1], Text: text[d.w[0]:d.w[1]], Score: d.d, Source: source})
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+	return fs
+}
+
+// words returns the [start, end) byte offsets of the runs of letters,
+// digits and apostrophes of text.
+func words(text string) [][2]int {
+	var out [][2]int
+	start := -1
+	for i, r := range text {
+		in := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '*' || r == '@' || r == '$'
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			out = append(out, [2]int{start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, [2]int{start, len(text)})
+	}
+	return out
+}
+
+// sentences returns the [start, end) byte offsets of the sentences of
+// text: runs ending after '.', '!', '?' or a line break.
+func sentences(text string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i, r := range text {
+		if r == '.' || r == '!' || r == '?' || r == '\n' {
+			if i+1 > start {
+				out = append(out, [2]int{start, i + 1})
+			}
+			start = i + 1
+		}
+	}
+	if start < len(text) {
+		out = append(out, [2]int{start, len(text)})
+	}
+	return out
+}
