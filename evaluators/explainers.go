@@ -80,8 +80,8 @@ func explainToxicity(_ context.Context, req Request, res Result) *Explanation {
 	}
 	text := req.Text("text")
 	p, err := toxicityProbability(text)
-	if err != nil {
-		return nil
+	if err != nil || p <= req.Float("threshold") {
+		return nil // not the result being explained
 	}
 	e := &Explanation{Summary: fmt.Sprintf("Toxicity %.2f > threshold %.2f", p, req.Float("threshold"))}
 	if c := toxicityRuleCategory(text); c != "" {
@@ -104,6 +104,9 @@ func explainSexism(_ context.Context, req Request, res Result) *Explanation {
 	}
 	text := req.Text("text")
 	p := m.Probability(text)
+	if p <= req.Float("threshold") {
+		return nil // not the result being explained
+	}
 	return &Explanation{
 		Summary:  fmt.Sprintf("Sexism %.2f > threshold %.2f", p, req.Float("threshold")),
 		Findings: weightiestWords(text, "text", m.Probability, "sexism-detector"),
@@ -122,6 +125,9 @@ func explainInjection(_ context.Context, req Request, res Result) *Explanation {
 	}
 	text := req.Text("prompt")
 	sc := det.Score(text)
+	if sc.Probability <= req.Float("threshold") {
+		return nil // not the result being explained
+	}
 	e := &Explanation{
 		Summary: fmt.Sprintf("Injection %.2f > threshold %.2f", sc.Probability, req.Float("threshold")),
 		Parts:   map[string]float64{"model": sc.Model, "rule": sc.Rule.Score},

@@ -520,7 +520,13 @@ func (r *runner) run(req runRequest) (o outcome) {
 	if err != nil || res == nil {
 		return outcome{res: res, err: err}
 	}
-	return outcome{res: res, expl: def.Explain(req.ctx, req.j.req, res)}
+	// Only failures are explained in the pipeline: an explanation costs up
+	// to a second evaluation, and the passes are most of the traffic.
+	var expl *evaluators.Explanation
+	if !def.Pass(res) {
+		expl = def.Explain(req.ctx, req.j.req, res)
+	}
+	return outcome{res: res, expl: expl}
 }
 
 // stop ends an idle runner (nil: none).
