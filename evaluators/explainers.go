@@ -88,7 +88,7 @@ func explainToxicity(_ context.Context, req Request, res Result) *Explanation {
 		e.Summary += "; rule: " + c
 	}
 	score := func(s string) float64 { q, _ := toxicityProbability(s); return q }
-	e.Findings = weightiestWords(text, "text", score, "toxicity-detector")
+	e.Findings = weightiestParts(text, "text", score, req.Float("threshold"), "toxicity-detector")
 	return e
 }
 
@@ -109,7 +109,7 @@ func explainSexism(_ context.Context, req Request, res Result) *Explanation {
 	}
 	return &Explanation{
 		Summary:  fmt.Sprintf("Sexism %.2f > threshold %.2f", p, req.Float("threshold")),
-		Findings: weightiestWords(text, "text", m.Probability, "sexism-detector"),
+		Findings: weightiestParts(text, "text", m.Probability, req.Float("threshold"), "sexism-detector"),
 	}
 }
 
@@ -136,7 +136,7 @@ func explainInjection(_ context.Context, req Request, res Result) *Explanation {
 		e.Summary += "; rule: " + sc.Rule.Rule
 	}
 	score := func(s string) float64 { return det.Score(s).Probability }
-	e.Findings = weightiestWords(text, "prompt", score, "prompt-injection")
+	e.Findings = weightiestParts(text, "prompt", score, req.Float("threshold"), "prompt-injection")
 	return e
 }
 
@@ -206,6 +206,78 @@ const (
 	// minWordDrop is the least drop a word must cause to be named.
 	minWordDrop = 0.02
 )
+
+// weightiestParts returns what made score(text) exceed threshold: the
+// clauses that exceed it on their own, each with its weightiest words
+// (when several clauses each suffice, no single word's removal lowers the
+// score of the whole: "You are an idiot and I will hurt you"), else the
+// weightiest words of the whole text.
+func weightiestParts(text, input string, score func(string) float64, threshold float64, source string) []Finding {
+	var fs []Finding
+	for i, c := range clauses(text) {
+		if i == maxOcclusions/2 || len(fs) == maxWeightyWords {
+			break
+		}
+		if p := score(text[c[0]:c[1]]); p > threshold {
+			f := Finding{Kind: "clause", Input: input, Start: c[0], End: c[1], Text: clip(text, c[0], c[1]), Score: p, Source: source}
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) <= 1 {
+		return weightiestWords(text, input, score, source)
+	}
+	var out []Finding
+	for _, f := range fs {
+		out = append(out, f)
+		for _, w := range weightiestWords(text[f.Start:f.End], input, score, source) {
+			w.Start += f.Start
+			w.End += f.Start
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// clauses returns the [start, end) byte offsets of the clauses of text:
+// runs split at sentence punctuation, commas, semicolons, line breaks and
+// the conjunctions "and", "but" and "or", surrounding space left out.
+func clauses(text string) [][2]int {
+	var out [][2]int
+	add := func(a, b int) {
+		for a < b && (text[a] == ' ' || text[a] == '\t') {
+			a++
+		}
+		for b > a && (text[b-1] == ' ' || text[b-1] == '\t') {
+			b--
+		}
+		if b > a {
+			out = append(out, [2]int{a, b})
+		}
+	}
+	start := 0
+	ws := words(text)
+	cut := map[int]int{} // word start -> word end, for the conjunctions
+	for _, w := range ws {
+		switch strings.ToLower(text[w[0]:w[1]]) {
+		case "and", "but", "or":
+			cut[w[0]] = w[1]
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		if end, ok := cut[i]; ok {
+			add(start, i)
+			start, i = end, end-1
+			continue
+		}
+		switch text[i] {
+		case '.', '!', '?', ',', ';', '\n':
+			add(start, i)
+			start = i + 1
+		}
+	}
+	add(start, len(text))
+	return out
+}
 
 // weightiestWords returns up to maxWeightyWords words of text whose
 // removal lowers score(text) by at least minWordDrop, largest drop first.

@@ -276,6 +276,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		if j := b.text("#result-json"); !strings.Contains(j, `"has_pii": true`) {
 			t.Errorf("result JSON %s", j)
 		}
+		if why := b.text("#explanation"); !strings.Contains(why, "PII found: EMAIL_ADDRESS") || !strings.Contains(why, "EmailRecognizer") {
+			t.Errorf("explanation %q does not say why", why)
+		}
+		if m := eval[string](b, `[...document.querySelectorAll(".marked-input mark")].map(m => m.textContent).join("|")`); m != "jane.doe@example.com" {
+			t.Errorf("marked in the input: %q, want the e-mail address", m)
+		}
 		b.screenshot("playground")
 	})
 
@@ -283,6 +289,15 @@ func TestConsoleInBrowser(t *testing.T) {
 		b := browser.on(t)
 		b.visit("/ui/traces/" + toxic)
 		b.run("select the chat span", chromedp.Click(chromedp.CSS(`.wf-row.failed`)))
+		b.run("wait for the span", chromedp.WaitVisible(chromedp.ID("evaluations")))
+		if why := eval[string](b, `[...document.querySelectorAll("#evaluations td.why")].map(td => td.innerText).join("|")`); !strings.Contains(why, "Toxicity") {
+			t.Errorf("the evaluations do not say why: %q", why)
+		}
+		if m := eval[string](b, `[...document.querySelectorAll("#chat mark")].map(m => m.textContent).join("|")`); !strings.Contains(m, "idiot") {
+			t.Errorf("marked in the messages: %q, want the weightiest word", m)
+		}
+		b.run("show why", chromedp.ScrollIntoView(chromedp.ID("chat")))
+		b.screenshot("trace-why")
 		b.run("pick toxicity", chromedp.WaitVisible(chromedp.ID("send-evaluator")),
 			chromedp.SetValue(chromedp.ID("send-evaluator"), "toxicity-detector"))
 		b.submit("#send-playground")
