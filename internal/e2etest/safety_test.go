@@ -18,25 +18,34 @@ import (
 )
 
 // exampleTemplate turns examples/<name> into a testcollector template:
-// its addresses, warehouse path and key replaced by the test's, and the
-// collector's own metrics off (the default port 8888 may be taken by a
-// collector running on the machine).
-func exampleTemplate(t *testing.T, name string) string {
+// the edits of more applied to its text first (each must apply), then the
+// collector's own metrics turned off (the default port 8888 may be taken
+// by a collector running on the machine), and its addresses, warehouse
+// path and key replaced by the test's.
+func exampleTemplate(t *testing.T, name string, more ...[2]string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", name))
 	if err != nil {
 		t.Fatalf("read example config: %v", err)
 	}
-	cfg := editConfig(t, string(data), func(doc map[string]any) {
+	cfg := replaceAll(t, name, string(data), more)
+	cfg = editConfig(t, cfg, func(doc map[string]any) {
 		subMap(t, doc, "service", "telemetry", "metrics")["level"] = "none"
 	})
-	for _, r := range [][2]string{
+	return replaceAll(t, name, cfg, [][2]string{
 		{"127.0.0.1:8080", "{{.API}}"},
 		{"127.0.0.1:4317", "{{.OTLPGRPC}}"},
 		{"127.0.0.1:4318", "{{.OTLPHTTP}}"},
 		{"./data/evalcol.db", "{{.DataDir}}/evalcol.db"},
 		{"${env:EVALCOL_API_KEY:-evalcol-dev-key}", testcollector.DefaultAPIKey},
-	} {
+	})
+}
+
+// replaceAll applies each replacement to cfg, failing the test when one
+// finds nothing to replace (the example changed under the test).
+func replaceAll(t *testing.T, name, cfg string, rs [][2]string) string {
+	t.Helper()
+	for _, r := range rs {
 		if !strings.Contains(cfg, r[0]) {
 			t.Fatalf("examples/%s no longer contains %q", name, r[0])
 		}
