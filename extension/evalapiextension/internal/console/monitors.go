@@ -225,8 +225,14 @@ func (c *Console) readSetupForm(r *http.Request) (setupForm, setups.Request, boo
 			slugs = append(slugs, s)
 		}
 	}
-	body := map[string]any{
-		"external_id": f.ExternalID, "entity_type": f.EntityType, "entity_value": f.EntityValue, "evaluators": slugs,
+	// The API treats external_id and the entity as optional: a blank field
+	// leaves it out rather than sending an empty string it refuses.
+	body := map[string]any{"evaluators": slugs}
+	if f.ExternalID != "" {
+		body["external_id"] = f.ExternalID
+	}
+	if f.EntityValue != "" {
+		body["entity_type"], body["entity_value"] = f.EntityType, f.EntityValue
 	}
 	if f.SampleRate != "" {
 		n, err := strconv.ParseFloat(f.SampleRate, 64)
