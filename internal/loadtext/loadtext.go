@@ -45,9 +45,10 @@ const (
 	PlantedPhone = "+1 415 555 0132"
 )
 
-// Planted reports whether text holds a planted contact detail.
+// Planted reports whether text holds a planted contact detail, whole or
+// cut short where the text ends ("… office on +1 415 555").
 func Planted(text string) bool {
-	return strings.Contains(text, PlantedEmail) || strings.Contains(text, PlantedPhone)
+	return strings.Contains(text, PlantedEmail[:strings.IndexByte(PlantedEmail, '@')+1]) || strings.Contains(text, PlantedPhone[:6])
 }
 
 var frames = []string{

@@ -96,7 +96,7 @@ func piiContactQuality(dataDir string) ([]Report, error) {
 		Slug: piiSlug + " (safety monitor)", Dataset: "cmd/loadgen texts", Kind: KindFunctional, Split: "texts that hold a planted e-mail address or phone number", N: len(planted),
 		Metrics:  map[string]float64{"recall": safeDiv(float64(found), float64(len(planted)))},
 		Headline: "recall", Threshold: "0.7", PerCall: elapsed / time.Duration(max(len(planted), 1)), Target: "recall = 1",
-		Notes: "400 loadtext.Gen texts of 40-400 bytes (seed 1) with " + loadtext.PlantedEmail + " or " + loadtext.PlantedPhone,
+		Notes: "400 loadtext.Gen texts of 40-400 bytes (seed 1) with " + loadtext.PlantedEmail + " or " + loadtext.PlantedPhone + ", whole or cut short where the text ends (a number cut to a few digits is no longer a phone number)",
 	})
 	recall, err := piiContactPresidio(dataDir)
 	if err != nil {
