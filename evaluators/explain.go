@@ -68,6 +68,41 @@ func (d *Definition) Explain(ctx context.Context, req Request, res Result) (e *E
 	return e
 }
 
+// explainBudgetKey is the context key of WithExplainBudget.
+type explainBudgetKey struct{}
+
+// WithExplainBudget returns ctx bounding the extra scorings an explanation
+// may make (a classifier's occlusion makes up to maxOcclusions = 120 by
+// default): callers on a hot path, such as the evaluator processor, ask
+// for a cheaper explanation (the rule and the clauses that suffice alone
+// first, then words while the budget lasts).
+func WithExplainBudget(ctx context.Context, scorings int) context.Context {
+	return context.WithValue(ctx, explainBudgetKey{}, scorings)
+}
+
+// explainBudget is the scorings budget of ctx.
+func explainBudget(ctx context.Context) int {
+	if n, ok := ctx.Value(explainBudgetKey{}).(int); ok && n > 0 {
+		return min(n, maxOcclusions)
+	}
+	return maxOcclusions
+}
+
+// scorer scores texts for an explanation within a budget of scorings.
+type scorer struct {
+	score func(string) float64
+	left  int
+}
+
+// try scores s; ok is false once the budget is spent.
+func (sc *scorer) try(s string) (p float64, ok bool) {
+	if sc.left <= 0 {
+		return 0, false
+	}
+	sc.left--
+	return sc.score(s), true
+}
+
 // Explains reports whether the evaluator gives explanations.
 func (d *Definition) Explains() bool { return d.explain != nil }
 

@@ -159,3 +159,24 @@ func TestMaskSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestOcclusionStaysWithinItsBudget: the pipeline asks for cheap
+// explanations; the scorings an explanation makes never pass the budget.
+func TestOcclusionStaysWithinItsBudget(t *testing.T) {
+	text := strings.Repeat("You are a worthless idiot and I will hurt you. ", 30)
+	for _, budget := range []int{0, 4, 16, 1000} {
+		calls := 0
+		score := func(s string) float64 {
+			calls++
+			if strings.Contains(s, "idiot") {
+				return 0.9
+			}
+			return 0.1
+		}
+		ctx := WithExplainBudget(context.Background(), budget)
+		weightiestParts(text, "text", &scorer{score, explainBudget(ctx)}, 0.9, 0.5, "test")
+		if want := min(max(budget, 0), maxOcclusions); budget > 0 && calls > want || budget == 0 && calls > maxOcclusions {
+			t.Errorf("budget %d: %d scorings", budget, calls)
+		}
+	}
+}

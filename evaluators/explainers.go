@@ -74,7 +74,7 @@ func explainRegex(field string) func(context.Context, Request, Result) *Explanat
 
 // explainToxicity names the rule category that fired, if one did, and the
 // words whose removal lowers the toxicity most.
-func explainToxicity(_ context.Context, req Request, res Result) *Explanation {
+func explainToxicity(ctx context.Context, req Request, res Result) *Explanation {
 	if res["is_safe"] != UnsafeLabel {
 		return nil
 	}
@@ -88,13 +88,13 @@ func explainToxicity(_ context.Context, req Request, res Result) *Explanation {
 		e.Summary += "; rule: " + c
 	}
 	score := func(s string) float64 { q, _ := toxicityProbability(s); return q }
-	e.Findings = weightiestParts(text, "text", score, req.Float("threshold"), "toxicity-detector")
+	e.Findings = weightiestParts(text, "text", &scorer{score, explainBudget(ctx)}, p, req.Float("threshold"), "toxicity-detector")
 	return e
 }
 
 // explainSexism lists the words whose removal lowers the sexism
 // probability most.
-func explainSexism(_ context.Context, req Request, res Result) *Explanation {
+func explainSexism(ctx context.Context, req Request, res Result) *Explanation {
 	if res["is_safe"] != UnsafeLabel {
 		return nil
 	}
@@ -109,13 +109,13 @@ func explainSexism(_ context.Context, req Request, res Result) *Explanation {
 	}
 	return &Explanation{
 		Summary:  fmt.Sprintf("Sexism %.2f > threshold %.2f", p, req.Float("threshold")),
-		Findings: weightiestParts(text, "text", m.Probability, req.Float("threshold"), "sexism-detector"),
+		Findings: weightiestParts(text, "text", &scorer{m.Probability, explainBudget(ctx)}, p, req.Float("threshold"), "sexism-detector"),
 	}
 }
 
 // explainInjection names the strongest rule that matched, the model's
 // share, and the words whose removal lowers the probability most.
-func explainInjection(_ context.Context, req Request, res Result) *Explanation {
+func explainInjection(ctx context.Context, req Request, res Result) *Explanation {
 	if res["has_injection"] != UnsafeLabel {
 		return nil
 	}
@@ -136,7 +136,7 @@ func explainInjection(_ context.Context, req Request, res Result) *Explanation {
 		e.Summary += "; rule: " + sc.Rule.Rule
 	}
 	score := func(s string) float64 { return det.Score(s).Probability }
-	e.Findings = weightiestParts(text, "prompt", score, req.Float("threshold"), "prompt-injection")
+	e.Findings = weightiestParts(text, "prompt", &scorer{score, explainBudget(ctx)}, sc.Probability, req.Float("threshold"), "prompt-injection")
 	return e
 }
 
@@ -212,24 +212,29 @@ const (
 // (when several clauses each suffice, no single word's removal lowers the
 // score of the whole: "You are an idiot and I will hurt you"), else the
 // weightiest words of the whole text.
-func weightiestParts(text, input string, score func(string) float64, threshold float64, source string) []Finding {
+func weightiestParts(text, input string, sc *scorer, base, threshold float64, source string) []Finding {
 	var fs []Finding
-	for i, c := range clauses(text) {
-		if i == maxOcclusions/2 || len(fs) == maxWeightyWords {
+	cs := clauses(text)
+	for i, c := range cs {
+		if len(cs) == 1 || i == maxOcclusions/2 || len(fs) == maxWeightyWords {
 			break
 		}
-		if p := score(text[c[0]:c[1]]); p > threshold {
+		p, ok := sc.try(text[c[0]:c[1]])
+		if !ok {
+			break
+		}
+		if p > threshold {
 			f := Finding{Kind: "clause", Input: input, Start: c[0], End: c[1], Text: clip(text, c[0], c[1]), Score: p, Source: source}
 			fs = append(fs, f)
 		}
 	}
 	if len(fs) <= 1 {
-		return weightiestWords(text, input, score, source)
+		return weightiestWords(text, input, sc, base, source)
 	}
 	var out []Finding
 	for _, f := range fs {
 		out = append(out, f)
-		for _, w := range weightiestWords(text[f.Start:f.End], input, score, source) {
+		for _, w := range weightiestWords(text[f.Start:f.End], input, sc, f.Score, source) {
 			w.Start += f.Start
 			w.End += f.Start
 			out = append(out, w)
@@ -280,9 +285,9 @@ func clauses(text string) [][2]int {
 }
 
 // weightiestWords returns up to maxWeightyWords words of text whose
-// removal lowers score(text) by at least minWordDrop, largest drop first.
-func weightiestWords(text, input string, score func(string) float64, source string) []Finding {
-	base := score(text)
+// removal lowers score(text) = base by at least minWordDrop, largest drop
+// first.
+func weightiestWords(text, input string, sc *scorer, base float64, source string) []Finding {
 	spans := words(text)
 	if len(spans) > maxOcclusions/2 {
 		best, bestDrop := [2]int{0, len(text)}, -1.0
@@ -291,7 +296,11 @@ func weightiestWords(text, input string, score func(string) float64, source stri
 			if i == maxOcclusions/2 {
 				break
 			}
-			if d := base - score(text[:s[0]]+text[s[1]:]); d > bestDrop {
+			p, ok := sc.try(text[:s[0]] + text[s[1]:])
+			if !ok {
+				break
+			}
+			if d := base - p; d > bestDrop {
 				best, bestDrop = s, d
 			}
 		}
@@ -312,7 +321,11 @@ func weightiestWords(text, input string, score func(string) float64, source stri
 	}
 	var drops []drop
 	for _, w := range spans {
-		if d := base - score(text[:w[0]]+text[w[1]:]); d >= minWordDrop {
+		p, ok := sc.try(text[:w[0]] + text[w[1]:])
+		if !ok {
+			break
+		}
+		if d := base - p; d >= minWordDrop {
 			drops = append(drops, drop{w, d})
 		}
 	}

@@ -75,6 +75,18 @@ func runDefinition(ctx context.Context, def *evaluators.Definition, req evaluato
 	return def.Run(ctx, req)
 }
 
+// explainFunc explains a failing result of a run.
+type explainFunc func(ctx context.Context, def *evaluators.Definition, req evaluators.Request, res evaluators.Result) *evaluators.Explanation
+
+// pipelineExplainBudget bounds the extra scorings of one explanation in
+// the pipeline (a classifier's occlusion may take up to 120 on demand):
+// the rule, the clauses that suffice alone and a few words.
+const pipelineExplainBudget = 16
+
+func explainDefinition(ctx context.Context, def *evaluators.Definition, req evaluators.Request, res evaluators.Result) *evaluators.Explanation {
+	return def.Explain(evaluators.WithExplainBudget(ctx, pipelineExplainBudget), req, res)
+}
+
 // Processor evaluates the spans of trace batches. ProcessTraces may be
 // called concurrently; at most Workers evaluations run at once overall.
 type Processor struct {
@@ -91,7 +103,8 @@ type Processor struct {
 	groundTruth string
 	logger      *zap.Logger
 	tel         *telemetry
-	run         runFunc // replaced by tests
+	run         runFunc     // replaced by tests
+	explain     explainFunc // nil: no explanations (tests that replace run)
 }
 
 // New returns a processor.
@@ -120,6 +133,7 @@ func New(set Settings) (*Processor, error) {
 		logger:      set.Logger,
 		tel:         tel,
 		run:         runDefinition,
+		explain:     explainDefinition,
 	}, nil
 }
 
@@ -523,8 +537,8 @@ func (r *runner) run(req runRequest) (o outcome) {
 	// Only failures are explained in the pipeline: an explanation costs up
 	// to a second evaluation, and the passes are most of the traffic.
 	var expl *evaluators.Explanation
-	if !def.Pass(res) {
-		expl = def.Explain(req.ctx, req.j.req, res)
+	if r.p.explain != nil && !def.Pass(res) {
+		expl = r.p.explain(req.ctx, def, req.j.req, res)
 	}
 	return outcome{res: res, expl: expl}
 }

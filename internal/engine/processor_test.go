@@ -165,6 +165,7 @@ func newProc(t testing.TB, set Settings, run runFunc) testProc {
 	}
 	if run != nil {
 		p.run = run
+		p.explain = nil // a stub's results are not the evaluators' to explain
 	}
 	return testProc{p, reader}
 }
