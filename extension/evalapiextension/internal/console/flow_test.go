@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/evalcol/evalcol/internal/testcollector"
@@ -214,7 +215,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("new setup status %q", status)
 		}
 		b.eventually("/ui/monitors", `document.querySelector("#setups .status").textContent === "waiting_for_spans"`, 10*time.Second)
-		sendTrace(t, c, prodKey, exchange{
+		another := sendTrace(t, c, prodKey, exchange{
 			Service: "joke-app", Workflow: "pirate_joke_generator", SpanName: "openai.chat", Model: "gpt-4o",
 			Prompt: "Another one", Completion: "What is a pirate's favourite letter? The C.",
 		})
@@ -225,6 +226,14 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("static monitors = %s", static)
 		}
 		b.screenshot("monitors")
+		// The trace page names the setup that judged the span, linked.
+		b.visit("/ui/traces/" + another)
+		b.visit(eval[string](b, `[...document.querySelectorAll(".wf-row")].find(r => r.textContent.includes("openai.chat")).getAttribute("href")`))
+		b.eventually(b.location(), `[...document.querySelectorAll("#evaluations tr")].some(r => r.textContent.includes("char-count"))`, 10*time.Second)
+		mon := eval[[]string](b, `[...document.querySelectorAll("#evaluations tr")].filter(r => r.textContent.includes("char-count")).map(r => { const a = r.querySelector("td:nth-child(4) a"); return a ? a.textContent + " " + a.getAttribute("href") : r.querySelector("td:nth-child(4)").textContent })`)
+		if len(mon) != 1 || !strings.HasPrefix(mon[0], "jokes-length /ui/monitors/") {
+			t.Errorf("char-count's monitor on the trace page = %q, want the setup's external id linked to it", mon)
+		}
 	})
 
 	t.Run("scores", func(t *testing.T) {
@@ -283,6 +292,28 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("marked in the input: %q, want the e-mail address", m)
 		}
 		b.screenshot("playground")
+	})
+
+	t.Run("times in the browser's zone, UTC on hover", func(t *testing.T) {
+		b := browser.on(t)
+		zone := func(id string) {
+			if _, err := chromedp.Call(b.ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: id}); err != nil {
+				t.Fatalf("time zone %q: %v", id, err)
+			}
+		}
+		zone("Asia/Kolkata")
+		defer zone("")
+		b.visit("/ui/traces/" + toxic)
+		local := eval[string](b, `document.querySelector(".page-head time").textContent`)
+		utc := eval[string](b, `document.querySelector(".page-head time").title`)
+		if !strings.HasSuffix(local, " UTC+05:30") || !strings.HasSuffix(utc, " UTC") {
+			t.Fatalf("trace start shown as %q (title %q), want local time in UTC+05:30 and UTC on hover", local, utc)
+		}
+		lt, err1 := time.Parse("2006-01-02 15:04:05.000", strings.TrimSuffix(local, " UTC+05:30"))
+		ut, err2 := time.Parse("2006-01-02 15:04:05.000", strings.TrimSuffix(utc, " UTC"))
+		if err1 != nil || err2 != nil || lt.Sub(ut) != 5*time.Hour+30*time.Minute {
+			t.Errorf("local %q is not UTC %q + 5:30 (%v, %v)", local, utc, err1, err2)
+		}
 	})
 
 	t.Run("send a span to the playground", func(t *testing.T) {

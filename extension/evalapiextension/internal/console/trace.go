@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,6 +107,51 @@ type evalRow struct {
 	warehouse.Evaluation
 	Verdict evaluators.Verdict
 	Outputs []kv
+	// Monitor names the monitor that ran it, linked to it ("" Link: not
+	// one that exists any more).
+	Monitor monitorRef
+}
+
+// monitorRef is a monitor as a page shows it: a name, not an id.
+type monitorRef struct{ Label, Link, ID string }
+
+// maxMonitorLookups bounds the setups one trace page looks up.
+const maxMonitorLookups = 16
+
+// monitorRefs names the monitors of evals: a static monitor by its YAML
+// name, a setup by its external id (else its entity), each linked to the
+// monitors page; an id that is neither (a deleted setup) stays as it is.
+func (c *Console) monitorRefs(ctx context.Context, t tenant.Tenant, evals []warehouse.Evaluation) map[string]monitorRef {
+	refs := map[string]monitorRef{}
+	static := map[string]string{}
+	if c.opts.StaticMonitors != nil {
+		for _, m := range c.opts.StaticMonitors() {
+			static[m.ID] = m.Name
+		}
+	}
+	for _, ev := range evals {
+		id := ev.MonitorID
+		if _, done := refs[id]; done || id == "" {
+			continue
+		}
+		ref := monitorRef{Label: id, ID: id}
+		switch {
+		case static[id] != "":
+			ref = monitorRef{Label: static[id], Link: "/ui/monitors#static-monitors", ID: id}
+		case c.opts.Setups != nil && len(refs) < maxMonitorLookups:
+			if s, err := c.opts.Setups.Get(ctx, t, id); err == nil {
+				ref.Link = "/ui/monitors/" + url.PathEscape(s.ID)
+				switch {
+				case s.ExternalID != "":
+					ref.Label = s.ExternalID
+				case s.EntityValue != "":
+					ref.Label = s.EntityType + " " + s.EntityValue
+				}
+			}
+		}
+		refs[id] = ref
+	}
+	return refs
 }
 
 // highlight is a finding's text to mark in the messages.
@@ -261,6 +307,10 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 	data.SelLink = sel.Link
 	data.PlaygroundTS = sel.Span.Timestamp
 	fillSpanDetails(&data, sel.Span)
+	refs := c.monitorRefs(r.Context(), t, sel.Span.Evaluations)
+	for i := range data.Evaluations {
+		data.Evaluations[i].Monitor = refs[data.Evaluations[i].MonitorID]
+	}
 	c.render(w, r, http.StatusOK, "trace", page{Title: "Trace " + truncate(16, traceID), Nav: "traces", Data: data})
 }
 
