@@ -294,6 +294,28 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.screenshot("playground")
 	})
 
+	t.Run("error status and failed evaluations in two colours", func(t *testing.T) {
+		b := browser.on(t)
+		erred := sendTrace(t, c, prodKey, exchange{Service: "joke-app", Workflow: "status_check", SpanName: "openai.chat", Model: "gpt-4o",
+			Prompt: "Tell me a joke", Completion: "Sorry, try again later.", Err: "rate limited"})
+		b.visit("/ui/traces/" + erred)
+		rows := eval[[]string](b, `[...document.querySelectorAll(".wf-row")].filter(r => r.textContent.includes("openai.chat")).map(r => r.className + "|" + r.querySelector("rect").getAttribute("class"))`)
+		if len(rows) != 1 || !strings.Contains(rows[0], "status-error") || strings.Contains(rows[0], " failed") || !strings.HasSuffix(rows[0], "|bar-status") {
+			t.Errorf("the erred span's row: %q, want status-error with a bar-status bar", rows)
+		}
+		b.visit("/ui/traces/" + toxic)
+		rows = eval[[]string](b, `[...document.querySelectorAll(".wf-row.failed rect")].map(r => r.getAttribute("class"))`)
+		if len(rows) != 1 || rows[0] != "bar-fail" {
+			t.Errorf("the failed evaluation's bar: %q, want bar-fail", rows)
+		}
+		if l := b.text("#legend"); !strings.Contains(l, "a failed evaluation") || !strings.Contains(l, "status is an error") {
+			t.Errorf("legend %q", l)
+		}
+		if a, f := eval[string](b, `getComputedStyle(document.querySelector(".legend .k-fail")).backgroundColor`), eval[string](b, `getComputedStyle(document.querySelector(".legend .k-status")).backgroundColor`); a == f {
+			t.Errorf("the two keys share the colour %s", a)
+		}
+	})
+
 	t.Run("times in the browser's zone, UTC on hover", func(t *testing.T) {
 		b := browser.on(t)
 		zone := func(id string) {

@@ -73,8 +73,11 @@ type waterfallRow struct {
 	// X and Width place the span's bar on a 0..1000 axis of the trace's
 	// time.
 	X, Width float64
-	Failed   bool
-	Chips    []chip
+	// Failed: an evaluation of the span failed; StatusError: the span's
+	// own status is an error. The page tells them apart by colour.
+	Failed      bool
+	StatusError bool
+	Chips       []chip
 }
 
 // message is one chat message of a span.
@@ -339,7 +342,7 @@ func waterfall(spans []warehouse.Span, traceID string) []waterfallRow {
 		}
 		visited[i] = true
 		s := &spans[i]
-		row := waterfallRow{Span: s, Depth: min(depth, 12), Link: traceLink(traceID, s.Timestamp, s.SpanID), Failed: s.StatusCode == "STATUS_CODE_ERROR"}
+		row := waterfallRow{Span: s, Depth: min(depth, 12), Link: traceLink(traceID, s.Timestamp, s.SpanID), StatusError: s.StatusCode == "STATUS_CODE_ERROR"}
 		for _, ev := range s.Evaluations {
 			ch := newChip(ev, "")
 			row.Chips = append(row.Chips, ch)
