@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -600,5 +601,20 @@ func TestTracesLimitIsClampedAndSaid(t *testing.T) {
 	a = do(t, c, "GET", s.URL+"/ui/traces?limit=lots", nil)
 	if a.status != 200 || !strings.Contains(a.body, `id="limit-error">limit must be a whole number between 1 and 200; showing 50`) {
 		t.Errorf("limit=lots: %d, no error", a.status)
+	}
+}
+
+func TestAggregateChips(t *testing.T) {
+	in := []chip{
+		{Name: "toxicity-detector", Verdict: "pass", Title: "a"}, {Name: "pii-detector", Verdict: "fail", Title: "b"},
+		{Name: "toxicity-detector", Verdict: "pass", Title: "c"}, {Name: "toxicity-detector", Verdict: "fail", Title: "d"},
+	}
+	got := aggregateChips(in)
+	want := []chip{
+		{Name: "toxicity-detector", Verdict: "pass", Title: "a\nc", Count: 2}, {Name: "pii-detector", Verdict: "fail", Title: "b", Count: 1},
+		{Name: "toxicity-detector", Verdict: "fail", Title: "d", Count: 1},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("aggregateChips = %+v, want %+v", got, want)
 	}
 }
