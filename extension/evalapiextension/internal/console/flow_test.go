@@ -297,11 +297,21 @@ func TestConsoleInBrowser(t *testing.T) {
 	t.Run("error status and failed evaluations in two colours", func(t *testing.T) {
 		b := browser.on(t)
 		erred := sendTrace(t, c, prodKey, exchange{Service: "joke-app", Workflow: "status_check", SpanName: "openai.chat", Model: "gpt-4o",
-			Prompt: "Tell me a joke", Completion: "Sorry, try again later.", Err: "rate limited"})
+			Prompt: "Tell me a joke", Completion: "Sorry, try again later.", Err: "rate limited",
+			Attrs: map[string]string{"retrieval.documents": strings.Repeat("a long retrieved document. ", 100)}})
 		b.visit("/ui/traces/" + erred)
 		rows := eval[[]string](b, `[...document.querySelectorAll(".wf-row")].filter(r => r.textContent.includes("openai.chat")).map(r => r.className + "|" + r.querySelector("rect").getAttribute("class"))`)
 		if len(rows) != 1 || !strings.Contains(rows[0], "status-error") || strings.Contains(rows[0], " failed") || !strings.HasSuffix(rows[0], "|bar-status") {
 			t.Errorf("the erred span's row: %q, want status-error with a bar-status bar", rows)
+		}
+		// A long attribute value starts folded, as a long message does.
+		b.visit(eval[string](b, `[...document.querySelectorAll(".wf-row")].find(r => r.textContent.includes("openai.chat")).getAttribute("href")`))
+		if h := eval[float64](b, `document.querySelector("#attributes pre.long.folded").getBoundingClientRect().height`); h <= 0 || h > 300 {
+			t.Errorf("folded attribute height %v", h)
+		}
+		b.run("unfold it", chromedp.Click(chromedp.CSS(`#attributes button.unfold`)))
+		if n := eval[int](b, `document.querySelectorAll("#attributes pre.long.folded").length`); n != 0 {
+			t.Errorf("%d attributes still folded after the click", n)
 		}
 		b.visit("/ui/traces/" + toxic)
 		rows = eval[[]string](b, `[...document.querySelectorAll(".wf-row.failed rect")].map(r => r.getAttribute("class"))`)

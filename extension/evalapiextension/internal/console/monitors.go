@@ -72,7 +72,7 @@ func (c *Console) monitorsPage(w http.ResponseWriter, r *http.Request) {
 				row.Evaluators = append(row.Evaluators, b.Slug)
 			}
 			for k, e := range m.Inputs {
-				row.Inputs = append(row.Inputs, kv{k, e.String()})
+				row.Inputs = append(row.Inputs, kv{Key: k, Value: e.String()})
 			}
 			sort.Slice(row.Inputs, func(i, j int) bool { return row.Inputs[i].Key < row.Inputs[j].Key })
 			last, err := c.lastEvaluation(r.Context(), t.Environment, m.ID)

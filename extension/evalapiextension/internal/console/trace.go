@@ -102,8 +102,11 @@ type textPart struct {
 // roleClasses are the roles with their own style.
 var roleClasses = map[string]string{"system": "system", "user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "tool": "tool", "function": "tool"}
 
-// kv is one attribute.
-type kv struct{ Key, Value string }
+// kv is one attribute; Long values start folded, as long messages do.
+type kv struct {
+	Key, Value string
+	Long       bool
+}
 
 // evalRow is one evaluation result of the selected span.
 type evalRow struct {
@@ -382,7 +385,7 @@ func fillSpanDetails(data *traceData, s *warehouse.Span) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			row.Outputs = append(row.Outputs, kv{k, valueText(ev.Output[k])})
+			row.Outputs = append(row.Outputs, kv{Key: k, Value: valueText(ev.Output[k])})
 		}
 		data.Evaluations = append(data.Evaluations, row)
 	}
@@ -448,7 +451,7 @@ func messages(m map[string]string, prefix string) []message {
 func sortedKV(m map[string]string) []kv {
 	out := make([]kv, 0, len(m))
 	for k, v := range m {
-		out = append(out, kv{k, v})
+		out = append(out, kv{Key: k, Value: v, Long: len(v) > longMessage || strings.Count(v, "\n") > 20})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
