@@ -355,7 +355,7 @@ func (t *TraceSummary) add(s *Span) {
 	t.TotalTokens += s.TotalTokens
 	t.Services = appendNew(t.Services, s.ServiceName)
 	t.Workflows = appendNew(t.Workflows, s.WorkflowName)
-	t.Models = appendNew(t.Models, cmpOr(s.ResponseModel, s.RequestModel))
+	t.Models = appendNew(t.Models, cmpOr(s.RequestModel, s.ResponseModel)) // the model a filter on request_model matches
 	for _, ev := range s.Evaluations {
 		t.Evaluations = append(t.Evaluations, TraceEvaluation{SpanID: s.SpanID, SpanName: s.SpanName, Evaluation: ev})
 	}

@@ -304,7 +304,19 @@ func TestConsoleInBrowser(t *testing.T) {
 		if len(rows) != 1 || !strings.Contains(rows[0], "status-error") || strings.Contains(rows[0], " failed") || !strings.HasSuffix(rows[0], "|bar-status") {
 			t.Errorf("the erred span's row: %q, want status-error with a bar-status bar", rows)
 		}
+		// The status filter keeps the traces with an error span; the model
+		// column shows the requested model, which the model filter matches.
+		b.visit("/ui/traces?status=error")
+		if rows := eval[[]string](b, `[...document.querySelectorAll("#trace-list tbody tr.row a.row-link")].map(a => a.getAttribute("href"))`); len(rows) != 1 || !strings.Contains(rows[0], erred) {
+			t.Errorf("traces with an error status: %v, want only %s", rows, erred)
+		}
+		b.visit("/ui/traces?view=spans&model=claude-3-5-sonnet")
+		models := eval[[]string](b, `[...document.querySelectorAll("#trace-list tbody tr.row")].map(r => [...r.cells].map(c => c.textContent.trim()).join("|"))`)
+		if len(models) != 1 || !strings.Contains(models[0], "|claude-3-5-sonnet|") {
+			t.Errorf("spans of the model filter: %q, want one row showing the requested model", models)
+		}
 		// A long attribute value starts folded, as a long message does.
+		b.visit("/ui/traces/" + erred)
 		b.visit(eval[string](b, `[...document.querySelectorAll(".wf-row")].find(r => r.textContent.includes("openai.chat")).getAttribute("href")`))
 		if h := eval[float64](b, `document.querySelector("#attributes pre.long.folded").getBoundingClientRect().height`); h <= 0 || h > 300 {
 			t.Errorf("folded attribute height %v", h)

@@ -41,6 +41,9 @@ type listParams struct {
 	FromMs, ToMs int64
 
 	Service, Workflow, Agent, Entity, Span, Model string
+	// Status is "error" (spans whose status is an error, or traces that
+	// have one) or "" (any).
+	Status string
 	// Attrs are key=value span attribute filters.
 	Attrs []string
 	// Verdict is "<verdict>:<evaluator>" ("fail:toxicity-detector") or
@@ -79,6 +82,12 @@ func parseListParams(v url.Values, now time.Time) (p listParams, errs map[string
 	p.Entity = strings.TrimSpace(v.Get("entity"))
 	p.Span = strings.TrimSpace(v.Get("span"))
 	p.Model = strings.TrimSpace(v.Get("model"))
+	switch p.Status = v.Get("status"); p.Status {
+	case "", "error":
+	default:
+		errs["status"] = "status must be error or empty (any)"
+		p.Status = ""
+	}
 	for _, a := range v["attr"] {
 		a = strings.TrimSpace(a)
 		if a == "" {
@@ -216,6 +225,9 @@ func (p listParams) filters() []warehouse.Filter {
 	eq("entity_name", p.Entity)
 	eq("span_name", p.Span)
 	eq("request_model", p.Model)
+	if p.Status == "error" {
+		eq("status_code", "STATUS_CODE_ERROR")
+	}
 	for _, a := range p.Attrs {
 		k, v, _ := strings.Cut(a, "=")
 		eq(strings.TrimSpace(k), strings.TrimSpace(v))
@@ -253,6 +265,7 @@ func (p listParams) values(pinned bool) url.Values {
 	set("entity", p.Entity)
 	set("span", p.Span)
 	set("model", p.Model)
+	set("status", p.Status)
 	for _, a := range p.Attrs {
 		v.Add("attr", a)
 	}

@@ -58,11 +58,14 @@ type listRow struct {
 	Link                           string
 	Start                          int64
 	Service, Workflow, Name, Model string
-	Duration                       int64
-	Tokens                         int64
-	Spans, Errors                  int
-	NoRoot, Partial                bool
-	Chips                          []chip
+	// ModelTitle is the hover text of the model: the response model
+	// where it differs from the requested one the column shows.
+	ModelTitle      string
+	Duration        int64
+	Tokens          int64
+	Spans, Errors   int
+	NoRoot, Partial bool
+	Chips           []chip
 }
 
 // preset is a time range link.
@@ -205,10 +208,13 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 		row := listRow{
 			Link:  traceLink(s.TraceID, s.Timestamp, s.SpanID),
 			Start: s.Timestamp, Service: s.ServiceName, Workflow: s.WorkflowName, Name: s.SpanName,
-			Duration: s.Duration, Tokens: s.TotalTokens, Model: firstNonEmpty(s.ResponseModel, s.RequestModel), Spans: 1,
+			Duration: s.Duration, Tokens: s.TotalTokens, Model: firstNonEmpty(s.RequestModel, s.ResponseModel), Spans: 1,
 		}
 		if s.StatusCode == "STATUS_CODE_ERROR" {
 			row.Errors = 1
+		}
+		if s.ResponseModel != "" && s.ResponseModel != row.Model {
+			row.ModelTitle = "answered by " + s.ResponseModel
 		}
 		for _, ev := range s.Evaluations {
 			row.Chips = append(row.Chips, newChip(ev, ""))
