@@ -338,6 +338,35 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("sessions and users", func(t *testing.T) {
+		b := browser.on(t)
+		var ids []string
+		for i, q := range []string{"Hi, who are you?", "Tell me about pirates", "Thanks!"} {
+			ids = append(ids, sendTrace(t, c, prodKey, exchange{Service: "joke-app", Workflow: "chat_session", SpanName: "openai.chat", Model: "gpt-4o",
+				Prompt: q, Completion: fmt.Sprintf("Answer %d.", i), Attrs: map[string]string{"session.id": "sess-42", "traceloop.association.properties.user_id": "user-7"}}))
+		}
+		sendTrace(t, c, prodKey, exchange{Service: "joke-app", Workflow: "chat_session", SpanName: "openai.chat", Model: "gpt-4o",
+			Prompt: "Another session", Completion: "Sure.", Attrs: map[string]string{"session.id": "sess-43", "traceloop.association.properties.user_id": "user-7"}})
+		b.visit("/ui/traces/" + ids[1])
+		b.visit(eval[string](b, `[...document.querySelectorAll(".wf-row")].find(r => r.textContent.includes("openai.chat")).getAttribute("href")`))
+		if s, u := b.text("#session-link"), b.text("#user-link"); s != "sess-42" || u != "user-7" {
+			t.Fatalf("session %q, user %q", s, u)
+		}
+		b.run("open the session", chromedp.Click(chromedp.ID("session-link")))
+		b.run("wait for the list", chromedp.WaitVisible(chromedp.ID("trace-list")))
+		got := eval[[]string](b, `[...document.querySelectorAll("#trace-list tbody tr.row a.row-link")].map(a => a.getAttribute("href").split("?")[0].split("/").pop())`)
+		if strings.Join(got, ",") != strings.Join(ids, ",") {
+			t.Errorf("the session's traces %v, want %v in order", got, ids)
+		}
+		b.visit("/ui/traces/" + ids[0])
+		b.visit(eval[string](b, `[...document.querySelectorAll(".wf-row")].find(r => r.textContent.includes("openai.chat")).getAttribute("href")`))
+		b.run("open the user", chromedp.Click(chromedp.ID("user-link")))
+		b.run("wait for the list", chromedp.WaitVisible(chromedp.ID("trace-list")))
+		if n := eval[int](b, `document.querySelectorAll("#trace-list tbody tr.row").length`); n != 4 {
+			t.Errorf("the user's traces: %d rows, want 4 (two sessions)", n)
+		}
+	})
+
 	t.Run("times in the browser's zone, UTC on hover", func(t *testing.T) {
 		b := browser.on(t)
 		zone := func(id string) {

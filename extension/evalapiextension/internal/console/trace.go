@@ -160,6 +160,33 @@ func (c *Console) monitorRefs(ctx context.Context, t tenant.Tenant, evals []ware
 	return refs
 }
 
+// identityKeys are the span attributes that name a conversation's session
+// and user, in order of preference: the OTel and OpenInference names, then
+// Traceloop's association properties (withAssociationProperties).
+var identityKeys = map[string][]string{
+	"session": {"session.id", "traceloop.association.properties.session_id", "gen_ai.conversation.id"},
+	"user":    {"user.id", "traceloop.association.properties.user_id", "enduser.id"},
+}
+
+// identityLink is a session or user of a span, linked to its traces.
+type identityLink struct{ Key, Value, Link string }
+
+// identities returns the span's session and user, each linked to the
+// traces list filtered on it (the session's traces in order, the user's
+// latest first) over the last 7 days.
+func identities(s *warehouse.Span) (session, user *identityLink) {
+	find := func(kind, order string) *identityLink {
+		for _, k := range identityKeys[kind] {
+			if v := s.SpanAttributes[k]; v != "" {
+				q := url.Values{"attr": {k + "=" + v}, "range": {"7d"}, "order": {order}}
+				return &identityLink{Key: k, Value: v, Link: "/ui/traces?" + q.Encode()}
+			}
+		}
+		return nil
+	}
+	return find("session", "asc"), find("user", "desc")
+}
+
 // highlight is a finding's text to mark in the messages.
 type highlight struct{ text, title string }
 
@@ -252,6 +279,9 @@ type traceData struct {
 	Prompts         []message
 	Completions     []message
 	Input, Output   string
+	// Session and User name the selected span's conversation and user,
+	// linked to their traces (nil when the span names none).
+	Session, User *identityLink
 	// InputParts and OutputParts are Input and Output with the findings
 	// marked (nil: none).
 	InputParts, OutputParts []textPart
@@ -376,6 +406,7 @@ func fillSpanDetails(data *traceData, s *warehouse.Span) {
 		data.Output = s.Output
 	}
 	data.Attributes = sortedKV(s.SpanAttributes)
+	data.Session, data.User = identities(s)
 	data.Resource = sortedKV(s.ResourceAttributes)
 	for _, ev := range s.Evaluations {
 		row := evalRow{Evaluation: ev, Verdict: verdictOf(ev)}
