@@ -3,13 +3,15 @@
 // scores over time, monitors and the evaluator catalogue. It reads through
 // the same warehouse query model and tenancy check as the /v2 API (the
 // session's environment is the only one a query may name), logs in with an
-// API key checked by the API's own keyring, and keeps its session in a
-// signed cookie. Templates, CSS and JavaScript are embedded; pages send a
-// strict Content-Security-Policy.
+// API key checked by the API's own keyring, and keeps its sessions in the
+// warehouse (a signed cookie carries the session token). Templates, CSS
+// and JavaScript are embedded; pages send a strict
+// Content-Security-Policy.
 package console
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -38,6 +40,8 @@ var staticFS embed.FS
 // accepts exactly the keys the API accepts.
 type Authenticator interface {
 	Lookup(secret string) (tenant.Tenant, bool)
+	// LookupDigest is Lookup by the SHA-256 digest of the secret.
+	LookupDigest(digest [sha256.Size]byte) (tenant.Tenant, bool)
 }
 
 // SetupService manages auto monitor setups, scoped to a tenant, as for
@@ -59,6 +63,11 @@ type Options struct {
 	SessionKeys KeySource
 	// SessionTTL is how long a login lasts.
 	SessionTTL time.Duration
+	// SessionCheck is how long this console may trust what it last read
+	// of a session in the warehouse (default and maximum
+	// SessionCheckInterval): a logout or a revoked key on another
+	// collector ends the session here within it.
+	SessionCheck time.Duration
 	// SecureCookies marks cookies Secure regardless of the request (set
 	// when the server is configured with TLS); a request that arrived
 	// over TLS always gets Secure cookies.
@@ -82,11 +91,12 @@ type Options struct {
 
 // Console serves the /ui/ pages.
 type Console struct {
-	opts   Options
-	signer *signer
-	pages  map[string]*template.Template
-	mux    *http.ServeMux
-	static http.Handler
+	opts     Options
+	signer   *signer
+	sessions *sessionCache
+	pages    map[string]*template.Template
+	mux      *http.ServeMux
+	static   http.Handler
 }
 
 // Prefix is the path under which the console is served.
@@ -106,6 +116,9 @@ func New(opts Options) (*Console, error) {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = 12 * time.Hour
 	}
+	if opts.SessionCheck <= 0 || opts.SessionCheck > SessionCheckInterval {
+		opts.SessionCheck = SessionCheckInterval
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
@@ -122,7 +135,7 @@ func New(opts Options) (*Console, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: static files: %w", err)
 	}
-	c := &Console{opts: opts, signer: newSigner(opts.SessionKeys, opts.Now), pages: pages, mux: http.NewServeMux(),
+	c := &Console{opts: opts, signer: newSigner(opts.SessionKeys, opts.Now), sessions: newSessionCache(), pages: pages, mux: http.NewServeMux(),
 		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub))}
 	c.routes()
 	return c, nil
