@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -177,7 +178,7 @@ func TestHostileRevokedKeyEndsSession(t *testing.T) {
 		if addr == "" {
 			t.Skip("EVALCOL_CLICKHOUSE_ADDR is not set (scripts/clickhouse.sh start prints it)")
 		}
-		db := "evalcol_sessions_" + randomToken()[:10]
+		db := fmt.Sprintf("evalcol_sessions_%x", time.Now().UnixNano())
 		t.Cleanup(func() {
 			_ = clickhouse.DropDatabase(context.Background(), clickhouse.Options{Addr: addr, Database: db})
 		})
