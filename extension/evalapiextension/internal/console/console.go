@@ -11,6 +11,7 @@ package console
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"embed"
 	"errors"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
+	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -59,6 +61,9 @@ type Options struct {
 	// StaticMonitors returns the monitors of the evaluator processor's
 	// YAML (nil when no processor reported any).
 	StaticMonitors func() []*monitor.Monitor
+	// Cursors seals the cursors of the next-page links to the session's
+	// environment; nil means a sealer of a random secret of this console.
+	Cursors *cursorseal.Sealer
 	// SessionKeys supplies the secrets that sign session cookies.
 	SessionKeys KeySource
 	// SessionTTL is how long a login lasts.
@@ -118,6 +123,11 @@ func New(opts Options) (*Console, error) {
 	}
 	if opts.SessionCheck <= 0 || opts.SessionCheck > SessionCheckInterval {
 		opts.SessionCheck = SessionCheckInterval
+	}
+	if opts.Cursors == nil {
+		secret := make([]byte, 32)
+		_, _ = rand.Read(secret) // never fails (crypto/rand)
+		opts.Cursors = cursorseal.New(cursorseal.StaticKeys(secret))
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
