@@ -229,6 +229,20 @@ func (s *Store) CountSetups(ctx context.Context, env string) (int, error) {
 	return len(live(rows)), nil
 }
 
+// SetupBytes returns the bytes of env's live setup documents (the latest
+// version of each), summed by the server.
+func (s *Store) SetupBytes(ctx context.Context, env string) (int64, error) {
+	if err := s.ready(ctx, "setup bytes"); err != nil {
+		return 0, err
+	}
+	var n uint64
+	if err := s.conn.QueryRow(ctx, "SELECT sum(length(body)) FROM (SELECT deleted, body FROM "+s.schema.table("monitor_setups")+
+		" WHERE environment = ? ORDER BY environment, id, row_ver DESC LIMIT 1 BY environment, id) WHERE deleted = 0", env).Scan(&n); err != nil {
+		return 0, fmt.Errorf("setup bytes: %w", mapErr(err))
+	}
+	return int64(n), nil
+}
+
 // UpdateSetup replaces a setup whose stored version is m.Version-1
 // (compare-and-set, best effort: see the comment at the top of this file).
 func (s *Store) UpdateSetup(ctx context.Context, m warehouse.MonitorSetup) error {
