@@ -121,7 +121,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	e.setups = setups.NewService(setups.Options{
 		Store: store, Compiler: compiler, Monitors: &e.monitors, Logger: e.settings.Logger, Poll: e.cfg.SetupPollInterval,
 		Backfill:          setups.BackfillOptions{Backend: e.cfg.Warehouse.Backend},
-		MaxPerEnvironment: e.cfg.MaxSetupsPerEnvironment,
+		MaxPerEnvironment: e.cfg.MaxSetupsPerEnvironment, MaxBytesPerEnvironment: e.cfg.MaxSetupBytesPerEnvironment,
 	})
 	e.setups.Start(ctx)
 
