@@ -42,13 +42,19 @@ type collector struct {
 
 func newCollector(t *testing.T, store warehouse.Store) *collector {
 	t.Helper()
+	return newCollectorKeys(t, store, []tenant.Key{{Secret: keyA, Tenant: tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}}})
+}
+
+// newCollectorKeys is newCollector with the YAML keys yamlKeys.
+func newCollectorKeys(t *testing.T, store warehouse.Store, yamlKeys []tenant.Key) *collector {
+	t.Helper()
 	compiler, err := monitor.NewCompiler(componenttest.NewNopTelemetrySettings())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var monitors monitor.Set
 	svc := setups.NewService(setups.Options{Store: store, Compiler: compiler, Monitors: &monitors, Poll: time.Hour})
-	keys := tenant.NewKeyring([]tenant.Key{{Secret: keyA, Tenant: tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}}})
+	keys := tenant.NewKeyring(yamlKeys)
 	cache := organizations.NewCache(store, organizations.CacheOptions{})
 	if err := cache.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
@@ -234,4 +240,25 @@ func openSharedSQLite(t *testing.T) warehouse.Store {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	return st
+}
+
+// TestHostileRemovedYAMLKeyEndsSession: a collector whose configuration no
+// longer has the key a session was opened with (a restart with the key
+// removed) refuses the session, though the warehouse still holds it; a
+// key now configured for another environment does not take it over.
+func TestHostileRemovedYAMLKeyEndsSession(t *testing.T) {
+	store := openSharedSQLite(t)
+	a := newCollector(t, store)
+	ck := loginAt(t, a.URL, keyA)
+	removed := newCollectorKeys(t, store, []tenant.Key{{Secret: keyB, Tenant: tenant.Tenant{Environment: "env-b"}}})
+	if !loggedOut(t, removed.URL, ck) {
+		t.Error("a collector without the key accepts its session")
+	}
+	moved := newCollectorKeys(t, store, []tenant.Key{{Secret: keyA, Tenant: tenant.Tenant{Environment: "env-b"}}})
+	if !loggedOut(t, moved.URL, ck) {
+		t.Error("a collector with the key in another environment accepts the session of the old one")
+	}
+	if loggedOut(t, a.URL, ck) {
+		t.Error("the collector that still has the key refused the session")
+	}
 }
