@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,5 +262,30 @@ func TestHostileRemovedYAMLKeyEndsSession(t *testing.T) {
 	}
 	if loggedOut(t, a.URL, ck) {
 		t.Error("the collector that still has the key refused the session")
+	}
+}
+
+// TestExpiredSessionsPurged: a login purges the sessions that expired
+// (at most every purgeEvery), so the table holds the logins of about one
+// session_ttl.
+func TestExpiredSessionsPurged(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := newTestServer(t, false, func(o *Options) { o.Now = clock; o.SessionTTL = time.Hour })
+	old := setSession(s.login(t, s.client(t), keyA).header)
+	token, _, _ := strings.Cut(old.Value, ".")
+	hash := tokenHash(token)
+	ctx := context.Background()
+	if _, err := s.store.GetSession(ctx, hash, now); err != nil {
+		t.Fatalf("the session is not stored: %v", err)
+	}
+	mu.Lock()
+	now = now.Add(time.Hour + purgeEvery)
+	mu.Unlock()
+	s.login(t, s.client(t), keyB)
+	// Asked as of before its expiry, the old session is gone: deleted.
+	if _, err := s.store.GetSession(ctx, hash, now.Add(-2*time.Hour)); !errors.Is(err, warehouse.ErrNotFound) {
+		t.Errorf("the expired session is still stored after a later login: %v", err)
 	}
 }
