@@ -42,6 +42,9 @@ type Config struct {
 	// MaxSetupsPerEnvironment caps the auto monitor setups of one
 	// environment (default 1000).
 	MaxSetupsPerEnvironment int `mapstructure:"max_setups_per_environment"`
+	// MaxSetupBytesPerEnvironment caps the bytes (JSON) all auto monitor
+	// setups of one environment hold together (default 8 MiB).
+	MaxSetupBytesPerEnvironment int64 `mapstructure:"max_setup_bytes_per_environment"`
 	// UI configures the web console served under /ui/ on the API port.
 	UI UIConfig `mapstructure:"ui"`
 	// EvaluatorLimits bound the evaluator work of each API key on the
@@ -232,6 +235,9 @@ func (c *Config) Validate() error {
 	}
 	if c.SetupPollInterval < 0 {
 		errs = append(errs, fmt.Errorf("setup_poll_interval: must not be negative, got %s", c.SetupPollInterval))
+	}
+	if c.MaxSetupBytesPerEnvironment < 64<<10 {
+		errs = append(errs, fmt.Errorf("max_setup_bytes_per_environment: must be at least 65536 (64 KiB), got %d", c.MaxSetupBytesPerEnvironment))
 	}
 	if c.MaxSetupsPerEnvironment < 1 {
 		errs = append(errs, fmt.Errorf("max_setups_per_environment: must be at least 1, got %d", c.MaxSetupsPerEnvironment))

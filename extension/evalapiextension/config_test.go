@@ -30,6 +30,9 @@ func TestLoadConfig(t *testing.T) {
 			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true}) {
 				t.Errorf("warehouse default = %+v", c.Warehouse)
 			}
+			if c.MaxSetupBytesPerEnvironment != 8<<20 {
+				t.Errorf("max_setup_bytes_per_environment default = %d, want 8 MiB", c.MaxSetupBytesPerEnvironment)
+			}
 			if c.SetupPollInterval != 5*time.Second || c.MaxSetupsPerEnvironment != 1000 {
 				t.Errorf("setup_poll_interval default = %s, max_setups_per_environment %d; want 5s, 1000", c.SetupPollInterval, c.MaxSetupsPerEnvironment)
 			}
@@ -107,6 +110,7 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "warehouse_typo"), wantErr: "warehouse: unknown field(s) bakend"},
 		{id: component.NewIDWithName(metadata.Type, "bad_role"), wantErr: `api_keys[0].role: "root" is not a role`},
 		{id: component.NewIDWithName(metadata.Type, "zero_setups"), wantErr: "max_setups_per_environment: must be at least 1, got 0"},
+		{id: component.NewIDWithName(metadata.Type, "tiny_setup_bytes"), wantErr: "max_setup_bytes_per_environment: must be at least 65536 (64 KiB), got 1000"},
 		{id: component.NewIDWithName(metadata.Type, "bad_proxy"), wantErr: `otlp_proxy_endpoint: "127.0.0.1:4318" is not an http(s) URL`},
 		{id: component.NewIDWithName(metadata.Type, "short_retention"), wantErr: "warehouse.retention.spans: must be 0 (keep forever) or at least 1m0s, got 30s"},
 		{id: component.NewIDWithName(metadata.Type, "negative_retention_interval"), wantErr: "warehouse.retention.interval: must not be negative, got -1s"},

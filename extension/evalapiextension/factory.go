@@ -29,11 +29,12 @@ func createDefaultConfig() component.Config {
 	srv.NetAddr.Endpoint = defaultEndpoint
 	srv.MaxRequestBodySize = defaultMaxBodySize
 	return &Config{
-		ServerConfig:            srv,
-		Warehouse:               WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true},
-		SetupPollInterval:       defaultSetupPollInterval,
-		MaxSetupsPerEnvironment: setups.DefaultMaxPerEnvironment,
-		UI:                      UIConfig{Enabled: true, SessionTTL: defaultSessionTTL},
+		ServerConfig:                srv,
+		Warehouse:                   WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true},
+		SetupPollInterval:           defaultSetupPollInterval,
+		MaxSetupsPerEnvironment:     setups.DefaultMaxPerEnvironment,
+		MaxSetupBytesPerEnvironment: setups.DefaultMaxBytesPerEnvironment,
+		UI:                          UIConfig{Enabled: true, SessionTTL: defaultSessionTTL},
 
 		OTLPProxyMaxRequestBodySize: defaultReceiverMaxBodySize,
 		EvaluatorLimits: EvaluatorLimitsConfig{

@@ -68,7 +68,13 @@ func (k *Keyring) Lookup(secret string) (Tenant, bool) {
 	if secret == "" {
 		return Tenant{}, false
 	}
-	d := sha256.Sum256([]byte(secret))
+	return k.LookupDigest(sha256.Sum256([]byte(secret)))
+}
+
+// LookupDigest is Lookup by the SHA-256 digest of the secret: the console
+// checks with it, on every request, that the key a session was opened with
+// is still valid.
+func (k *Keyring) LookupDigest(d [sha256.Size]byte) (Tenant, bool) {
 	var found Tenant
 	ok := 0
 	for i := range k.entries {

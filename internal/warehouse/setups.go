@@ -107,6 +107,10 @@ type SetupStore interface {
 	ListSetups(ctx context.Context, q SetupQuery) (SetupPage, error)
 	// CountSetups returns the number of env's setups.
 	CountSetups(ctx context.Context, env string) (int, error)
+	// SetupBytes returns the bytes env's setups take: the sum of the
+	// sizes of their JSON documents (json.Marshal of each), one aggregate
+	// that decodes none of them.
+	SetupBytes(ctx context.Context, env string) (int64, error)
 	// UpdateSetup replaces a setup if its stored Version is
 	// s.Version-1 (ErrConflict otherwise, ErrNotFound when gone).
 	UpdateSetup(ctx context.Context, s MonitorSetup) error

@@ -28,6 +28,8 @@ type Store interface {
 	OrgStore
 	// StatusStore keeps the collectors' pipeline status counters.
 	StatusStore
+	// SessionStore keeps console sessions.
+	SessionStore
 	// Ping reports whether the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the backend's resources.

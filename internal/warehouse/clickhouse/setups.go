@@ -195,24 +195,49 @@ func (s *Store) ListSetups(ctx context.Context, q warehouse.SetupQuery) (warehou
 	if err := s.ready(ctx, "list setups"); err != nil {
 		return page, err
 	}
-	rows, err := s.latestSetups(ctx, &q.Environment, "")
-	if err != nil {
-		return page, fmt.Errorf("list setups: %w", err)
+	// The server picks the page: the latest version of each setup, live,
+	// after the cursor, matching the filters, limit+1 of them; only those
+	// bodies are read and decoded.
+	var outer sqlfilter.Where
+	outer.Add("deleted = 0")
+	outer.Add("created_seq > ?", after)
+	for col, v := range map[string]string{"entity_type": q.EntityType, "entity_value": q.EntityValue, "external_id": q.ExternalID, "status": q.Status} {
+		if v != "" {
+			outer.Add(col+" = ?", v)
+		}
 	}
-	for _, r := range live(rows) {
-		m := r.setup
-		if r.createdSeq <= after || (q.EntityType != "" && m.EntityType != q.EntityType) ||
-			(q.EntityValue != "" && m.EntityValue != q.EntityValue) ||
-			(q.ExternalID != "" && m.ExternalID != q.ExternalID) || (q.Status != "" && m.Status != q.Status) {
-			continue
+	args := append([]any{q.Environment}, outer.Args...)
+	rows, err := s.conn.Query(ctx, "SELECT environment, id, created_seq, version, body FROM (SELECT "+setupColumns+
+		" FROM "+s.schema.table("monitor_setups")+" WHERE environment = ? ORDER BY environment, id, row_ver DESC LIMIT 1 BY environment, id) WHERE "+
+		outer.SQL()+fmt.Sprintf(" ORDER BY created_seq, id LIMIT %d", limit+1), args...)
+	if err != nil {
+		return page, fmt.Errorf("list setups: %w", mapErr(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			env, id      string
+			seq, version int64
+			body         string
+		)
+		if err := rows.Scan(&env, &id, &seq, &version, &body); err != nil {
+			return page, fmt.Errorf("list setups: %w", mapErr(err))
 		}
 		if len(page.Setups) == limit {
 			page.NextCursor = strconv.FormatInt(after, 10)
 			break
 		}
+		var m warehouse.MonitorSetup
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			return page, fmt.Errorf("list setups: decode setup %s: %w", id, err)
+		}
+		m.Environment, m.Version = env, version
 		page.Setups = append(page.Setups, m)
-		page.Cursors = append(page.Cursors, strconv.FormatInt(r.createdSeq, 10))
-		after = r.createdSeq
+		page.Cursors = append(page.Cursors, strconv.FormatInt(seq, 10))
+		after = seq
+	}
+	if err := rows.Err(); err != nil {
+		return page, fmt.Errorf("list setups: %w", mapErr(err))
 	}
 	return page, nil
 }
@@ -222,11 +247,26 @@ func (s *Store) CountSetups(ctx context.Context, env string) (int, error) {
 	if err := s.ready(ctx, "count setups"); err != nil {
 		return 0, err
 	}
-	rows, err := s.latestSetups(ctx, &env, "")
-	if err != nil {
-		return 0, fmt.Errorf("count setups: %w", err)
+	var n uint64
+	if err := s.conn.QueryRow(ctx, "SELECT count() FROM (SELECT deleted FROM "+s.schema.table("monitor_setups")+
+		" WHERE environment = ? ORDER BY environment, id, row_ver DESC LIMIT 1 BY environment, id) WHERE deleted = 0", env).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count setups: %w", mapErr(err))
 	}
-	return len(live(rows)), nil
+	return int(n), nil
+}
+
+// SetupBytes returns the bytes of env's live setup documents (the latest
+// version of each), summed by the server.
+func (s *Store) SetupBytes(ctx context.Context, env string) (int64, error) {
+	if err := s.ready(ctx, "setup bytes"); err != nil {
+		return 0, err
+	}
+	var n uint64
+	if err := s.conn.QueryRow(ctx, "SELECT sum(length(body)) FROM (SELECT deleted, body FROM "+s.schema.table("monitor_setups")+
+		" WHERE environment = ? ORDER BY environment, id, row_ver DESC LIMIT 1 BY environment, id) WHERE deleted = 0", env).Scan(&n); err != nil {
+		return 0, fmt.Errorf("setup bytes: %w", mapErr(err))
+	}
+	return int64(n), nil
 }
 
 // UpdateSetup replaces a setup whose stored version is m.Version-1

@@ -123,6 +123,18 @@ func (s *Store) CountSetups(ctx context.Context, env string) (int, error) {
 	return n, nil
 }
 
+// SetupBytes returns the bytes of env's setup documents.
+func (s *Store) SetupBytes(ctx context.Context, env string) (int64, error) {
+	if err := s.checkOpen("setup bytes"); err != nil {
+		return 0, err
+	}
+	var n int64
+	if err := s.reader.QueryRowContext(ctx, `SELECT coalesce(sum(length(CAST(document AS BLOB))), 0) FROM monitor_setups WHERE environment = ?`, env).Scan(&n); err != nil {
+		return 0, fmt.Errorf("setup bytes: %w", mapErr(err))
+	}
+	return n, nil
+}
+
 // UpdateSetup replaces a setup whose stored version is m.Version-1.
 func (s *Store) UpdateSetup(ctx context.Context, m warehouse.MonitorSetup) error {
 	if err := s.checkOpen("update setup"); err != nil {

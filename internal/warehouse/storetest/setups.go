@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -230,6 +231,45 @@ func testSetupsWithoutExternalID(t *testing.T, open Opener) {
 	}
 	if got := setupIDs(rest.Setups); !reflect.DeepEqual(got, setupIDs(page.Setups[2:])) {
 		t.Errorf("listing after Cursors[1] = %v, want %v", got, setupIDs(page.Setups[2:]))
+	}
+
+	// SetupBytes sums the JSON of the live setups of one environment,
+	// following updates and deletes.
+	wantBytes := func(env string) int64 {
+		t.Helper()
+		p, err := st.ListSetups(ctx, warehouse.SetupQuery{Environment: env, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, s := range p.Setups {
+			b, _ := json.Marshal(s)
+			n += int64(len(b))
+		}
+		return n
+	}
+	checkBytes := func(when string) {
+		t.Helper()
+		for _, env := range []string{"prod", "other", "nobody"} {
+			if got, err := st.SetupBytes(ctx, env); err != nil || got != wantBytes(env) {
+				t.Errorf("%s: SetupBytes(%s) = %d, %v; want %d", when, env, got, err, wantBytes(env))
+			}
+		}
+	}
+	checkBytes("after creates")
+	big := setup("prod", "n1", "")
+	big.EntityValue = strings.Repeat("é", 1000) // two bytes each
+	big.Version = 2
+	if err := st.UpdateSetup(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	checkBytes("after an update")
+	if err := st.DeleteSetup(ctx, "prod", "n2"); err != nil {
+		t.Fatal(err)
+	}
+	checkBytes("after a delete")
+	if n, _ := st.SetupBytes(ctx, "prod"); n < 2000 {
+		t.Errorf("SetupBytes(prod) = %d, want the 2000 bytes of n1's entity value at least", n)
 	}
 }
 

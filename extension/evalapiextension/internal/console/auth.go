@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -29,7 +30,11 @@ func sessionFrom(ctx context.Context) session {
 // not come from another site.
 func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		sess, ok := c.currentSession(r)
+		sess, ok, err := c.currentSession(r)
+		if err != nil {
+			c.unavailable(w, r, err)
+			return
+		}
 		if !ok {
 			if r.Method == http.MethodGet || r.Method == http.MethodHead {
 				http.Redirect(w, r, "/ui/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
@@ -66,15 +71,6 @@ func (c *Console) parseForm(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
-}
-
-// currentSession returns the request's valid session, if any.
-func (c *Console) currentSession(r *http.Request) (session, bool) {
-	ck, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return session{}, false
-	}
-	return c.signer.decode(r.Context(), ck.Value)
 }
 
 // sameSite reports whether a state-changing request may come from this
@@ -118,7 +114,7 @@ type loginForm struct {
 }
 
 func (c *Console) loginPage(w http.ResponseWriter, r *http.Request) {
-	if _, ok := c.currentSession(r); ok {
+	if _, ok, _ := c.currentSession(r); ok {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
@@ -165,9 +161,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.renderLogin(w, r, http.StatusUnauthorized, loginForm{Next: next, Error: msg})
 		return
 	}
-	sess := c.signer.newSession(t, c.opts.SessionTTL)
-	sess.KeyID = httpapi.KeyFingerprint(secret)
-	value, err := c.signer.encode(r.Context(), sess)
+	value, err := c.startSession(r.Context(), t, sha256.Sum256([]byte(secret)), httpapi.KeyFingerprint(secret))
 	if err != nil {
 		c.unavailable(w, r, err)
 		return
@@ -178,7 +172,13 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
+// logout ends the session in the warehouse, so that a copy of the
+// cookie is refused too, then clears the cookie.
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
+	if err := c.endSession(r); err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
 	c.setCookie(w, r, sessionCookie, "", -1)
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -156,7 +157,7 @@ func benchConsole(b *testing.B) (*Console, *http.Cookie) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	value, err := c.signer.encode(context.Background(), session{Environment: benchEnv, ID: "bench", Expires: time.Now().Add(time.Hour).Unix()})
+	value, err := c.startSession(context.Background(), tenant.Tenant{Environment: benchEnv}, sha256.Sum256([]byte("bench-key-0001")), "")
 	if err != nil {
 		b.Fatal(err)
 	}

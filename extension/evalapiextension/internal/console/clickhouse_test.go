@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -81,6 +82,31 @@ func TestConsoleOnClickHouse(t *testing.T) {
 	}
 	if status, body := get(baseA, "/ui/traces/"+toxic); status != 200 || strings.Count(body, `class="wf-row`) != 3 || !strings.Contains(body, "openai.chat") {
 		t.Errorf("trace page on ClickHouse: %d", status)
+	}
+	// A span cursor issued by A pages on B: the cursor secret is kept in
+	// the warehouse (issue #32, item 6).
+	apiGet := func(base, path string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+prodKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+		}
+		return out
+	}
+	const spansPath = "/v2/warehouse/spans?from_timestamp_sec=0&limit=1"
+	next, _ := apiGet(baseA, spansPath)["spans"].(map[string]any)["next_cursor"].(string)
+	if next == "" {
+		t.Fatal("no next_cursor from A")
+	}
+	if page := apiGet(baseB, spansPath+"&cursor="+url.QueryEscape(next))["spans"].(map[string]any); page["page_size"] != 1.0 {
+		t.Errorf("B's page for A's cursor: %v", page)
 	}
 	status, body = get(baseB, "/ui/scores")
 	if status != 200 || !strings.Contains(body, `data-evaluator="toxicity-detector"`) || !strings.Contains(body, "1 passed") {

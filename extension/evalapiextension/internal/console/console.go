@@ -3,13 +3,16 @@
 // scores over time, monitors and the evaluator catalogue. It reads through
 // the same warehouse query model and tenancy check as the /v2 API (the
 // session's environment is the only one a query may name), logs in with an
-// API key checked by the API's own keyring, and keeps its session in a
-// signed cookie. Templates, CSS and JavaScript are embedded; pages send a
-// strict Content-Security-Policy.
+// API key checked by the API's own keyring, and keeps its sessions in the
+// warehouse (a signed cookie carries the session token). Templates, CSS
+// and JavaScript are embedded; pages send a strict
+// Content-Security-Policy.
 package console
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -23,6 +26,7 @@ import (
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
+	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -38,6 +42,8 @@ var staticFS embed.FS
 // accepts exactly the keys the API accepts.
 type Authenticator interface {
 	Lookup(secret string) (tenant.Tenant, bool)
+	// LookupDigest is Lookup by the SHA-256 digest of the secret.
+	LookupDigest(digest [sha256.Size]byte) (tenant.Tenant, bool)
 }
 
 // SetupService manages auto monitor setups, scoped to a tenant, as for
@@ -55,10 +61,18 @@ type Options struct {
 	// StaticMonitors returns the monitors of the evaluator processor's
 	// YAML (nil when no processor reported any).
 	StaticMonitors func() []*monitor.Monitor
+	// Cursors seals the cursors of the next-page links to the session's
+	// environment; nil means a sealer of a random secret of this console.
+	Cursors *cursorseal.Sealer
 	// SessionKeys supplies the secrets that sign session cookies.
 	SessionKeys KeySource
 	// SessionTTL is how long a login lasts.
 	SessionTTL time.Duration
+	// SessionCheck is how long this console may trust what it last read
+	// of a session in the warehouse (default and maximum
+	// SessionCheckInterval): a logout or a revoked key on another
+	// collector ends the session here within it.
+	SessionCheck time.Duration
 	// SecureCookies marks cookies Secure regardless of the request (set
 	// when the server is configured with TLS); a request that arrived
 	// over TLS always gets Secure cookies.
@@ -82,11 +96,12 @@ type Options struct {
 
 // Console serves the /ui/ pages.
 type Console struct {
-	opts   Options
-	signer *signer
-	pages  map[string]*template.Template
-	mux    *http.ServeMux
-	static http.Handler
+	opts     Options
+	signer   *signer
+	sessions *sessionCache
+	pages    map[string]*template.Template
+	mux      *http.ServeMux
+	static   http.Handler
 }
 
 // Prefix is the path under which the console is served.
@@ -106,6 +121,14 @@ func New(opts Options) (*Console, error) {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = 12 * time.Hour
 	}
+	if opts.SessionCheck <= 0 || opts.SessionCheck > SessionCheckInterval {
+		opts.SessionCheck = SessionCheckInterval
+	}
+	if opts.Cursors == nil {
+		secret := make([]byte, 32)
+		_, _ = rand.Read(secret) // never fails (crypto/rand)
+		opts.Cursors = cursorseal.New(cursorseal.StaticKeys(secret))
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
@@ -122,7 +145,7 @@ func New(opts Options) (*Console, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: static files: %w", err)
 	}
-	c := &Console{opts: opts, signer: newSigner(opts.SessionKeys, opts.Now), pages: pages, mux: http.NewServeMux(),
+	c := &Console{opts: opts, signer: newSigner(opts.SessionKeys, opts.Now), sessions: newSessionCache(), pages: pages, mux: http.NewServeMux(),
 		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub))}
 	c.routes()
 	return c, nil

@@ -337,20 +337,24 @@ func TestSessionCookie(t *testing.T) {
 	if a := get(ck.Value); a.status != 200 {
 		t.Fatalf("valid cookie: %d", a.status)
 	}
-	// Another environment written into the payload, old signature kept.
-	payload, sig, _ := strings.Cut(ck.Value, ".")
-	raw, _ := b64.DecodeString(payload)
-	forged := b64.EncodeToString([]byte(strings.Replace(string(raw), `"env-a"`, `"env-b"`, 1))) + "." + sig
+	// Another token under the old signature.
+	token, sig, _ := strings.Cut(ck.Value, ".")
+	forged := randomToken() + randomToken()[:21] + "." + sig
 	if a := get(forged); a.status != 303 {
-		t.Errorf("forged environment: %d, want a redirect to login", a.status)
+		t.Errorf("forged token: %d, want a redirect to login", a.status)
 	}
 	// Signed with another secret.
 	other := newSigner(StaticKeys("another-secret-another-secret-xx"), clock)
-	foreign, _ := other.encode(context.Background(), session{Environment: "env-a", ID: "x", Expires: now.Add(time.Hour).Unix()})
+	_, foreign, _ := other.newToken(context.Background())
 	if a := get(foreign); a.status != 303 {
 		t.Errorf("cookie of another secret: %d", a.status)
 	}
-	for _, v := range []string{"", ".", "garbage", payload, "a.b.c", strings.Repeat("x", 5000)} {
+	// Signed with the right secret, but no such session in the warehouse.
+	_, unknown, _ := s.console.signer.newToken(context.Background())
+	if a := get(unknown); a.status != 303 {
+		t.Errorf("a signed token of no session: %d", a.status)
+	}
+	for _, v := range []string{"", ".", "garbage", token, "a.b.c", strings.Repeat("x", 5000)} {
 		if a := get(v); a.status != 303 {
 			t.Errorf("cookie %q: %d", truncate(20, v), a.status)
 		}

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -417,6 +418,11 @@ func TestConsoleInBrowser(t *testing.T) {
 	t.Run("logout", func(t *testing.T) {
 		b := browser.on(t)
 		b.visit("/ui/traces")
+		// A copy of the cookie taken before logout (issue #32, item 3).
+		copied, ok := b.cookies()["evalcol_session"]
+		if !ok {
+			t.Fatal("no session cookie before logout")
+		}
 		b.submit("#logout")
 		if loc := b.location(); !strings.HasPrefix(loc, "/ui/login") {
 			t.Fatalf("after logout at %s", loc)
@@ -427,6 +433,17 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.visit("/ui/traces")
 		if loc := b.location(); !strings.HasPrefix(loc, "/ui/login") {
 			t.Errorf("after logout /ui/traces is at %s", loc)
+		}
+		req, _ := http.NewRequest("GET", "http://"+c.API+"/ui/evaluators", nil)
+		req.AddCookie(&http.Cookie{Name: copied.Name, Value: copied.Value})
+		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := noFollow.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/ui/login") {
+			t.Errorf("the cookie copied before logout opens /ui/evaluators: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 		}
 	})
 

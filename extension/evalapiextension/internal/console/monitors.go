@@ -14,13 +14,15 @@ import (
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
+	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
 const (
-	// maxListedSetups bounds the setups the monitors page lists.
-	maxListedSetups = 1000
+	// setupsPerPage is the page size of the monitors page's setups; a
+	// page also ends before setups.MaxPageBytes of setup JSON.
+	setupsPerPage = 50
 	// lastEvaluationWindow is how far back the last evaluation of a
 	// monitor is looked for.
 	lastEvaluationWindow = 7 * 24 * time.Hour
@@ -43,11 +45,14 @@ type setupRow struct {
 
 // monitorsData is the data of the monitors page.
 type monitorsData struct {
-	Static         []staticRow
-	StaticKnown    bool
-	Setups         []setupRow
-	SetupsEnabled  bool
-	More           bool
+	Static        []staticRow
+	StaticKnown   bool
+	Setups        []setupRow
+	SetupsEnabled bool
+	// NextLink is the next page of setups ("" on the last); Paged is set
+	// when this is not the first page.
+	NextLink       string
+	Paged          bool
 	Notice         string
 	LastEvalWindow string
 	Refresh        bool
@@ -85,26 +90,39 @@ func (c *Console) monitorsPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if c.opts.Setups != nil {
-		q := warehouse.SetupQuery{Limit: 100}
-		for len(data.Setups) < maxListedSetups {
-			page, err := c.opts.Setups.List(r.Context(), t, q)
+		// One page of setups: setupsPerPage at most, and at most
+		// setups.MaxPageBytes of them (Service.List), so that a page costs
+		// the same whatever an environment holds.
+		cursor, err := c.openCursor(r.Context(), cursorseal.Setups, t.Environment, r.URL.Query().Get("cursor"))
+		if err != nil {
+			c.unavailable(w, r, err)
+			return
+		}
+		data.Paged = cursor != ""
+		page, err := c.opts.Setups.List(r.Context(), t, warehouse.SetupQuery{Limit: setupsPerPage, Cursor: cursor})
+		if err != nil {
+			c.unavailable(w, r, err)
+			return
+		}
+		for _, s := range page.Setups {
+			last, err := c.lastEvaluation(r.Context(), t.Environment, s.ID)
 			if err != nil {
 				c.unavailable(w, r, err)
 				return
 			}
-			for _, s := range page.Setups {
-				last, err := c.lastEvaluation(r.Context(), t.Environment, s.ID)
-				if err != nil {
-					c.unavailable(w, r, err)
-					return
-				}
-				data.Setups = append(data.Setups, setupRow{MonitorSetup: s, LastEvaluation: last})
+			data.Setups = append(data.Setups, setupRow{MonitorSetup: s, LastEvaluation: last})
+		}
+		next, err := c.opts.Cursors.Seal(r.Context(), cursorseal.Setups, t.Environment, page.NextCursor)
+		if err != nil {
+			c.unavailable(w, r, err)
+			return
+		}
+		if next != "" {
+			v := url.Values{"cursor": {next}}
+			if data.Refresh {
+				v.Set("refresh", "1")
 			}
-			if page.NextCursor == "" {
-				break
-			}
-			q.Cursor = page.NextCursor
-			data.More = len(data.Setups) >= maxListedSetups
+			data.NextLink = "/ui/monitors?" + v.Encode()
 		}
 	}
 	c.render(w, r, http.StatusOK, "monitors", page{Title: "Monitors", Nav: "monitors", Data: data})

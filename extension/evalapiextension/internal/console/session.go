@@ -6,7 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
 // Cookie names.
@@ -24,24 +25,32 @@ const (
 	loginCookie = "evalcol_login"
 )
 
-// session is what a signed session cookie carries: the tenant of the API
-// key that logged in, a random id (the CSRF tokens derive from it) and the
-// expiry. The API key itself is never stored.
+// session is a live console session as a request sees it: the tenant of
+// the API key that logged in, the session's id (the hex SHA-256 of its
+// token, which the CSRF tokens derive from) and the expiry. It is read from
+// the warehouse (warehouse.Session); the API key itself is never stored.
 type session struct {
-	Environment    string `json:"env"`
-	OrganizationID string `json:"org,omitempty"`
-	ProjectID      string `json:"prj,omitempty"`
-	ID             string `json:"sid"`
-	Expires        int64  `json:"exp"` // Unix seconds
+	Environment    string
+	OrganizationID string
+	ProjectID      string
+	ID             string
+	Expires        int64 // Unix seconds
+	// KeyDigest is the hex SHA-256 of the API key that logged in: the
+	// session lives only while the keyring still accepts that key.
+	KeyDigest string
 	// KeyID is the fingerprint of the API key that logged in
 	// (httpapi.KeyFingerprint): the playground's runs are charged to that
 	// key's evaluator limits.
-	KeyID string `json:"kid,omitempty"`
+	KeyID string
+}
+
+func sessionOf(ws warehouse.Session) session {
+	return session{Environment: ws.Environment, OrganizationID: ws.OrganizationID, ProjectID: ws.ProjectID,
+		ID: ws.TokenHash, Expires: ws.ExpiresAt.Unix(), KeyDigest: ws.KeyDigest, KeyID: ws.KeyID}
 }
 
 // limitKey is the identity the session's playground runs are limited
-// under: its key's, or the session's own for a cookie issued before
-// sessions carried one.
+// under: its key's, or the session's own when it has none.
 func (s session) limitKey() string {
 	if s.KeyID != "" {
 		return s.KeyID
@@ -127,54 +136,41 @@ func mac(key []byte, parts ...string) []byte {
 
 var b64 = base64.RawURLEncoding
 
-// newSession returns a fresh session of t expiring after ttl.
-func (s *signer) newSession(t tenant.Tenant, ttl time.Duration) session {
-	return session{
-		Environment: t.Environment, OrganizationID: t.OrganizationID, ProjectID: t.ProjectID,
-		ID: randomToken(), Expires: s.now().Add(ttl).Unix(),
-	}
-}
+// The session cookie is "<token>.<signature>": token is 256 random bits,
+// the warehouse keeps only its SHA-256 (warehouse.Session.TokenHash), and
+// the signature lets a collector refuse a made-up cookie without asking
+// the warehouse.
 
-// encode returns the cookie value of sess: payload.signature.
-func (s *signer) encode(ctx context.Context, sess session) (string, error) {
+// newToken returns a new session token and its cookie value.
+func (s *signer) newToken(ctx context.Context) (token, value string, err error) {
 	keys, err := s.load(ctx, false)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	payload, err := json.Marshal(sess)
-	if err != nil {
-		return "", fmt.Errorf("encode session: %w", err)
-	}
-	p := b64.EncodeToString(payload)
-	return p + "." + b64.EncodeToString(mac(keys[0], "session", p)), nil
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // never fails (crypto/rand panics on a broken source)
+	token = b64.EncodeToString(b)
+	return token, token + "." + b64.EncodeToString(mac(keys[0], "session token", token)), nil
 }
 
-// decode verifies a cookie value and returns its session; ok is false for
-// a forged, malformed or expired cookie.
-func (s *signer) decode(ctx context.Context, value string) (session, bool) {
-	p, sig, found := strings.Cut(value, ".")
-	if !found || len(value) > 4096 {
-		return session{}, false
+// tokenOf verifies a cookie value and returns its token; ok is false for
+// a forged or malformed cookie.
+func (s *signer) tokenOf(ctx context.Context, value string) (string, bool) {
+	token, sig, found := strings.Cut(value, ".")
+	if !found || len(value) > 256 || len(token) != 43 {
+		return "", false
 	}
 	got, err := b64.DecodeString(sig)
-	if err != nil {
-		return session{}, false
+	if err != nil || len(got) != sha256.Size {
+		return "", false
 	}
-	if !s.verify(ctx, got, "session", p) {
-		return session{}, false
-	}
-	raw, err := b64.DecodeString(p)
-	if err != nil {
-		return session{}, false
-	}
-	var sess session
-	if err := json.Unmarshal(raw, &sess); err != nil || sess.Environment == "" || sess.ID == "" {
-		return session{}, false
-	}
-	if s.now().Unix() >= sess.Expires {
-		return session{}, false
-	}
-	return sess, true
+	return token, s.verify(ctx, got, "session token", token)
+}
+
+// tokenHash is the stored form of a session token.
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
 }
 
 // verify reports whether sig is the MAC of parts under any key, reading

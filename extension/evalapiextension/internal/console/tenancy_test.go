@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -108,6 +109,22 @@ func TestTracesPaging(t *testing.T) {
 		if m := next.FindStringSubmatch(a.body); m != nil {
 			path = m[1]
 		}
+	}
+	// A next-page link of env-a's session, opened by env-b's session: the
+	// cursor is sealed to env-a (issue #32, item 6).
+	first := do(t, c, "GET", s.URL+"/ui/traces?service=svc-a&limit=4", nil)
+	m := next.FindStringSubmatch(first.body)
+	if m == nil {
+		t.Fatal("no next page link")
+	}
+	link := strings.ReplaceAll(m[1], "&amp;", "&")
+	if u, _ := url.Parse(link); strings.Contains(u.Query().Get("cursor"), "eyJ") {
+		t.Errorf("the next-page cursor shows the warehouse's JSON cursor: %s", link)
+	}
+	cb := s.client(t)
+	s.login(t, cb, keyB)
+	if a := do(t, cb, "GET", s.URL+link, nil); a.status != http.StatusBadRequest || !strings.Contains(a.body, "not issued for this environment") {
+		t.Errorf("env-a's cursor in env-b's session: %d, want 400 naming the cursor", a.status)
 	}
 	// Each trace row links twice (time and name).
 	if len(seen) != 18 {

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -162,9 +164,13 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 	if !ok {
 		return errors.New("the warehouse cannot list traces")
 	}
+	cursor, err := c.openCursor(r.Context(), cursorseal.Traces, t.Environment, p.Cursor)
+	if err != nil {
+		return err
+	}
 	page, err := tr.QueryTraces(r.Context(), warehouse.TraceQuery{
 		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters,
-		Desc: p.Order == "desc", Limit: p.Limit, Cursor: p.Cursor,
+		Desc: p.Order == "desc", Limit: p.Limit, Cursor: cursor,
 	})
 	if err != nil {
 		return err
@@ -189,16 +195,17 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 		row.Chips = aggregateChips(row.Chips)
 		data.Rows = append(data.Rows, row)
 	}
-	if page.NextCursor != "" {
-		data.NextLink = p.url(true, func(v url.Values) { v.Set("cursor", page.NextCursor) })
-	}
-	return nil
+	return c.nextLink(r.Context(), cursorseal.Traces, t.Environment, p, page.NextCursor, data)
 }
 
 func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filters []warehouse.Filter, data *tracesData) error {
+	cursor, err := c.openCursor(r.Context(), cursorseal.Spans, t.Environment, p.Cursor)
+	if err != nil {
+		return err
+	}
 	page, err := c.opts.Store.QuerySpans(r.Context(), warehouse.SpanQuery{
 		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters,
-		SortBy: warehouse.SortKey(p.Sort), Desc: p.Order == "desc", Limit: p.Limit, Cursor: p.Cursor,
+		SortBy: warehouse.SortKey(p.Sort), Desc: p.Order == "desc", Limit: p.Limit, Cursor: cursor,
 	})
 	if err != nil {
 		return err
@@ -222,10 +229,37 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 		row.Chips = aggregateChips(row.Chips)
 		data.Rows = append(data.Rows, row)
 	}
-	if page.NextCursor != "" {
-		data.NextLink = p.url(true, func(v url.Values) { v.Set("cursor", page.NextCursor) })
+	return c.nextLink(r.Context(), cursorseal.Spans, t.Environment, p, page.NextCursor, data)
+}
+
+// nextLink sets the link of the next page, with the warehouse cursor next
+// sealed to the environment ("" on the last page: no link).
+func (c *Console) nextLink(ctx context.Context, kind, env string, p listParams, next string, data *tracesData) error {
+	sealed, err := c.opts.Cursors.Seal(ctx, kind, env, next)
+	if err != nil {
+		return err
+	}
+	if sealed != "" {
+		data.NextLink = p.url(true, func(v url.Values) { v.Set("cursor", sealed) })
 	}
 	return nil
+}
+
+// openCursor returns the warehouse cursor inside a cursor of this
+// console's links; one of another environment or listing, or altered, is
+// a *warehouse.QueryError (a 400 page).
+func (c *Console) openCursor(ctx context.Context, kind, env, cursor string) (string, error) {
+	if cursor == "" {
+		return "", nil
+	}
+	inner, err := c.opts.Cursors.Open(ctx, kind, env, cursor)
+	switch {
+	case errors.Is(err, cursorseal.ErrForeign), errors.Is(err, cursorseal.ErrMalformed):
+		return "", &warehouse.QueryError{Field: "cursor", Msg: err.Error() + "; open the first page again"}
+	case err != nil:
+		return "", err
+	}
+	return inner, nil
 }
 
 // traceLink is the URL of a trace page; ts (the start of a span of it)

@@ -388,7 +388,7 @@ func TestHostileCrossTenantCursor(t *testing.T) {
 		t.Fatalf("first page of env-a: %d spans, total %v, next %q; want 1, 3 and a cursor", len(data), total, next)
 	}
 	status, got = s.do(t, http.MethodGet, path+"&cursor="+url.QueryEscape(next), authB, nil)
-	requireError(t, status, got, http.StatusBadRequest, "cursor: cursor belongs to a different query")
+	requireError(t, status, got, http.StatusBadRequest, "cursor: the cursor was not issued for this environment and listing")
 	// The same cursor still works for its own tenant, and B sees only B.
 	status, got = s.do(t, http.MethodGet, path+"&cursor="+url.QueryEscape(next), authA, nil)
 	data, total, _ = spanPage(t, status, got)

@@ -40,6 +40,14 @@ type metricFilterJSON struct {
 // means all defaults). cursor, limit and the timestamps may be JSON numbers
 // or numeric strings. Errors are *warehouse.QueryError naming the field.
 func ParseMetricQuery(body []byte) (warehouse.MetricQuery, error) {
+	return parseMetricQuery(body, nil)
+}
+
+// cursorOpener turns the cursor a client sent into the warehouse's (nil:
+// taken as it is).
+type cursorOpener func(cursor string) (string, error)
+
+func parseMetricQuery(body []byte, openCursor cursorOpener) (warehouse.MetricQuery, error) {
 	var b metricBody
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}") // no body: every default
@@ -68,13 +76,17 @@ func ParseMetricQuery(body []byte) (warehouse.MetricQuery, error) {
 		}
 		filters = append(filters, f)
 	}
-	return buildMetricQuery(fields, b.Environments, filters)
+	return buildMetricQuery(fields, b.Environments, filters, openCursor)
 }
 
 // MetricQueryFromValues parses GET /v2/metrics: the body's fields as query
 // parameters, filters as a URL-encoded JSON array, environments repeated
 // or comma-separated.
 func MetricQueryFromValues(v url.Values) (warehouse.MetricQuery, error) {
+	return metricQueryFromValues(v, nil)
+}
+
+func metricQueryFromValues(v url.Values, openCursor cursorOpener) (warehouse.MetricQuery, error) {
 	fields := map[string]string{}
 	for _, name := range []string{"cursor", "from_timestamp_sec", "to_timestamp_sec", "limit", "sort_by",
 		"sort_order", "metric_name", "metric_source", "logical_operator"} {
@@ -102,7 +114,7 @@ func MetricQueryFromValues(v url.Values) (warehouse.MetricQuery, error) {
 			filters = append(filters, f)
 		}
 	}
-	return buildMetricQuery(fields, envs, filters)
+	return buildMetricQuery(fields, envs, filters, openCursor)
 }
 
 // jsonIntText returns a JSON number or numeric string as text ("" when
@@ -183,7 +195,7 @@ func metricFilter(name string, fj metricFilterJSON) (warehouse.Filter, error) {
 	return f, nil
 }
 
-func buildMetricQuery(fields map[string]string, envs []string, filters []warehouse.Filter) (warehouse.MetricQuery, error) {
+func buildMetricQuery(fields map[string]string, envs []string, filters []warehouse.Filter, openCursor cursorOpener) (warehouse.MetricQuery, error) {
 	q := warehouse.MetricQuery{Environments: envs, Filters: filters, MetricName: fields["metric_name"], Desc: true}
 	var from, to int64
 	for _, p := range []struct {
@@ -214,6 +226,13 @@ func buildMetricQuery(fields map[string]string, envs []string, filters []warehou
 			return q, err
 		}
 		q.Limit = n
+	}
+	if openCursor != nil && fields["cursor"] != "" {
+		inner, err := openCursor(strings.TrimSpace(fields["cursor"]))
+		if err != nil {
+			return q, err
+		}
+		fields["cursor"] = inner
 	}
 	if s := fields["cursor"]; s != "" {
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)

@@ -349,7 +349,7 @@ func otherSchemas(schemas obj) {
 		"values": arrayOf(typed("string", ""), ""), "valueType": obj{"type": "string", "enum": []string{"string", "number", "boolean"}}})
 	schemas["MetricsRequest"] = object("", obj{
 		"from_timestamp_sec": typed("integer", ""), "to_timestamp_sec": typed("integer", ""),
-		"cursor": obj{"type": []string{"integer", "string"}, "description": "The previous next_cursor."}, "environments": arrayOf(typed("string", ""), "Only the key's own."),
+		"cursor": obj{"type": []string{"integer", "string"}, "description": "The previous next_cursor, an opaque string bound to the key's environment; 0 or absent for the first page (no other integer is accepted)."}, "environments": arrayOf(typed("string", ""), "Only the key's own."),
 		"filters": arrayOf(filter, ""), "logical_operator": obj{"type": "string", "enum": []string{"AND", "OR", "and", "or"}}, "limit": obj{"type": "integer", "minimum": 1, "maximum": 1000},
 		"metric_name": typed("string", ""), "metric_source": typed("string", ""), "sort_by": typed("string", ""), "sort_order": typed("string", ""),
 	})

@@ -1,12 +1,15 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -100,12 +103,21 @@ func (a *API) querySpans(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.Environments = []string{t.Environment}
+	if q.Cursor, err = a.openCursor(r.Context(), cursorseal.Spans, t.Environment, q.Cursor); err != nil {
+		a.writeStoreError(w, err)
+		return
+	}
 	page, err := a.opts.Store.QuerySpans(r.Context(), q)
 	if err != nil {
 		a.writeStoreError(w, err)
 		return
 	}
-	view := spanPageView{Data: make([]spanJSON, len(page.Spans)), PageSize: len(page.Spans), TotalResults: page.TotalResults, NextCursor: page.NextCursor}
+	next, err := a.opts.Cursors.Seal(r.Context(), cursorseal.Spans, t.Environment, page.NextCursor)
+	if err != nil {
+		a.writeStoreError(w, err)
+		return
+	}
+	view := spanPageView{Data: make([]spanJSON, len(page.Spans)), PageSize: len(page.Spans), TotalResults: page.TotalResults, NextCursor: next}
 	for i, s := range page.Spans {
 		view.Data[i] = newSpanJSONExplained(s, explain)
 	}
@@ -139,12 +151,12 @@ func (a *API) queryMetricsPOST(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q, err := ParseMetricQuery(body)
+	q, err := parseMetricQuery(body, a.metricCursor(r))
 	a.queryMetrics(w, r, q, err)
 }
 
 func (a *API) queryMetricsGET(w http.ResponseWriter, r *http.Request) {
-	q, err := MetricQueryFromValues(r.URL.Query())
+	q, err := metricQueryFromValues(r.URL.Query(), a.metricCursor(r))
 	a.queryMetrics(w, r, q, err)
 }
 
@@ -167,7 +179,12 @@ func (a *API) queryMetrics(w http.ResponseWriter, r *http.Request, q warehouse.M
 		a.writeStoreError(w, err)
 		return
 	}
-	view := metricsView{Data: make([]groupView, len(page.Groups)), NextCursor: page.NextCursor, TotalPoints: page.TotalPoints, TotalResults: page.TotalResults}
+	next, err := a.opts.Cursors.Seal(r.Context(), cursorseal.Metrics, t.Environment, page.NextCursor)
+	if err != nil {
+		a.writeStoreError(w, err)
+		return
+	}
+	view := metricsView{Data: make([]groupView, len(page.Groups)), NextCursor: next, TotalPoints: page.TotalPoints, TotalResults: page.TotalResults}
 	for i, g := range page.Groups {
 		gv := groupView{MetricName: g.MetricName, OrganizationID: g.OrganizationID, Points: make([]pointView, len(g.Points))}
 		for j, p := range g.Points {
@@ -193,6 +210,42 @@ func (a *API) inProject(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		h(w, r)
+	}
+}
+
+// openCursor returns the warehouse cursor inside a cursor this API sealed
+// for env and kind ("" stays ""); a cursor that does not open is a
+// *warehouse.QueryError on "cursor".
+func (a *API) openCursor(ctx context.Context, kind, env, cursor string) (string, error) {
+	if cursor == "" {
+		return "", nil
+	}
+	inner, err := a.opts.Cursors.Open(ctx, kind, env, cursor)
+	switch {
+	case errors.Is(err, cursorseal.ErrForeign):
+		return "", queryErrorf("cursor", "%v; start again without a cursor", err)
+	case errors.Is(err, cursorseal.ErrMalformed):
+		return "", queryErrorf("cursor", "malformed cursor; pass next_cursor as it was returned")
+	case err != nil:
+		return "", err
+	}
+	return inner, nil
+}
+
+// metricCursor opens the metrics cursor of r's tenant. The spec's
+// integer cursor is accepted only as 0 (the first page, which Traceloop's
+// client sends): any other integer would be the warehouse's own cursor,
+// which counts every tenant's points and is bound to no environment.
+func (a *API) metricCursor(r *http.Request) cursorOpener {
+	t, _ := tenant.FromContext(r.Context())
+	return func(cursor string) (string, error) {
+		if n, err := strconv.ParseInt(cursor, 10, 64); err == nil {
+			if n == 0 {
+				return "", nil
+			}
+			return "", queryErrorf("cursor", "integer cursors other than 0 are not accepted: pass next_cursor as it was returned (an opaque string), or 0 for the first page")
+		}
+		return a.openCursor(r.Context(), cursorseal.Metrics, t.Environment, cursor)
 	}
 }
 

@@ -7,6 +7,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -44,6 +46,10 @@ type Options struct {
 	// EvaluatorLimits bound the evaluator work of each API key (zero: no
 	// limit).
 	EvaluatorLimits EvaluatorLimits
+	// Cursors seals the cursors the API hands out to the environment of
+	// the key (cursorseal); nil means a sealer of a random secret of this
+	// process (the cursors of one collector only).
+	Cursors *cursorseal.Sealer
 	// RunEvaluator runs a validated evaluator request; nil means
 	// (*evaluators.Definition).Run. Tests use it to inject faults.
 	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
@@ -68,6 +74,11 @@ func New(opts Options) *API {
 		opts.RunEvaluator = func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error) {
 			return def.Run(ctx, req)
 		}
+	}
+	if opts.Cursors == nil {
+		secret := make([]byte, 32)
+		_, _ = rand.Read(secret) // never fails (crypto/rand)
+		opts.Cursors = cursorseal.New(cursorseal.StaticKeys(secret))
 	}
 	a := &API{opts: opts, mux: http.NewServeMux(), table: map[string][]string{}, limiter: newKeyLimiter(opts.EvaluatorLimits)}
 	a.routes()

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
+	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -100,6 +101,11 @@ func (a *API) listSetups(w http.ResponseWriter, r *http.Request) {
 		q.Limit = n
 	}
 	t, _ := tenant.FromContext(r.Context())
+	var err error
+	if q.Cursor, err = a.openCursor(r.Context(), cursorseal.Setups, t.Environment, q.Cursor); err != nil {
+		a.writeStoreError(w, err)
+		return
+	}
 	page, err := a.opts.Setups.List(r.Context(), t, q)
 	if err != nil {
 		a.writeSetupError(w, err, "")
@@ -108,8 +114,13 @@ func (a *API) listSetups(w http.ResponseWriter, r *http.Request) {
 	if page.Setups == nil {
 		page.Setups = []warehouse.MonitorSetup{}
 	}
-	if page.NextCursor != "" {
-		w.Header().Set(NextCursorHeader, page.NextCursor)
+	next, err := a.opts.Cursors.Seal(r.Context(), cursorseal.Setups, t.Environment, page.NextCursor)
+	if err != nil {
+		a.writeStoreError(w, err)
+		return
+	}
+	if next != "" {
+		w.Header().Set(NextCursorHeader, next)
 	}
 	writeJSON(w, http.StatusOK, page.Setups)
 }

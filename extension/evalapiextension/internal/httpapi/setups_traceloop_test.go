@@ -144,7 +144,7 @@ func TestSetupsPerEnvironmentCap(t *testing.T) {
 	}
 }
 
-// TestSetupsListPageBytes: a page of the listing stops before 4 MiB of
+// TestSetupsListPageBytes: a page of the listing stops before 1 MiB of
 // JSON (with a cursor to the rest) whatever the limit; before, five large
 // setups made a 154 MB page.
 func TestSetupsListPageBytes(t *testing.T) {
@@ -160,7 +160,7 @@ func TestSetupsListPageBytes(t *testing.T) {
 		kv = append(kv, fmt.Sprintf(`"key-%02d":%q`, i, strings.Repeat("v", 240)))
 	}
 	body := `{"evaluators":[` + strings.Join(names, ",") + `],"selector":{` + strings.Join(kv, ",") + `}}`
-	const n = 80
+	const n = 40
 	for i := range n {
 		if st, got := s.do(t, "POST", "/v2/auto-monitor-setups", authA, []byte(body)); st != 201 {
 			t.Fatalf("create %d = %d %v", i, st, got)

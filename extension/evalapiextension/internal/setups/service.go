@@ -40,7 +40,10 @@ type Service struct {
 	// maxPerEnvironment caps the setups of one environment; createMu
 	// makes this process's count-then-create atomic.
 	maxPerEnvironment int
-	createMu          sync.Mutex
+	// maxBytesPerEnvironment caps the JSON bytes of one environment's
+	// setups (createMu serialises the check too).
+	maxBytesPerEnvironment int64
+	createMu               sync.Mutex
 
 	mu sync.Mutex
 	// compiled caches monitors by setup id and version.
@@ -125,16 +128,29 @@ type Options struct {
 	// MaxPerEnvironment caps the setups of one environment (default
 	// DefaultMaxPerEnvironment).
 	MaxPerEnvironment int
+	// MaxBytesPerEnvironment caps the bytes (JSON) all setups of one
+	// environment hold together (default DefaultMaxBytesPerEnvironment).
+	MaxBytesPerEnvironment int64
 }
 
 // DefaultMaxPerEnvironment is the default cap on the setups of one
 // environment.
 const DefaultMaxPerEnvironment = 1000
 
+// DefaultMaxBytesPerEnvironment is the default cap on the bytes of one
+// environment's setups: a thousand setups of 8 KiB (a usual setup is 1-3
+// KiB; one at every request limit is about 125 KiB).
+const DefaultMaxBytesPerEnvironment = 8 << 20
+
 // MaxPageBytes bounds the JSON size of a page of List: a page ends early,
 // with a cursor, rather than grow past it (a page holds at least one
 // setup; with the request limits a setup stays far below it).
-const MaxPageBytes = 4 << 20
+const MaxPageBytes = 1 << 20
+
+// listChunk is how many setups List reads from the warehouse at a time,
+// so that what one page holds in memory besides its MaxPageBytes is at
+// most listChunk setups (about 2 MiB at every request limit).
+const listChunk = 16
 
 // LimitError is a request refused because the environment is at one of its
 // limits (HTTP 409); the message names the limit.
@@ -153,9 +169,12 @@ func NewService(o Options) *Service {
 	if o.MaxPerEnvironment <= 0 {
 		o.MaxPerEnvironment = DefaultMaxPerEnvironment
 	}
+	if o.MaxBytesPerEnvironment <= 0 {
+		o.MaxBytesPerEnvironment = DefaultMaxBytesPerEnvironment
+	}
 	s := &Service{
-		maxPerEnvironment: o.MaxPerEnvironment,
-		store:             o.Store, compiler: o.Compiler, monitors: o.Monitors, logger: o.Logger, poll: o.Poll,
+		maxPerEnvironment: o.MaxPerEnvironment, maxBytesPerEnvironment: o.MaxBytesPerEnvironment,
+		store: o.Store, compiler: o.Compiler, monitors: o.Monitors, logger: o.Logger, poll: o.Poll,
 		now: func() time.Time { return o.Now().UTC().Truncate(time.Second) }, wake: make(chan struct{}, 1),
 		compiled: map[string]compiledSetup{}, evaluated: map[string]bool{},
 	}
@@ -429,11 +448,56 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (wareh
 			"this environment has %d auto monitor setups, the limit (max_setups_per_environment is %d): delete setups before creating more", n, s.maxPerEnvironment)}
 	}
 	setup := build(r, t, s.now(), nil)
+	if err := s.checkBytes(ctx, t.Environment, setup, 0); err != nil {
+		return warehouse.MonitorSetup{}, err
+	}
 	if err := s.store.CreateSetup(ctx, setup); err != nil {
 		return warehouse.MonitorSetup{}, err
 	}
 	s.notify()
 	return setup, nil
+}
+
+// setupSize is the bytes a setup takes in the warehouse (its JSON
+// document, as warehouse.SetupStore.SetupBytes counts it).
+func setupSize(m warehouse.MonitorSetup) (int64, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return 0, fmt.Errorf("encode setup %s: %w", m.ID, err)
+	}
+	return int64(len(b)), nil
+}
+
+// checkBytes fails with a *LimitError when storing setup, in place of a
+// setup of replaced bytes (0 for a new one), would take env's setups
+// over maxBytesPerEnvironment. The caller holds createMu.
+func (s *Service) checkBytes(ctx context.Context, env string, setup warehouse.MonitorSetup, replaced int64) error {
+	size, err := setupSize(setup)
+	if err != nil {
+		return err
+	}
+	used, err := s.store.SetupBytes(ctx, env)
+	if err != nil {
+		return err
+	}
+	if total := used - replaced + size; total > s.maxBytesPerEnvironment {
+		return &LimitError{Msg: fmt.Sprintf(
+			"this setup (%d bytes) would take this environment's auto monitor setups to %d bytes, over the limit (max_setup_bytes_per_environment is %d): make setups smaller or delete some",
+			size, total, s.maxBytesPerEnvironment)}
+	}
+	return nil
+}
+
+// checkBytesLocked is checkBytes for an update of prev, under createMu.
+// Racing updates of one environment may overshoot by what they race with.
+func (s *Service) checkBytesLocked(ctx context.Context, env string, setup, prev warehouse.MonitorSetup) error {
+	s.createMu.Lock()
+	defer s.createMu.Unlock()
+	old, err := setupSize(prev)
+	if err != nil {
+		return err
+	}
+	return s.checkBytes(ctx, env, setup, old)
 }
 
 // Get returns one of t's setups by id or, as Traceloop's API addresses
@@ -466,31 +530,46 @@ const (
 )
 
 // List returns a page of t's setups: at most q.Limit (default
-// DefaultListLimit) and at most MaxPageBytes of JSON.
+// DefaultListLimit) and at most MaxPageBytes of JSON (at least one
+// setup). It reads the warehouse listChunk setups at a time, so a page
+// never holds more than MaxPageBytes and one chunk in memory, whatever
+// the limit.
 func (s *Service) List(ctx context.Context, t tenant.Tenant, q warehouse.SetupQuery) (warehouse.SetupPage, error) {
 	q.Environment = t.Environment
 	if q.Limit <= 0 {
 		q.Limit = DefaultListLimit
 	}
-	q.Limit = min(q.Limit, MaxListLimit)
-	page, err := s.store.ListSetups(ctx, q)
-	if err != nil {
-		return page, err
-	}
+	limit := min(q.Limit, MaxListLimit)
+	var out warehouse.SetupPage
 	size := 0
-	for i, m := range page.Setups {
-		b, err := json.Marshal(m)
+	for {
+		q.Limit = min(listChunk, limit-len(out.Setups))
+		page, err := s.store.ListSetups(ctx, q)
 		if err != nil {
-			return warehouse.SetupPage{}, fmt.Errorf("encode setup %s: %w", m.ID, err)
+			return warehouse.SetupPage{}, err
 		}
-		size += len(b) + 1
-		if size > MaxPageBytes && i > 0 {
-			page.NextCursor = page.Cursors[i-1]
-			page.Setups, page.Cursors = page.Setups[:i], page.Cursors[:i]
-			break
+		for i, m := range page.Setups {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return warehouse.SetupPage{}, fmt.Errorf("encode setup %s: %w", m.ID, err)
+			}
+			if size+len(b)+1 > MaxPageBytes && len(out.Setups) > 0 {
+				out.NextCursor = out.Cursors[len(out.Cursors)-1]
+				return out, nil
+			}
+			size += len(b) + 1
+			out.Setups = append(out.Setups, m)
+			out.Cursors = append(out.Cursors, page.Cursors[i])
 		}
+		if page.NextCursor == "" {
+			return out, nil
+		}
+		if len(out.Setups) >= limit {
+			out.NextCursor = page.NextCursor
+			return out, nil
+		}
+		q.Cursor = page.NextCursor
 	}
-	return page, nil
 }
 
 // maxUpdateAttempts bounds how often Update re-applies a request to a
@@ -514,6 +593,9 @@ func (s *Service) Update(ctx context.Context, t tenant.Tenant, idOrExternalID st
 			req = merge(prev, r)
 		}
 		setup = build(req, t, s.now(), &prev)
+		if err := s.checkBytesLocked(ctx, t.Environment, setup, prev); err != nil {
+			return warehouse.MonitorSetup{}, err
+		}
 		err = s.store.UpdateSetup(ctx, setup)
 		if err == nil {
 			break
