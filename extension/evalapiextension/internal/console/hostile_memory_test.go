@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -118,7 +119,37 @@ func liveHeap() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// memoryChildEnv marks the test process that runs the memory test alone.
+const memoryChildEnv = "EVALCOL_MEMORY_TEST_CHILD"
+
+// runAlone runs the calling test again in a process of its own (the same
+// test binary, so with the same flags, -race included) and reports its
+// result: the heap measurements and memory_limiter read the process's
+// whole heap, which the package's other tests would otherwise share. It
+// returns true in that child, where the test body then runs.
+func runAlone(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(memoryChildEnv) == "1" {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), memoryChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, ".go:") || strings.HasPrefix(strings.TrimSpace(line), "---") {
+			t.Log(strings.TrimSpace(line))
+		}
+	}
+	if err != nil {
+		t.Fatalf("%s in a process of its own: %v", t.Name(), err)
+	}
+	return false
+}
+
 func TestHostileSetupFloodSparesOtherTenants(t *testing.T) {
+	if !runAlone(t) {
+		return
+	}
 	t.Run("sqlite", func(t *testing.T) { testSetupFlood(t, memoryConfig, memBoundSQLite) })
 	t.Run("clickhouse", func(t *testing.T) {
 		addr := os.Getenv("EVALCOL_CLICKHOUSE_ADDR")
