@@ -10,6 +10,7 @@ import (
 	"github.com/evalcol/evalcol/evaluators/internal/injection"
 	"github.com/evalcol/evalcol/evaluators/internal/profanity"
 	"github.com/evalcol/evalcol/evaluators/internal/secrets"
+	"github.com/evalcol/evalcol/evaluators/internal/textclass"
 	"github.com/evalcol/evalcol/evaluators/internal/textsim"
 )
 
@@ -103,13 +104,13 @@ func explainSexism(ctx context.Context, req Request, res Result) *Explanation {
 		return nil
 	}
 	text := req.Text("text")
-	p := m.Probability(text)
+	p := m.Probability(textclass.CollapseRepeats(text))
 	if p <= req.Float("threshold") {
 		return nil // not the result being explained
 	}
 	return &Explanation{
 		Summary:  fmt.Sprintf("Sexism %.2f > threshold %.2f", p, req.Float("threshold")),
-		Findings: weightiestParts(text, "text", &scorer{m.Probability, explainBudget(ctx)}, p, req.Float("threshold"), "sexism-detector"),
+		Findings: weightiestParts(text, "text", &scorer{func(s string) float64 { return m.Probability(textclass.CollapseRepeats(s)) }, explainBudget(ctx)}, p, req.Float("threshold"), "sexism-detector"),
 	}
 }
 

@@ -41,5 +41,5 @@ func runSexism(_ context.Context, req Request) (Result, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Msg: "sexism model unavailable", Err: fmt.Errorf("sexism-detector: %w", err)}
 	}
-	return Result{"is_safe": safety(m.Probability(req.Text("text")) > req.Float("threshold"))}, nil
+	return Result{"is_safe": safety(m.Probability(textclass.CollapseRepeats(req.Text("text"))) > req.Float("threshold"))}, nil
 }

@@ -60,7 +60,7 @@ const maxPooledRepair = 64 << 10
 //     are in-group use or aimed at nobody (toxicity.Reclaimed,
 //     toxicity.Untargeted).
 func toxicityProbability(text string) (float64, error) {
-	t := textclass.NewText(text)
+	t := textclass.NewText(textclass.CollapseRepeats(text))
 	defer t.Release()
 	return toxicityProbabilityOf(t)
 }
@@ -75,7 +75,7 @@ func toxicityProbabilityOf(t *textclass.Text) (float64, error) {
 // toxicityRuleCategory names the rule that decides text's toxicity ("" when
 // the classifier does): a toxicity category, or "slur".
 func toxicityRuleCategory(text string) string {
-	t := textclass.NewText(text)
+	t := textclass.NewText(textclass.CollapseRepeats(text))
 	defer t.Release()
 	_, rule, _ := toxicityScoreOf(t)
 	return rule
@@ -154,7 +154,7 @@ func toxicityExceeds(text string, threshold float64) (bool, error) {
 }
 
 func runToxicity(ctx context.Context, req Request) (Result, error) {
-	t, own := textclass.LookupText(ctx, req.Text("text"))
+	t, own := textclass.LookupText(ctx, textclass.CollapseRepeats(req.Text("text")))
 	if own {
 		defer t.Release()
 	}

@@ -73,6 +73,7 @@ func TestModelProbabilityMatchesWindowByWindow(t *testing.T) {
 		if hasHidden(text) {
 			visible = stripHidden(text)
 		}
+		visible = textclass.CollapseRepeats(visible)
 		Windows(visible, func(w string) { best = max(best, d.model.Probability(w)); n++ })
 		if n > 1 {
 			multi++

