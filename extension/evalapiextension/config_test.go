@@ -27,6 +27,16 @@ func TestLoadConfig(t *testing.T) {
 			if c.ServerConfig.NetAddr.Endpoint != "127.0.0.1:8080" || c.ServerConfig.MaxRequestBodySize != 1<<20 {
 				t.Errorf("server defaults = %s, %d; want 127.0.0.1:8080, 1 MiB", c.ServerConfig.NetAddr.Endpoint, c.ServerConfig.MaxRequestBodySize)
 			}
+			// Slow clients cannot hold the API port: header, body and idle
+			// bounds by default.
+			idle := c.ServerConfig.IdleTimeout
+			if ka := c.ServerConfig.Keepalive.Get(); ka != nil {
+				idle = ka.IdleTimeout
+			}
+			if c.ServerConfig.ReadHeaderTimeout != 10*time.Second || c.ServerConfig.ReadTimeout != 30*time.Second || idle != time.Minute {
+				t.Errorf("server timeouts = read_header %s, read %s, idle %s; want 10s, 30s, 1m",
+					c.ServerConfig.ReadHeaderTimeout, c.ServerConfig.ReadTimeout, idle)
+			}
 			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true}) {
 				t.Errorf("warehouse default = %+v", c.Warehouse)
 			}
