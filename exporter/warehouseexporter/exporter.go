@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -15,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/exporter/warehouseexporter/internal/groupcommit"
+	"github.com/evalcol/evalcol/internal/partialsuccess"
 	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -125,6 +128,16 @@ func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) er
 		d := batch.Dropped[0]
 		e.logger.Warn("dropping spans that can never be stored", zap.Int("spans", n),
 			zap.String("reason", d.Reason), zap.String("first_trace_id", d.TraceID), zap.String("first_span_id", d.SpanID))
+		// Without a tenant processor in front (which rejects these
+		// first), the sender still learns of them.
+		byReason := map[string]int64{}
+		for _, d := range batch.Dropped {
+			byReason[d.Reason]++
+		}
+		for _, reason := range slices.Sorted(maps.Keys(byReason)) {
+			n := byReason[reason]
+			partialsuccess.Reject(ctx, reason, n, fmt.Sprintf("%d span(s) rejected: %s; the other spans were accepted", n, reason))
+		}
 	}
 	if p := e.prep; p != nil {
 		// Here, in parallel with other requests, not in the one writer.

@@ -1,0 +1,131 @@
+package e2etest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/evalcol/evalcol/internal/testcollector"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// Hostile ingest: what a sender puts in OTLP spans never makes the
+// warehouse store something the API cannot read back, or drop something
+// without saying so.
+
+// exportTraces sends td as OTLP/HTTP protobuf to addr with key and returns
+// the export response; it fails the test on any answer but 200.
+func exportTraces(t *testing.T, addr, key string, td ptrace.Traces) ptraceotlp.ExportResponse {
+	t.Helper()
+	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/traces", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST %s/v1/traces = %d %s", addr, resp.StatusCode, b)
+	}
+	out := ptraceotlp.NewExportResponse()
+	if err := out.UnmarshalProto(b); err != nil {
+		t.Fatalf("answer %q is not an OTLP export response: %v", b, err)
+	}
+	return out
+}
+
+// timedSpan appends a span named name with span id {id} to td's first
+// scope (trace id {1}), from start to end.
+func timedSpan(td ptrace.Traces, name string, id byte, start, end pcommon.Timestamp) ptrace.Span {
+	if td.ResourceSpans().Len() == 0 {
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.Resource().Attributes().PutStr("service.name", "hostile")
+		rs.ScopeSpans().AppendEmpty()
+	}
+	s := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().AppendEmpty()
+	s.SetName(name)
+	s.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	s.SetSpanID(pcommon.SpanID{id, 1})
+	s.SetStartTimestamp(start)
+	s.SetEndTimestamp(end)
+	return s
+}
+
+// allSpans is every stored span of key's environment, whatever its time.
+func allSpans(t *testing.T, c *testcollector.Collector, key string) spansResponse {
+	t.Helper()
+	resp, got := querySpans(t, c, key, url.Values{"from_timestamp_sec": {"0"},
+		"to_timestamp_sec": {fmt.Sprint(warehouse.MaxTimestampSec)}, "limit": {"1000"}})
+	if resp.Status != 200 {
+		t.Fatalf("span query = %d %s", resp.Status, resp.Body)
+	}
+	return got
+}
+
+// TestTimesPast2262Rejected: a span starting or ending after 2262-04-11
+// (beyond signed 64-bit nanoseconds) used to be acknowledged and stored at
+// a wrapped time near 1715 (a uint64-max time at 0), where no query found
+// it. It is rejected in partial_success with the reason, on both
+// backends, and with or without the tenant processor (the conversion both
+// backends share drops it too); the valid spans of the request are stored.
+func TestTimesPast2262Rejected(t *testing.T) {
+	withoutTenant := strings.Replace(strings.Replace(testcollector.DefaultConfig,
+		"processors: [tenant, evaluator]", "processors: [evaluator]", 1),
+		"processors: [tenant]", "processors: []", 1)
+	if withoutTenant == testcollector.DefaultConfig {
+		t.Fatal("could not take the tenant processor out of the config")
+	}
+	for _, tc := range []struct {
+		name, config, msg string
+	}{
+		{"sqlite", testcollector.DefaultConfig, "2 span(s) rejected: start_time_unix_nano or end_time_unix_nano is after 2262-04-11T23:47:16Z"},
+		{"sqlite without the tenant processor", withoutTenant, "2 span(s) rejected: start or end time after 2262-04-11T23:47:16Z; the other spans were accepted"},
+		{"clickhouse", "", "2 span(s) rejected: start_time_unix_nano or end_time_unix_nano is after 2262-04-11T23:47:16Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			config := tc.config
+			if tc.name == "clickhouse" {
+				addr := clickhouseAddr(t)
+				config = clickhouseConfig(addr, testDatabase(t, addr))
+			}
+			c := testcollector.Start(t, config)
+			key := testcollector.DefaultAPIKey
+			now := pcommon.NewTimestampFromTime(time.Now())
+			year2300 := pcommon.Timestamp(uint64(time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC).Unix()) * 1e9)
+			td := ptrace.NewTraces()
+			timedSpan(td, "valid", 1, now, now+1e6)
+			timedSpan(td, "in 2300", 2, year2300, year2300+1e9)
+			timedSpan(td, "at uint64 max", 3, math.MaxUint64, math.MaxUint64)
+			ps := exportTraces(t, c.OTLPHTTP, key, td).PartialSuccess()
+			if ps.RejectedSpans() != 2 || !strings.HasPrefix(ps.ErrorMessage(), tc.msg) {
+				t.Errorf("partial_success = %d %q, want 2 %q...", ps.RejectedSpans(), ps.ErrorMessage(), tc.msg)
+			}
+			var got spansResponse
+			testcollector.Eventually(t, 10*time.Second, func() bool {
+				got = allSpans(t, c, key)
+				return got.Spans.TotalResults >= 1
+			}, "the valid span stored")
+			time.Sleep(200 * time.Millisecond)
+			got = allSpans(t, c, key)
+			if got.Spans.TotalResults != 1 || got.Spans.Data[0].SpanName != "valid" {
+				t.Fatalf("stored %d spans %+v, want only the valid one", got.Spans.TotalResults, got.Spans.Data)
+			}
+		})
+	}
+}
