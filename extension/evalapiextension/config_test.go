@@ -1,7 +1,9 @@
 package evalapiextension
 
 import (
+	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,16 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("ui = %+v", c.UI)
 			}
 		}},
+		{id: component.NewIDWithName(metadata.Type, "trusted_proxies"), check: func(t *testing.T, c *Config) {
+			got, err := c.trustedProxies()
+			want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32"),
+				netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("fd00::/8")}
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("trusted_proxies = %v, %v; want %v", got, err, want)
+			}
+		}},
+		{id: component.NewIDWithName(metadata.Type, "trusted_proxies_bad"),
+			wantErr: `trusted_proxies[1]: "proxy.example" is not a CIDR (10.0.0.0/8) or an IP address`},
 		{id: component.NewIDWithName(metadata.Type, "ui_short_secret"), wantErr: "ui.session_secret: must be at least 32 characters, got 9"},
 		{id: component.NewIDWithName(metadata.Type, "ui_bad_ttl"), wantErr: "ui.session_ttl: must be between 1s and 720h0m0s, got 0s"},
 		{id: component.NewIDWithName(metadata.Type, "ui_unknown_field"), wantErr: "ui: unknown field(s) enable (valid fields: enabled, session_secret, session_ttl)"},

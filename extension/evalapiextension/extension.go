@@ -168,12 +168,14 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	})
 	var handler http.Handler = api
 	if e.cfg.UI.Enabled {
+		proxies, _ := e.cfg.trustedProxies() // validated with the config
 		con, err := console.New(console.Options{
 			Keys: e.keys, Store: store, Setups: e.setups, StaticMonitors: e.StaticMonitors,
 			SessionKeys: e.sessionKeys(store), SessionTTL: e.cfg.UI.SessionTTL,
 			SecureCookies: e.cfg.ServerConfig.TLS.HasValue(), MaxBodyBytes: e.cfg.ServerConfig.MaxRequestBodySize,
 			GroundTruthAttribute: engine.DefaultGroundTruth, Logger: e.settings.Logger,
 			AcquireEvaluation: api.AcquireEvaluation,
+			TrustedProxies:    proxies,
 		})
 		if err != nil {
 			_ = ln.Close()
