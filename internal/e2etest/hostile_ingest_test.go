@@ -129,3 +129,59 @@ func TestTimesPast2262Rejected(t *testing.T) {
 		})
 	}
 }
+
+// TestConflictingResendReported: a span resent with the same trace id,
+// span id and start time but new attributes used to vanish silently (200,
+// empty partial_success). The first copy is still kept, but the sender is
+// told in partial_success, and the evaluation of the resent content is
+// not stored against the kept span. An identical resend (an SDK retry
+// after a lost answer) is normal: no partial_success.
+func TestConflictingResendReported(t *testing.T) {
+	config := strings.Replace(testcollector.DefaultConfig, "evaluator: {api: evalapi}",
+		"evaluator: {api: evalapi, monitors: [{name: all, evaluators: [char-count]}]}", 1)
+	c := testcollector.Start(t, config)
+	key := testcollector.DefaultAPIKey
+	now := pcommon.NewTimestampFromTime(time.Now())
+	request := func(text string) ptrace.Traces {
+		td := ptrace.NewTraces()
+		s := timedSpan(td, "chat", 1, now, now+1e9)
+		s.Attributes().PutStr("llm.completions.0.role", "assistant")
+		s.Attributes().PutStr("llm.completions.0.content", text)
+		timedSpan(td, "other", 2, now, now+1e9)
+		return td
+	}
+	if ps := exportTraces(t, c.OTLPHTTP, key, request("hello")).PartialSuccess(); ps.RejectedSpans() != 0 || ps.ErrorMessage() != "" {
+		t.Fatalf("first send: partial_success %d %q", ps.RejectedSpans(), ps.ErrorMessage())
+	}
+	if ps := exportTraces(t, c.OTLPHTTP, key, request("hello")).PartialSuccess(); ps.RejectedSpans() != 0 || ps.ErrorMessage() != "" {
+		t.Errorf("identical resend: partial_success %d %q, want none", ps.RejectedSpans(), ps.ErrorMessage())
+	}
+	ps := exportTraces(t, c.OTLPHTTP, key, request("a different completion")).PartialSuccess()
+	want := "1 span(s) rejected: a span with the same trace_id, span_id and start time but other content was stored first and is kept " +
+		"(first: trace_id 0102030405060708090a0b0c0d0e0f10 span_id 0101000000000000)"
+	if ps.RejectedSpans() != 1 || !strings.HasPrefix(ps.ErrorMessage(), want) {
+		t.Errorf("conflicting resend: partial_success %d %q, want 1 %q...", ps.RejectedSpans(), ps.ErrorMessage(), want)
+	}
+
+	got := allSpans(t, c, key)
+	if got.Spans.TotalResults != 2 {
+		t.Fatalf("stored %d spans, want 2", got.Spans.TotalResults)
+	}
+	for _, s := range got.Spans.Data {
+		if s.SpanName == "chat" && s.SpanAttributes["llm.completions.0.content"] != "hello" {
+			t.Errorf("stored chat span has %q, want the first copy's hello", s.SpanAttributes["llm.completions.0.content"])
+		}
+	}
+	m := queryMetrics(t, c, map[string]any{"metric_name": "char-count.char_count"})
+	var counts []float64
+	for _, g := range m.Metrics.Data {
+		for _, p := range g.Points {
+			if p.NumericValue != nil && p.Labels["span_id"] == "0101000000000000" {
+				counts = append(counts, *p.NumericValue)
+			}
+		}
+	}
+	if len(counts) != 1 || counts[0] != 5 {
+		t.Errorf("char_count points of the chat span = %v, want only the first copy's 5", counts)
+	}
+}
