@@ -2,6 +2,7 @@ package e2etest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +15,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/evalcol/evalcol/internal/testcollector"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -183,5 +190,64 @@ func TestConflictingResendReported(t *testing.T) {
 	}
 	if len(counts) != 1 || counts[0] != 5 {
 		t.Errorf("char_count points of the chat span = %v, want only the first copy's 5", counts)
+	}
+}
+
+// rawCodec sends a []byte as it is (a gRPC client codec for garbage).
+type rawCodec struct{}
+
+func (rawCodec) Name() string { return "proto" }
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(v.([]byte))}, nil
+}
+func (rawCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
+
+// TestGarbageProtobufOverGRPC: an OTLP/gRPC export whose body is not valid
+// protobuf was answered INTERNAL (which senders retry for ever); it is
+// INVALID_ARGUMENT with a message, nothing is stored, and valid requests
+// right after it are served as before.
+func TestGarbageProtobufOverGRPC(t *testing.T) {
+	c := testcollector.Start(t, testcollector.DefaultConfig)
+	key := testcollector.DefaultAPIKey
+	conn, err := grpc.NewClient(c.OTLPGRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+key)
+	for _, tc := range []struct {
+		name, method string
+		body         []byte
+	}{
+		{"traces, bad wire type", "/opentelemetry.proto.collector.trace.v1.TraceService/Export", []byte{0x0f, 0xff, 0xff, 0xff}},
+		{"traces, truncated", "/opentelemetry.proto.collector.trace.v1.TraceService/Export", []byte{0x0a, 0x50, 0x0a}},
+		{"metrics", "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export", []byte("not protobuf at all \xff\xfe")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out []byte
+			err := conn.Invoke(ctx, tc.method, tc.body, &out, grpc.ForceCodecV2(rawCodec{}))
+			st, _ := status.FromError(err)
+			if st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "is not a valid protobuf Export request") {
+				t.Errorf("answer %v %q, want InvalidArgument: is not a valid protobuf Export request", st.Code(), st.Message())
+			}
+		})
+	}
+	// A valid request right after is served, and stored alone.
+	td := ptrace.NewTraces()
+	now := pcommon.NewTimestampFromTime(time.Now())
+	timedSpan(td, "valid", 1, now, now+1e6)
+	if _, err := ptraceotlp.NewGRPCClient(conn).Export(ctx, ptraceotlp.NewExportRequestFromTraces(td)); err != nil {
+		t.Fatalf("valid export after garbage: %v", err)
+	}
+	testcollector.Eventually(t, 10*time.Second, func() bool { return allSpans(t, c, key).Spans.TotalResults >= 1 }, "the valid span stored")
+	if got := allSpans(t, c, key); got.Spans.TotalResults != 1 || got.Spans.Data[0].SpanName != "valid" {
+		t.Errorf("stored %+v, want only the valid span", got.Spans.Data)
+	}
+	// Without a valid key, garbage is refused by authentication first.
+	var out []byte
+	bad := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer not-a-key")
+	err = conn.Invoke(bad, "/opentelemetry.proto.collector.trace.v1.TraceService/Export", []byte{0x0f}, &out, grpc.ForceCodecV2(rawCodec{}))
+	if st, _ := status.FromError(err); st.Code() != codes.Unauthenticated {
+		t.Errorf("garbage with a bad key: %v, want Unauthenticated", err)
 	}
 }
