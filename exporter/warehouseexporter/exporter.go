@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -15,6 +17,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/exporter/warehouseexporter/internal/groupcommit"
+	"github.com/evalcol/evalcol/exporter/warehouseexporter/internal/metadata"
+	"github.com/evalcol/evalcol/internal/partialsuccess"
 	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -34,6 +38,7 @@ type warehouseExporter struct {
 	status    statusRecorder     // nil when the provider does not follow spans
 	prep      warehouse.Preparer // nil when the store has nothing to prepare
 	committer *groupcommit.Committer
+	conflicts metric.Int64Counter
 
 	tracesSizer  ptrace.ProtoMarshaler
 	metricsSizer pmetric.ProtoMarshaler
@@ -76,6 +81,11 @@ func (e *warehouseExporter) start(_ context.Context, host component.Host) error 
 		return fmt.Errorf("warehouse exporter: %w", err)
 	}
 	e.store = timed
+	if e.conflicts, err = e.meters.Meter(metadata.ScopeName).Int64Counter(MetricConflictingSpans,
+		metric.WithDescription("Resent spans not stored because a span with the same trace id, span id and start time but other content was stored first (the first is kept); reported to the sender in the OTLP partial_success. Identical resends are not counted."),
+		metric.WithUnit("{span}")); err != nil {
+		return fmt.Errorf("warehouse exporter: creating %s: %w", MetricConflictingSpans, err)
+	}
 	e.orgs = func(string) string { return "" }
 	if o, ok := ext.(organizations); ok {
 		e.orgs = o.OrganizationOf
@@ -85,7 +95,7 @@ func (e *warehouseExporter) start(_ context.Context, host component.Host) error 
 		e.logger.Warn("sending_queue is enabled: OTLP requests are acknowledged before their data is committed, " +
 			"so a crash loses the queued data; remove sending_queue for acknowledgements that follow the commit")
 	}
-	e.committer = groupcommit.New(e.write, groupcommit.Settings{
+	e.committer = groupcommit.NewReporting(e.write, groupcommit.Settings{
 		MaxPendingBytes:   int64(e.cfg.MaxPendingMiB) << 20,
 		MaxItemsPerCommit: maxItemsPerCommit,
 		WriteTimeout:      e.cfg.TimeoutConfig.Timeout,
@@ -105,18 +115,60 @@ func (e *warehouseExporter) shutdown(ctx context.Context) error {
 // write stores the spans, then the evaluation and OTLP metric points, of a
 // group of requests. Both writes are idempotent, so a group that failed
 // after its spans were committed is retried without storing them twice.
-func (e *warehouseExporter) write(ctx context.Context, spans []warehouse.Span, points []warehouse.MetricPoint) error {
+// The evaluation points of a conflicting duplicate (a resent span whose
+// content differs from the stored copy, which is kept) are left out: they
+// judge content that is not stored.
+func (e *warehouseExporter) write(ctx context.Context, spans []warehouse.Span, points []warehouse.MetricPoint) (warehouse.SpanWriteReport, error) {
+	var rep warehouse.SpanWriteReport
 	if len(spans) > 0 {
-		if err := e.store.WriteSpans(ctx, spans); err != nil {
-			return fmt.Errorf("write %d spans: %w", len(spans), err)
+		var err error
+		if rep, err = e.store.(warehouse.SpanConflictWriter).WriteSpansReport(ctx, spans); err != nil {
+			return rep, fmt.Errorf("write %d spans: %w", len(spans), err)
 		}
+	}
+	if len(rep.Conflicts) > 0 {
+		points = withoutPointsOf(spans, rep.Conflicts, points)
 	}
 	if len(points) > 0 {
 		if err := e.store.WriteMetricPoints(ctx, points); err != nil {
-			return fmt.Errorf("write %d metric points: %w", len(points), err)
+			return rep, fmt.Errorf("write %d metric points: %w", len(points), err)
 		}
 	}
-	return nil
+	return rep, nil
+}
+
+// spanIdentity is what makes two spans the same span to the warehouse.
+type spanIdentity struct{ env, traceID, spanID string }
+
+// withoutPointsOf returns points without the evaluation points of the
+// conflicting spans (indexes into spans). A point names its span by
+// environment, trace and span id; when a span of the same identity is
+// also stored by this write (the first copy and the conflicting one sent
+// at once), its points are kept, both copies' (they cannot be told apart).
+func withoutPointsOf(spans []warehouse.Span, conflicting []int, points []warehouse.MetricPoint) []warehouse.MetricPoint {
+	drop := make(map[spanIdentity]bool, len(conflicting))
+	for _, i := range conflicting {
+		drop[spanIdentity{spans[i].Environment, spans[i].TraceID, spans[i].SpanID}] = true
+	}
+	j := 0
+	for i := range spans {
+		if j < len(conflicting) && conflicting[j] == i {
+			j++
+			continue
+		}
+		delete(drop, spanIdentity{spans[i].Environment, spans[i].TraceID, spans[i].SpanID})
+	}
+	if len(drop) == 0 {
+		return points
+	}
+	out := make([]warehouse.MetricPoint, 0, len(points))
+	for _, p := range points {
+		if p.Source == warehouse.SourceEvaluator && drop[spanIdentity{p.Environment, p.TraceID, p.SpanID}] {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
@@ -125,14 +177,27 @@ func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) er
 		d := batch.Dropped[0]
 		e.logger.Warn("dropping spans that can never be stored", zap.Int("spans", n),
 			zap.String("reason", d.Reason), zap.String("first_trace_id", d.TraceID), zap.String("first_span_id", d.SpanID))
+		// Without a tenant processor in front (which rejects these
+		// first), the sender still learns of them.
+		byReason := map[string]int64{}
+		for _, d := range batch.Dropped {
+			byReason[d.Reason]++
+		}
+		for _, reason := range slices.Sorted(maps.Keys(byReason)) {
+			n := byReason[reason]
+			partialsuccess.Reject(ctx, reason, n, fmt.Sprintf("%d span(s) rejected: %s; the other spans were accepted", n, reason))
+		}
 	}
 	if p := e.prep; p != nil {
 		// Here, in parallel with other requests, not in the one writer.
 		p.PrepareSpans(batch.Spans)
 		p.PreparePoints(batch.Points)
 	}
-	err := e.committer.Commit(ctx, groupcommit.Batch{Spans: batch.Spans, Points: batch.Points, Bytes: int64(e.tracesSizer.TracesSize(td))})
+	res, err := e.committer.CommitReport(ctx, groupcommit.Batch{Spans: batch.Spans, Points: batch.Points, Bytes: int64(e.tracesSizer.TracesSize(td))})
 	err = e.classify(err, len(batch.Spans)+len(batch.Points))
+	if n := len(res.Conflicts); n > 0 && err == nil {
+		e.reportConflicts(ctx, batch.Spans, res.Conflicts)
+	}
 	if e.status != nil && len(batch.Spans) > 0 {
 		if err == nil {
 			e.status.SpansStored(time.Now(), batch.Spans)
@@ -141,6 +206,20 @@ func (e *warehouseExporter) pushTraces(ctx context.Context, td ptrace.Traces) er
 		}
 	}
 	return err
+}
+
+// reportConflicts tells the sender (partial_success), the metric and the
+// debug log of the conflicting duplicates of a request.
+func (e *warehouseExporter) reportConflicts(ctx context.Context, spans []warehouse.Span, conflicts []int) {
+	n := len(conflicts)
+	first := spans[conflicts[0]]
+	partialsuccess.Reject(ctx, "conflicting_duplicate", int64(n), fmt.Sprintf(
+		"%d span(s) rejected: a span with the same trace_id, span_id and start time but other content was stored first and is kept "+
+			"(first: trace_id %s span_id %s); resend a span unchanged, or give changed content a new span_id; the other spans were accepted",
+		n, first.TraceID, first.SpanID))
+	e.conflicts.Add(ctx, int64(n))
+	e.logger.Debug("resent spans with other content than the stored copies were not stored", zap.Int("spans", n),
+		zap.String("first_trace_id", first.TraceID), zap.String("first_span_id", first.SpanID))
 }
 
 func (e *warehouseExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {

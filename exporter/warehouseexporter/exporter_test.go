@@ -53,6 +53,13 @@ func (f *failingStore) WriteSpans(ctx context.Context, spans []warehouse.Span) e
 	return f.Store.WriteSpans(ctx, spans)
 }
 
+func (f *failingStore) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (warehouse.SpanWriteReport, error) {
+	if f.err != nil {
+		return warehouse.SpanWriteReport{}, fmt.Errorf("write spans: %w", f.err)
+	}
+	return f.Store.WriteSpansReport(ctx, spans)
+}
+
 // startTraces starts the traces exporter of cfg on store and returns it
 // with the log it writes.
 func startTraces(t *testing.T, cfg *Config, store warehouse.Store) (exporter.Traces, *observer.ObservedLogs) {

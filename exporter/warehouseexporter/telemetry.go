@@ -12,9 +12,14 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
-// MetricWriteDuration is the name of the exporter's store write latency
-// (declared in metadata.yaml).
-const MetricWriteDuration = "otelcol_exporter_warehouse_write_duration"
+// Names of the exporter's own metrics (declared in metadata.yaml).
+const (
+	// MetricWriteDuration is the store write latency.
+	MetricWriteDuration = "otelcol_exporter_warehouse_write_duration"
+	// MetricConflictingSpans counts resent spans not stored because a
+	// span with the same identity but other content was stored first.
+	MetricConflictingSpans = "otelcol_exporter_warehouse_conflicting_spans"
+)
 
 // Values of the signal and outcome attributes.
 const (
@@ -69,6 +74,19 @@ func (t *timedStore) WriteSpans(ctx context.Context, spans []warehouse.Span) err
 	err := t.Store.WriteSpans(ctx, spans)
 	t.record(ctx, signalSpans, start, err)
 	return err
+}
+
+// WriteSpansReport writes and times spans, reporting conflicting
+// duplicates when the store tells them (warehouse.SpanConflictWriter).
+func (t *timedStore) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (warehouse.SpanWriteReport, error) {
+	cw, ok := t.Store.(warehouse.SpanConflictWriter)
+	if !ok {
+		return warehouse.SpanWriteReport{}, t.WriteSpans(ctx, spans)
+	}
+	start := time.Now()
+	rep, err := cw.WriteSpansReport(ctx, spans)
+	t.record(ctx, signalSpans, start, err)
+	return rep, err
 }
 
 // WriteMetricPoints writes and times metric points.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -50,6 +51,12 @@ type Config struct {
 	// EvaluatorLimits bound the evaluator work of each API key on the
 	// execute endpoints.
 	EvaluatorLimits EvaluatorLimitsConfig `mapstructure:"evaluator_limits"`
+	// TrustedProxies are the networks (CIDRs, or single addresses) of the
+	// reverse proxies in front of the API port. Only a request whose peer
+	// address is in one of them may name the public host in
+	// X-Forwarded-Host for the console's same-site check; anyone else's
+	// X-Forwarded-Host is ignored. Empty (the default) trusts no one.
+	TrustedProxies []string `mapstructure:"trusted_proxies"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -158,6 +165,25 @@ type APIKeyConfig struct {
 	Role string `mapstructure:"role"`
 }
 
+// trustedProxies parses TrustedProxies: CIDRs (10.0.0.0/8) or single
+// addresses (127.0.0.1, a /32 or /128).
+func (c *Config) trustedProxies() ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(c.TrustedProxies))
+	for i, s := range c.TrustedProxies {
+		s = strings.TrimSpace(s)
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, fmt.Errorf("trusted_proxies[%d]: %q is not a CIDR (10.0.0.0/8) or an IP address", i, c.TrustedProxies[i])
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
 // RoleAdmin is the role of keys that manage organizations.
 const RoleAdmin = "admin"
 
@@ -221,6 +247,9 @@ func (c *Config) Validate() error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("otlp_proxy_endpoint: %q is not an http(s) URL such as http://127.0.0.1:4318", c.OTLPProxyEndpoint))
 		}
+	}
+	if _, err := c.trustedProxies(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.OTLPProxyMaxRequestBodySize < 0 {
 		errs = append(errs, fmt.Errorf("otlp_proxy_max_request_body_size: must not be negative, got %d", c.OTLPProxyMaxRequestBodySize))

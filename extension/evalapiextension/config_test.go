@@ -1,7 +1,9 @@
 package evalapiextension
 
 import (
+	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +29,16 @@ func TestLoadConfig(t *testing.T) {
 			if c.ServerConfig.NetAddr.Endpoint != "127.0.0.1:8080" || c.ServerConfig.MaxRequestBodySize != 1<<20 {
 				t.Errorf("server defaults = %s, %d; want 127.0.0.1:8080, 1 MiB", c.ServerConfig.NetAddr.Endpoint, c.ServerConfig.MaxRequestBodySize)
 			}
+			// Slow clients cannot hold the API port: header, body and idle
+			// bounds by default.
+			idle := c.ServerConfig.IdleTimeout
+			if ka := c.ServerConfig.Keepalive.Get(); ka != nil {
+				idle = ka.IdleTimeout
+			}
+			if c.ServerConfig.ReadHeaderTimeout != 10*time.Second || c.ServerConfig.ReadTimeout != 30*time.Second || idle != time.Minute {
+				t.Errorf("server timeouts = read_header %s, read %s, idle %s; want 10s, 30s, 1m",
+					c.ServerConfig.ReadHeaderTimeout, c.ServerConfig.ReadTimeout, idle)
+			}
 			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true}) {
 				t.Errorf("warehouse default = %+v", c.Warehouse)
 			}
@@ -48,6 +60,16 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("ui = %+v", c.UI)
 			}
 		}},
+		{id: component.NewIDWithName(metadata.Type, "trusted_proxies"), check: func(t *testing.T, c *Config) {
+			got, err := c.trustedProxies()
+			want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32"),
+				netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("fd00::/8")}
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("trusted_proxies = %v, %v; want %v", got, err, want)
+			}
+		}},
+		{id: component.NewIDWithName(metadata.Type, "trusted_proxies_bad"),
+			wantErr: `trusted_proxies[1]: "proxy.example" is not a CIDR (10.0.0.0/8) or an IP address`},
 		{id: component.NewIDWithName(metadata.Type, "ui_short_secret"), wantErr: "ui.session_secret: must be at least 32 characters, got 9"},
 		{id: component.NewIDWithName(metadata.Type, "ui_bad_ttl"), wantErr: "ui.session_ttl: must be between 1s and 720h0m0s, got 0s"},
 		{id: component.NewIDWithName(metadata.Type, "ui_unknown_field"), wantErr: "ui: unknown field(s) enable (valid fields: enabled, session_secret, session_ttl)"},

@@ -29,6 +29,7 @@ import (
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/organizations"
+	"github.com/evalcol/evalcol/internal/otlpgrpcdecode"
 	"github.com/evalcol/evalcol/internal/partialsuccess"
 	"github.com/evalcol/evalcol/internal/pipelinestatus"
 	"github.com/evalcol/evalcol/internal/tenant"
@@ -171,12 +172,14 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	})
 	var handler http.Handler = api
 	if e.cfg.UI.Enabled {
+		proxies, _ := e.cfg.trustedProxies() // validated with the config
 		con, err := console.New(console.Options{
 			Keys: e.keys, Store: store, Setups: e.setups, StaticMonitors: e.StaticMonitors,
 			SessionKeys: e.sessionKeys(store), SessionTTL: e.cfg.UI.SessionTTL, Cursors: cursors,
 			SecureCookies: e.cfg.ServerConfig.TLS.HasValue(), MaxBodyBytes: e.cfg.ServerConfig.MaxRequestBodySize,
 			GroundTruthAttribute: engine.DefaultGroundTruth, Logger: e.settings.Logger,
 			AcquireEvaluation: api.AcquireEvaluation,
+			TrustedProxies:    proxies,
 		})
 		if err != nil {
 			_ = ln.Close()
@@ -468,9 +471,15 @@ func (e *evalAPI) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPH
 }
 
 // GetGRPCServerOptions implements extensionmiddleware.GRPCServer for the
-// OTLP/gRPC receiver, as GetHTTPHandler does for HTTP.
+// OTLP/gRPC receiver, as GetHTTPHandler does for HTTP; it also makes the
+// server answer a request that is not valid protobuf INVALID_ARGUMENT
+// (grpc-go says INTERNAL, which senders retry).
 func (e *evalAPI) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, error) {
-	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(partialsuccess.UnaryServerInterceptor)}, nil
+	dec, err := otlpgrpcdecode.New()
+	if err != nil {
+		return nil, fmt.Errorf("evalapi: gRPC middleware: %w", err)
+	}
+	return append(dec.ServerOptions(), grpc.ChainUnaryInterceptor(partialsuccess.UnaryServerInterceptor)), nil
 }
 
 // apiMaxBodySize is the body limit of the /v2 routes.

@@ -17,6 +17,18 @@ const (
 	defaultMaxBodySize       = 1 << 20
 	defaultSetupPollInterval = 5 * time.Second
 	defaultSessionTTL        = 12 * time.Hour
+
+	// Slow-client bounds of the API server: a client must send its request
+	// line and headers within defaultReadHeaderTimeout and its whole
+	// request (the body too) within defaultReadTimeout, or the connection
+	// is closed; an idle keep-alive connection is closed after
+	// defaultIdleTimeout. Without them a client dribbling header lines or
+	// body bytes holds a connection (and its goroutine) for as long as it
+	// likes, login page included. Configurable as read_header_timeout,
+	// read_timeout and keepalive.idle_timeout.
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultReadTimeout       = 30 * time.Second
+	defaultIdleTimeout       = 60 * time.Second
 )
 
 // NewFactory returns the factory of the evalapi extension.
@@ -28,6 +40,13 @@ func createDefaultConfig() component.Config {
 	srv := confighttp.NewDefaultServerConfig()
 	srv.NetAddr.Endpoint = defaultEndpoint
 	srv.MaxRequestBodySize = defaultMaxBodySize
+	srv.ReadHeaderTimeout = defaultReadHeaderTimeout
+	srv.ReadTimeout = defaultReadTimeout
+	if ka := srv.Keepalive.Get(); ka != nil {
+		ka.IdleTimeout = defaultIdleTimeout
+	} else {
+		srv.IdleTimeout = defaultIdleTimeout
+	}
 	return &Config{
 		ServerConfig:                srv,
 		Warehouse:                   WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true},

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -80,6 +82,12 @@ func (r *CreateRequest) Validate() error {
 		return &RequestError{"org_name", "is required"}
 	case len(r.OrgName) > MaxNameBytes:
 		return &RequestError{"org_name", fmt.Sprintf("is %d bytes long; the limit is %d bytes", len(r.OrgName), MaxNameBytes)}
+	case !utf8.ValidString(r.OrgName) || strings.ContainsRune(r.OrgName, utf8.RuneError):
+		// JSON decoding turns invalid bytes (and lone surrogate escapes)
+		// into U+FFFD: a name holding it is not the name that was sent.
+		return &RequestError{"org_name", "is not valid UTF-8 text (invalid bytes, or U+FFFD, what they decode to)"}
+	case strings.IndexFunc(r.OrgName, unicode.IsControl) >= 0:
+		return &RequestError{"org_name", "must not contain control characters"}
 	}
 	if len(r.Envs) == 0 {
 		r.Envs = []string{DefaultEnvironment}

@@ -15,6 +15,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
@@ -25,6 +26,12 @@ import (
 // the pipelines. It is safe for concurrent use.
 type Report struct {
 	mu      sync.Mutex
+	reasons []rejection // in the order first reported
+}
+
+// rejection is the spans rejected for one reason.
+type rejection struct {
+	reason  string
 	spans   int64
 	message string
 }
@@ -37,27 +44,43 @@ func NewContext(ctx context.Context) (context.Context, *Report) {
 	return context.WithValue(ctx, contextKey{}, r), r
 }
 
-// Reject records that n spans of the request in ctx were rejected, and why.
-// A request that fans out to several pipelines is validated by each of
-// them: the largest count is kept, not the sum. Without a report in ctx
-// (no middleware on the receiver) it does nothing.
-func Reject(ctx context.Context, n int64, message string) {
+// Reject records that n spans of the request in ctx were rejected for
+// reason (a short stable key, e.g. "invalid_id"), and message, the words
+// the sender reads. A request that fans out to several pipelines is
+// validated by each of them: for one reason the largest count is kept,
+// not the sum; different reasons (different spans: a span rejected once is
+// gone) add up, and their messages are joined. Without a report in ctx (no
+// middleware on the receiver) it does nothing.
+func Reject(ctx context.Context, reason string, n int64, message string) {
 	r, ok := ctx.Value(contextKey{}).(*Report)
 	if !ok || n <= 0 {
 		return
 	}
 	r.mu.Lock()
-	if n > r.spans {
-		r.spans, r.message = n, message
+	defer r.mu.Unlock()
+	for i := range r.reasons {
+		if rj := &r.reasons[i]; rj.reason == reason {
+			if n > rj.spans {
+				rj.spans, rj.message = n, message
+			}
+			return
+		}
 	}
-	r.mu.Unlock()
+	r.reasons = append(r.reasons, rejection{reason: reason, spans: n, message: message})
 }
 
-// Rejected returns the spans rejected so far and the message.
+// Rejected returns the spans rejected so far and the message (the
+// messages of every reason, joined by "; ").
 func (r *Report) Rejected() (int64, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.spans, r.message
+	var n int64
+	msgs := make([]string, 0, len(r.reasons))
+	for _, rj := range r.reasons {
+		n += rj.spans
+		msgs = append(msgs, rj.message)
+	}
+	return n, strings.Join(msgs, "; ")
 }
 
 // traceExportMethod is the gRPC method of OTLP trace exports.

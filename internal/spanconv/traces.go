@@ -5,7 +5,9 @@ package spanconv
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -48,6 +50,16 @@ func (o Options) organization(env string) string {
 	}
 	return o.Organization(env)
 }
+
+// MaxSpanTime returns the latest span start or end time stored: the largest
+// time a signed 64-bit count of nanoseconds holds (2262-04-11T23:47:16Z),
+// the range of pdata's Timestamp.AsTime, Go's time.Unix and the OTel SDKs.
+// A later OTLP time (they are unsigned) is a broken clock or encoding; it
+// used to wrap when converted, and the span was stored near 1715.
+func MaxSpanTime() time.Time { return time.Unix(0, math.MaxInt64).UTC() }
+
+// ValidSpanTime reports whether ts is no later than MaxSpanTime.
+func ValidSpanTime(ts pcommon.Timestamp) bool { return uint64(ts) <= math.MaxInt64 }
 
 // Dropped is a span that cannot be stored, and why.
 type Dropped struct {
@@ -125,6 +137,13 @@ func Traces(td ptrace.Traces, opts Options) TraceBatch {
 				sp := spans.At(k)
 				if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() {
 					b.Dropped = append(b.Dropped, Dropped{TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Reason: "empty trace or span id"})
+					continue
+				}
+				if !ValidSpanTime(sp.StartTimestamp()) || !ValidSpanTime(sp.EndTimestamp()) {
+					// The tenant processor rejects these and tells the
+					// sender; without it, they are still never stored at a
+					// wrapped time.
+					b.Dropped = append(b.Dropped, Dropped{TraceID: sp.TraceID().String(), SpanID: sp.SpanID().String(), Reason: "start or end time after " + MaxSpanTime().Format(time.RFC3339)})
 					continue
 				}
 				s := span(sp, env, service, resAttrs, ss.Scope())

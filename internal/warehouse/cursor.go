@@ -114,9 +114,16 @@ func DecodeMetricCursor(cursor int64) (snapshot, offset int64, ok bool, err erro
 	}
 	offset = cursor & MaxMetricOffset
 	if cursor < 0 || offset == 0 {
-		return 0, 0, false, queryErrorf("cursor", "%d is not a cursor returned by this API", cursor)
+		return 0, 0, false, ForeignMetricCursor(cursor)
 	}
 	return cursor >> metricOffsetBits, offset, true, nil
+}
+
+// ForeignMetricCursor is the *QueryError of a metric cursor this API
+// cannot have returned: negative, offset 0, or (backends check it) a
+// snapshot later than any the store has taken.
+func ForeignMetricCursor(cursor int64) error {
+	return queryErrorf("cursor", "%d is not a cursor returned by this API", cursor)
 }
 
 // FormatMetricCursor renders a metric cursor as next_cursor ("" for none).

@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -247,6 +248,15 @@ func ParseNumber(s string) (float64, bool) {
 	return f, err == nil
 }
 
+// ParseFilterNumber parses the number a caller gives a filter: a finite
+// number. NaN and ±Inf, which strconv (and ParseNumber, which also reads
+// stored attribute text) accepts, compare with nothing and are the
+// caller's mistake (400), not an empty answer.
+func ParseFilterNumber(s string) (float64, bool) {
+	f, ok := ParseNumber(s)
+	return f, ok && !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
 // ParseBool parses a filter's boolean value: true/false (any case), 1/0.
 func ParseBool(s string) (bool, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
@@ -301,12 +311,12 @@ func validateFilter(name string, f Filter, ops []Operator) *QueryError {
 	}
 	switch {
 	case f.Operator.IsNumeric():
-		if _, ok := ParseNumber(f.Value); !ok {
+		if _, ok := ParseFilterNumber(f.Value); !ok {
 			return queryErrorf(name, "operator %s needs a numeric value, got %q", f.Operator, f.Value)
 		}
 	case f.ValueType == TypeNumber && !f.Operator.IsList() && !f.Operator.TakesNoValue() &&
 		f.Operator != OpContains && f.Operator != OpNotContains && f.Operator != OpStartsWith:
-		if _, ok := ParseNumber(f.Value); !ok {
+		if _, ok := ParseFilterNumber(f.Value); !ok {
 			return queryErrorf(name, "valueType number needs a numeric value, got %q", f.Value)
 		}
 	case f.ValueType == TypeBoolean && !f.Operator.IsList() && !f.Operator.TakesNoValue():
@@ -318,7 +328,7 @@ func validateFilter(name string, f Filter, ops []Operator) *QueryError {
 		for i, v := range f.Values {
 			switch f.ValueType {
 			case TypeNumber:
-				if _, ok := ParseNumber(v); !ok {
+				if _, ok := ParseFilterNumber(v); !ok {
 					return queryErrorf(name, "values[%d]: valueType number needs a numeric value, got %q", i, v)
 				}
 			case TypeBoolean:

@@ -47,6 +47,24 @@ type Preparer interface {
 	PreparePoints(pts []MetricPoint)
 }
 
+// SpanConflictWriter is optionally implemented by a Store that tells a
+// resent span with other content (a conflicting duplicate) from an
+// identical resend. Both are skipped, the first stored copy kept; the
+// conflicts are reported so that the sender can be told.
+type SpanConflictWriter interface {
+	// WriteSpansReport is WriteSpans, also reporting the conflicting
+	// duplicates among spans.
+	WriteSpansReport(ctx context.Context, spans []Span) (SpanWriteReport, error)
+}
+
+// SpanWriteReport is what a write did with spans besides storing them.
+type SpanWriteReport struct {
+	// Conflicts are the indexes (in the written slice, ascending) of the
+	// spans skipped because a span with the same identity (environment,
+	// trace id, span id, start time) but other content was stored first.
+	Conflicts []int
+}
+
 // ErrUnavailable marks errors caused by the backend being down, busy or
 // closed: the HTTP layer answers 503 and the exporter retries. Backends wrap
 // it (fmt.Errorf("...: %w", ErrUnavailable)).

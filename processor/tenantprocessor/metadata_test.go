@@ -3,10 +3,12 @@ package tenantprocessor
 import (
 	"context"
 	"flag"
+	"math"
 	"testing"
 
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/evalcol/evalcol/internal/telemetrytest"
@@ -20,7 +22,7 @@ func TestDocumentation(t *testing.T) { telemetrytest.Documentation(t, ".", *upda
 
 // TestTelemetryMatchesMetadata runs both signals' processors with data
 // that takes every path that records a metric (a resource whose declared
-// environment disagrees with its key's, a span with all-zero ids) and
+// environment disagrees with its key's, a span with all-zero ids, a span ending after 2262) and
 // compares what they recorded with metadata.yaml.
 func TestTelemetryMatchesMetadata(t *testing.T) {
 	tel := componenttest.NewTelemetry()
@@ -37,6 +39,11 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).SetTraceID([16]byte{1})
 	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).SetSpanID([8]byte{1})
 	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().AppendEmpty().SetName("all-zero ids")
+	late := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().AppendEmpty()
+	late.SetName("ends after 2262")
+	late.SetTraceID([16]byte{2})
+	late.SetSpanID([8]byte{2})
+	late.SetEndTimestamp(pcommon.Timestamp(math.MaxUint64))
 	mp, err := NewFactory().CreateMetrics(context.Background(), set, &Config{}, consumertest.NewNop())
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package tenantprocessor
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/internal/partialsuccess"
+	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/processor/tenantprocessor/internal/metadata"
 )
@@ -28,12 +30,21 @@ const (
 // untrusted input).
 const maxLoggedValue = 256
 
+// Reasons of rejected spans: the partialsuccess reason and the value of
+// the reason attribute of MetricRejectedSpans.
+const (
+	reasonInvalidID      = "invalid_id"
+	reasonTimeOutOfRange = "time_out_of_range"
+)
+
 // tenantProcessor files requests under their key's environment and rejects
-// spans no store can key.
+// spans no store can key or read back.
 type tenantProcessor struct {
 	logger    *zap.Logger
 	overrides metric.Int64Counter
 	rejected  metric.Int64Counter
+	// the reason attribute of rejected, built once
+	reasonInvalidID, reasonTimeOutOfRange metric.AddOption
 }
 
 func newTenantProcessor(set processor.Settings) (*tenantProcessor, error) {
@@ -45,12 +56,16 @@ func newTenantProcessor(set processor.Settings) (*tenantProcessor, error) {
 		return nil, fmt.Errorf("creating %s: %w", MetricEnvironmentOverrides, err)
 	}
 	rejected, err := meter.Int64Counter(MetricRejectedSpans,
-		metric.WithDescription("Spans rejected because their trace id or span id is all zero; reported to the sender in the OTLP partial_success."),
+		metric.WithDescription("Spans rejected because their trace id or span id is all zero (reason invalid_id) or their start or end time is after 2262-04-11 (reason time_out_of_range); reported to the sender in the OTLP partial_success."),
 		metric.WithUnit("{span}"))
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", MetricRejectedSpans, err)
 	}
-	return &tenantProcessor{logger: set.Logger, overrides: overrides, rejected: rejected}, nil
+	return &tenantProcessor{
+		logger: set.Logger, overrides: overrides, rejected: rejected,
+		reasonInvalidID:      metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reasonInvalidID))),
+		reasonTimeOutOfRange: metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reasonTimeOutOfRange))),
+	}, nil
 }
 
 func (p *tenantProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
@@ -58,11 +73,19 @@ func (p *tenantProcessor) processTraces(ctx context.Context, td ptrace.Traces) (
 	if ok {
 		p.recordOverrides(ctx, t, overrides, "traces")
 	}
-	if n := removeInvalidSpans(td); n > 0 {
-		msg := fmt.Sprintf("%d span(s) rejected: an all-zero trace_id or span_id is invalid (OTLP); the other spans were accepted", n)
-		partialsuccess.Reject(ctx, int64(n), msg)
-		p.rejected.Add(ctx, int64(n))
-		p.logger.Debug("rejected spans with an all-zero trace or span id", zap.Int("spans", n))
+	if bad := removeInvalidSpans(td); bad.ids+bad.times > 0 {
+		if bad.ids > 0 {
+			msg := fmt.Sprintf("%d span(s) rejected: an all-zero trace_id or span_id is invalid (OTLP); the other spans were accepted", bad.ids)
+			partialsuccess.Reject(ctx, reasonInvalidID, int64(bad.ids), msg)
+			p.rejected.Add(ctx, int64(bad.ids), p.reasonInvalidID)
+		}
+		if bad.times > 0 {
+			msg := fmt.Sprintf("%d span(s) rejected: start_time_unix_nano or end_time_unix_nano is after %s (the largest time a signed 64-bit count of nanoseconds holds); the other spans were accepted",
+				bad.times, spanconv.MaxSpanTime().Format(time.RFC3339))
+			partialsuccess.Reject(ctx, reasonTimeOutOfRange, int64(bad.times), msg)
+			p.rejected.Add(ctx, int64(bad.times), p.reasonTimeOutOfRange)
+		}
+		p.logger.Debug("rejected invalid spans", zap.Int("zero_ids", bad.ids), zap.Int("times_out_of_range", bad.times))
 		if td.SpanCount() == 0 {
 			return td, processorhelper.ErrSkipProcessingData
 		}
@@ -96,22 +119,41 @@ func (p *tenantProcessor) recordOverrides(ctx context.Context, t tenant.Tenant, 
 	}
 }
 
+// invalidSpans counts the spans removeInvalidSpans removed, by reason.
+type invalidSpans struct {
+	ids   int // an all-zero trace or span id
+	times int // a start or end time past spanconv.MaxSpanTime
+}
+
 // removeInvalidSpans removes the spans whose trace id or span id is all
-// zero (invalid in OTLP; no store can key them) and returns how many.
-func removeInvalidSpans(td ptrace.Traces) int {
-	n := 0
+// zero (invalid in OTLP; no store can key them) and those whose start or
+// end time is past spanconv.MaxSpanTime, and returns how many of each.
+//
+// A time past 2262-04-11 is rejected rather than clamped: such a time does
+// not fit the signed 64-bit nanoseconds that pdata (Timestamp.AsTime), Go's
+// time package, the OTel SDKs and every backend we forward to use, so it
+// came from a broken clock or encoding and cannot be read back as sent
+// anywhere (it used to be stored wrapped, near 1715, where no query found
+// it). Clamping would invent a time that looks real; rejecting tells the
+// sender, in partial_success, which spans and why.
+func removeInvalidSpans(td ptrace.Traces) invalidSpans {
+	var bad invalidSpans
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		sss := rss.At(i).ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			sss.At(j).Spans().RemoveIf(func(s ptrace.Span) bool {
-				bad := s.TraceID() == pcommon.NewTraceIDEmpty() || s.SpanID() == pcommon.NewSpanIDEmpty()
-				if bad {
-					n++
+				switch {
+				case s.TraceID() == pcommon.NewTraceIDEmpty() || s.SpanID() == pcommon.NewSpanIDEmpty():
+					bad.ids++
+					return true
+				case !spanconv.ValidSpanTime(s.StartTimestamp()) || !spanconv.ValidSpanTime(s.EndTimestamp()):
+					bad.times++
+					return true
 				}
-				return bad
+				return false
 			})
 		}
 	}
-	return n
+	return bad
 }

@@ -2,7 +2,9 @@ package tenantprocessor
 
 import (
 	"context"
+	"math"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -202,5 +204,64 @@ func TestRejectsZeroIDs(t *testing.T) {
 	}
 	if got := len(sink.AllTraces()); got != 1 {
 		t.Errorf("a request of only invalid spans was forwarded (%d batches)", got)
+	}
+}
+
+// TestRejectsTimesPast2262: a span whose start or end time does not fit
+// signed 64-bit nanoseconds (after 2262-04-11) is removed, counted under
+// its reason and reported with it; the valid spans go on, and rejections
+// of different reasons in one request add up.
+func TestRejectsTimesPast2262(t *testing.T) {
+	sink := &consumertest.TracesSink{}
+	p, tel := newTraces(t, sink)
+	td := traces(nil)
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	year2300 := pcommon.Timestamp(uint64(time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC).Unix()) * 1e9)
+	now := pcommon.NewTimestampFromTime(time.Now())
+	for i, tc := range []struct {
+		name       string
+		start, end pcommon.Timestamp
+	}{
+		{"starts in 2300", year2300, year2300 + 1e9},
+		{"starts at uint64 max", pcommon.Timestamp(math.MaxUint64), pcommon.Timestamp(math.MaxUint64)},
+		{"ends in 2300", now, year2300},
+		{"ends one ns too late", now, pcommon.Timestamp(math.MaxInt64) + 1},
+	} {
+		s := spans.AppendEmpty()
+		s.SetName(tc.name)
+		s.SetTraceID(pcommon.TraceID{byte(i + 1)})
+		s.SetSpanID(pcommon.SpanID{byte(i + 1)})
+		s.SetStartTimestamp(tc.start)
+		s.SetEndTimestamp(tc.end)
+	}
+	last := spans.AppendEmpty()
+	last.SetName("ends at the last valid ns")
+	last.SetTraceID(pcommon.TraceID{9})
+	last.SetSpanID(pcommon.SpanID{9})
+	last.SetStartTimestamp(now)
+	last.SetEndTimestamp(pcommon.Timestamp(math.MaxInt64))
+	spans.AppendEmpty().SetName("zero ids")
+
+	ctx, report := partialsuccess.NewContext(context.Background())
+	if err := p.ConsumeTraces(ctx, td); err != nil {
+		t.Fatal(err)
+	}
+	got := sink.AllTraces()
+	if len(got) != 1 || got[0].SpanCount() != 2 {
+		t.Fatalf("forwarded %d batches, want one of the 2 valid spans", len(got))
+	}
+	kept := got[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	if kept.At(0).Name() != "span" || kept.At(1).Name() != "ends at the last valid ns" {
+		t.Errorf("kept %q and %q", kept.At(0).Name(), kept.At(1).Name())
+	}
+	n, msg := report.Rejected()
+	want := "1 span(s) rejected: an all-zero trace_id or span_id is invalid (OTLP); the other spans were accepted; " +
+		"4 span(s) rejected: start_time_unix_nano or end_time_unix_nano is after 2262-04-11T23:47:16Z " +
+		"(the largest time a signed 64-bit count of nanoseconds holds); the other spans were accepted"
+	if n != 5 || msg != want {
+		t.Errorf("report = %d %q\nwant 5 %q", n, msg, want)
+	}
+	if c := counter(t, tel, MetricRejectedSpans); c != 5 {
+		t.Errorf("%s = %d, want 5", MetricRejectedSpans, c)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -74,6 +75,11 @@ func identity(parts ...[]string) uint64 {
 	return h.Sum64()
 }
 
+// maxClockSkewMs is how far ahead of this collector's clock another
+// collector's may run: a metric cursor's snapshot later than now by more
+// is refused.
+const maxClockSkewMs = int64(time.Hour / time.Millisecond)
+
 // ReadMetricPoints answers one page of a metric query
 // (warehouse.Backend). The snapshot is the millisecond part of the
 // highest sequence number among the points in the query's range, and
@@ -92,6 +98,11 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 		w.Add("event_time <= ?", q.ToMs)
 	}
 	snapshot := r.Snapshot
+	if !r.First && snapshot > s.clock.now().UnixMilli()-seqEpochMs+maxClockSkewMs {
+		// A snapshot is a millisecond some collector's clock has passed:
+		// a later one was made up (it would page through nothing).
+		return out, warehouse.ForeignMetricCursor(q.Cursor)
+	}
 	if r.First {
 		// Only points in the query's range can match: reading seq there
 		// is a primary-key range (the whole environment cost ~25 ms per

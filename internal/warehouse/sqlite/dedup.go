@@ -127,30 +127,39 @@ const pairsPerInsert = 256
 
 // insertKeys records keys in table and reports for each whether it was
 // new: false when an earlier write stored it, or when it comes earlier in
-// keys. The statements come compiled from stmts: pairsPerInsert keys, and
-// the last chunk padded with a repeat of its last key to a power of two (a
-// repeat inserts nothing and returns nothing).
-func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table keyTable, keys []timedKey) ([]bool, error) {
+// keys. content, when not nil, is stored beside each key (content[i] of
+// keys[i]; the span table's content column). The statements come compiled
+// from stmts: pairsPerInsert keys, and the last chunk padded with a repeat
+// of its last key to a power of two (a repeat inserts nothing and returns
+// nothing).
+func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table keyTable, keys []timedKey, content []int64) ([]bool, error) {
 	fresh := make([]bool, len(keys))
 	first := make(map[timedKey]int, len(keys)) // key -> its first index in keys
-	distinct := make([]timedKey, 0, len(keys))
+	distinct := make([]int, 0, len(keys))      // the first index of each key
 	for i, k := range keys {
 		if _, dup := first[k]; !dup {
 			first[k] = i
-			distinct = append(distinct, k)
+			distinct = append(distinct, i)
 		}
+	}
+	cols := 2
+	if content != nil {
+		cols = 3
 	}
 	var old []int64 // fresh keys the legacy table may hold
 	for len(distinct) > 0 {
 		chunk := distinct[:min(len(distinct), pairsPerInsert)]
 		distinct = distinct[len(chunk):]
 		n := 1 << bits.Len(uint(len(chunk)-1)) // padded to a power of two
-		args := make([]any, 0, 2*n)
+		args := make([]any, 0, cols*n)
 		for i := range n {
-			k := chunk[min(i, len(chunk)-1)]
-			args = append(args, k.ts, k.key)
+			j := chunk[min(i, len(chunk)-1)]
+			args = append(args, keys[j].ts, keys[j].key)
+			if content != nil {
+				args = append(args, content[j])
+			}
 		}
-		stmt, err := stmts.in(ctx, tx, insertKeysStatement(table.timed, n))
+		stmt, err := stmts.in(ctx, tx, insertKeysStatement(table.timed, n, content != nil))
 		if err != nil {
 			return nil, fmt.Errorf("insert keys: %w", err)
 		}
@@ -219,8 +228,74 @@ func dropLegacy(ctx context.Context, tx *sql.Tx, legacy string, candidates []int
 	return nil
 }
 
-// insertKeysStatement is the INSERT of n keys into table of insertKeys.
-func insertKeysStatement(table string, n int) string {
+// insertKeysStatement is the INSERT of n keys into table of insertKeys,
+// with their content hash when withContent.
+func insertKeysStatement(table string, n int, withContent bool) string {
+	if withContent {
+		return "INSERT OR IGNORE INTO " + table + " (ts, key, content) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ") + " RETURNING ts, key"
+	}
 	return "INSERT OR IGNORE INTO " + table + " (ts, key) VALUES " +
 		strings.TrimSuffix(strings.Repeat("(?, ?), ", n), ", ") + " RETURNING ts, key"
+}
+
+// conflicts returns the indexes of the keys insertKeys found not fresh
+// whose content differs from the copy stored first: the one stored by an
+// earlier write (its content read from table, only for these keys), or
+// the first of keys with that key. A key stored without a content hash
+// (before migration 00025, or in the legacy table) is never a conflict:
+// what it holds is unknown.
+func conflicts(ctx context.Context, tx *sql.Tx, table keyTable, keys []timedKey, content []int64, fresh []bool) ([]int, error) {
+	var out []int
+	first := map[timedKey]int{}
+	var earlier []int // duplicates of keys stored by earlier writes
+	for i, k := range keys {
+		if fresh[i] {
+			first[k] = i
+			continue
+		}
+		if j, ok := first[k]; ok {
+			if content[j] != content[i] {
+				out = append(out, i)
+			}
+			continue
+		}
+		earlier = append(earlier, i)
+	}
+	if len(earlier) == 0 {
+		return out, nil
+	}
+	stored := make(map[timedKey]int64, len(earlier))
+	for rest := earlier; len(rest) > 0; {
+		chunk := rest[:min(len(rest), 250)]
+		rest = rest[len(chunk):]
+		args := make([]any, 0, 2*len(chunk))
+		for _, i := range chunk {
+			args = append(args, keys[i].ts, keys[i].key)
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT ts, key, content FROM "+table.timed+" WHERE (ts, key) IN (VALUES "+
+			strings.TrimSuffix(strings.Repeat("(?, ?), ", len(chunk)), ", ")+") AND content IS NOT NULL", args...)
+		if err != nil {
+			return nil, fmt.Errorf("read stored content hashes: %w", err)
+		}
+		for rows.Next() {
+			var k timedKey
+			var c int64
+			if err := rows.Scan(&k.ts, &k.key, &c); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read stored content hashes: %w", err)
+			}
+			stored[k] = c
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("read stored content hashes: %w", err)
+		}
+	}
+	for _, i := range earlier {
+		if c, ok := stored[keys[i]]; ok && c != content[i] {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }

@@ -114,7 +114,7 @@ func TestInsertKeysReportsFreshKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		fresh, err := insertKeys(ctx, tx, st.stmts, st.spanKeys, keys)
+		fresh, err := insertKeys(ctx, tx, st.stmts, st.spanKeys, keys, make([]int64, len(keys)))
 		if err != nil {
 			t.Fatalf("insertKeys: %v", err)
 		}

@@ -50,7 +50,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	rows := newRowInserter(tx, s.stmts, insertPointSQL, pointColumns, rowsPerInsert)
 	defer rows.close()
-	fresh, err := insertKeys(ctx, tx, s.stmts, s.pointKeys, keys)
+	fresh, err := insertKeys(ctx, tx, s.stmts, s.pointKeys, keys, nil)
 	if err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}
@@ -123,6 +123,17 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
 	q := r.Query
+	if !r.First {
+		// A snapshot is a high-water mark this store had: a later one was
+		// made up (it would page through nothing, an empty 200).
+		var high int64
+		if err := tx.QueryRowContext(ctx, pointsHighWater).Scan(&high); err != nil {
+			return warehouse.MetricRows{}, fmt.Errorf("read metric points: snapshot: %w", mapErr(err))
+		}
+		if r.Snapshot > high {
+			return warehouse.MetricRows{}, warehouse.ForeignMetricCursor(q.Cursor)
+		}
+	}
 	snapshot, ok, err := s.pageWindow(ctx, tx, "read metric points", pointsRetention, r.First, r.Snapshot, &q.FromMs, q.ToMs)
 	out := warehouse.MetricRows{Snapshot: snapshot}
 	if err != nil || !ok {

@@ -58,13 +58,25 @@ var contentExprs = map[string]string{
 }
 
 // WriteSpans stores spans in one transaction.
-func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err error) {
+func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
+	_, err := s.WriteSpansReport(ctx, spans)
+	return err
+}
+
+var _ warehouse.SpanConflictWriter = (*Store)(nil)
+
+// WriteSpansReport is WriteSpans, and reports the conflicting duplicates
+// (warehouse.SpanConflictWriter): spans skipped because a span of the same
+// environment, trace id, span id and start time was stored first with
+// other content (spanContentHash). An identical resend is skipped
+// silently, as ever.
+func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (rep warehouse.SpanWriteReport, err error) {
 	defer s.writes.note(&err)
 	if err := s.checkOpen("write spans"); err != nil {
-		return err
+		return rep, err
 	}
 	if len(spans) == 0 {
-		return nil
+		return rep, nil
 	}
 	s.lastWrite.Store(time.Now().UnixNano())
 	// Encoding needs no lock: before the transaction (or already done by
@@ -72,22 +84,29 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 	var resEnc lastEncoding
 	preps := make([]*prepared, len(spans))
 	keys := make([]timedKey, len(spans))
+	content := make([]int64, len(spans))
 	for i := range spans {
 		preps[i] = preparedOf(&spans[i], &resEnc)
 		keys[i] = timedKey{spans[i].Timestamp, preps[i].key}
+		content[i] = preps[i].content
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("write spans: begin: %w", mapErr(err))
+		return rep, fmt.Errorf("write spans: begin: %w", mapErr(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	var seq int64
 	if err := tx.QueryRowContext(ctx, spansHighWater).Scan(&seq); err != nil {
-		return fmt.Errorf("write spans: next sequence: %w", mapErr(err))
+		return rep, fmt.Errorf("write spans: next sequence: %w", mapErr(err))
 	}
-	fresh, err := insertKeys(ctx, tx, s.stmts, s.spanKeys, keys)
+	fresh, err := insertKeys(ctx, tx, s.stmts, s.spanKeys, keys, content)
 	if err != nil {
-		return fmt.Errorf("write spans: %w", mapErr(err))
+		return rep, fmt.Errorf("write spans: %w", mapErr(err))
+	}
+	if slices.Contains(fresh, false) {
+		if rep.Conflicts, err = conflicts(ctx, tx, s.spanKeys, keys, content, fresh); err != nil {
+			return rep, fmt.Errorf("write spans: %w", mapErr(err))
+		}
 	}
 	rows := newRowInserter(tx, s.stmts, insertSpanSQL, spanColumns, rowsPerInsert)
 	defer rows.close()
@@ -103,7 +122,7 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 		seq++
 		resID, err := res.id(ctx, tx, p.resource)
 		if err != nil {
-			return fmt.Errorf("write spans: span %d: resource: %w", i, mapErr(err))
+			return rep, fmt.Errorf("write spans: span %d: resource: %w", i, mapErr(err))
 		}
 		if err := rows.add(ctx, seq, sp.Environment, sp.Timestamp, sp.Duration, sp.TotalTokens,
 			sp.TraceID, sp.SpanID, sp.ParentSpanID, sp.TraceState, sp.SpanName, sp.SpanKind, sp.ServiceName,
@@ -111,32 +130,32 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) (err err
 			sp.AgentName, sp.RequestModel, sp.ResponseModel, sp.Vendor, resID,
 			p.attributes, p.prompts, p.completions, p.input, p.inputKey, p.output, p.outputKey,
 			p.evaluations, p.verdicts); err != nil {
-			return fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
+			return rep, fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
 		index.add(seq, sp.Environment, sp.Timestamp, p.hashes)
 		vals.add(sp.Environment, hourOf(sp.Timestamp), seq, p.values)
 		counts.add(sp.Environment, sp.Timestamp, 1)
 	}
 	if err := rows.flush(ctx); err != nil {
-		return fmt.Errorf("write spans: %w", mapErr(err))
+		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := index.write(ctx, tx, s.stmts); err != nil {
-		return fmt.Errorf("write spans: attribute index: %w", mapErr(err))
+		return rep, fmt.Errorf("write spans: attribute index: %w", mapErr(err))
 	}
 	if err := vals.write(ctx, tx, s.stmts); err != nil {
-		return fmt.Errorf("write spans: %w", mapErr(err))
+		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := counts.write(ctx, tx, s.stmts); err != nil {
-		return fmt.Errorf("write spans: %w", mapErr(err))
+		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("write spans: commit: %w", mapErr(err))
+		return rep, fmt.Errorf("write spans: commit: %w", mapErr(err))
 	}
 	s.checkpoints.poke()
 	s.merges.poke()
 	res.commit()
 	vals.commit()
-	return nil
+	return rep, nil
 }
 
 func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {

@@ -69,9 +69,12 @@ func writerStatements() []string {
 			out = append(out, insertStatement(ins.prefix, ins.columns, n))
 		}
 	}
-	for _, table := range []string{"span_keys_by_time", "point_keys_by_time"} {
+	for _, t := range []struct {
+		table       string
+		withContent bool
+	}{{"span_keys_by_time", true}, {"point_keys_by_time", false}} {
 		for n := 1; n <= pairsPerInsert; n *= 2 {
-			out = append(out, insertKeysStatement(table, n))
+			out = append(out, insertKeysStatement(t.table, n, t.withContent))
 		}
 	}
 	return append(out, upsertCountSQL, dropEmptyCountSQL)

@@ -39,6 +39,18 @@ func (b *Batch) items() int { return len(b.Spans) + len(b.Points) }
 // stored once.
 type WriteFunc func(ctx context.Context, spans []warehouse.Span, points []warehouse.MetricPoint) error
 
+// ReportingWriteFunc is a WriteFunc that also reports the conflicting
+// duplicates among spans (warehouse.SpanConflictWriter).
+type ReportingWriteFunc func(ctx context.Context, spans []warehouse.Span, points []warehouse.MetricPoint) (warehouse.SpanWriteReport, error)
+
+// Result is what a commit did with one request's data besides storing it.
+type Result struct {
+	// Conflicts are the indexes in the request's Batch.Spans of the spans
+	// not stored because a span with the same identity but other content
+	// was stored first.
+	Conflicts []int
+}
+
 // Settings tune a Committer.
 type Settings struct {
 	// MaxPendingBytes bounds the Bytes of the requests waiting for or in
@@ -77,7 +89,7 @@ var errClosed = fmt.Errorf("exporter shut down: %w", warehouse.ErrUnavailable)
 // Committer commits the batches of concurrent Commit calls in shared
 // transactions. It is safe for concurrent use.
 type Committer struct {
-	write WriteFunc
+	write ReportingWriteFunc
 	set   Settings
 
 	mu      sync.Mutex
@@ -91,13 +103,27 @@ type Committer struct {
 
 type request struct {
 	batch  Batch
-	taken  bool       // the writer took it into a commit (under mu)
-	result chan error // capacity 1: the writer never blocks on it
+	taken  bool         // the writer took it into a commit (under mu)
+	result chan outcome // capacity 1: the writer never blocks on it
+}
+
+// outcome is the answer to one request.
+type outcome struct {
+	res Result
+	err error
 }
 
 // New returns a Committer that writes with write and starts its writer
 // goroutine; Close stops it.
 func New(write WriteFunc, set Settings) *Committer {
+	return NewReporting(func(ctx context.Context, spans []warehouse.Span, points []warehouse.MetricPoint) (warehouse.SpanWriteReport, error) {
+		return warehouse.SpanWriteReport{}, write(ctx, spans, points)
+	}, set)
+}
+
+// NewReporting is New with a write that reports conflicting duplicates;
+// CommitReport hands each request its own.
+func NewReporting(write ReportingWriteFunc, set Settings) *Committer {
 	if set.MaxItemsPerCommit <= 0 {
 		set.MaxItemsPerCommit = 1
 	}
@@ -115,18 +141,25 @@ func New(write WriteFunc, set Settings) *Committer {
 // ends first; b may still be committed then, which is harmless since
 // writes are idempotent and the sender was not told it succeeded.
 func (c *Committer) Commit(ctx context.Context, b Batch) error {
+	_, err := c.CommitReport(ctx, b)
+	return err
+}
+
+// CommitReport is Commit, also returning what the commit did with b's
+// data: the conflicting duplicates among b.Spans.
+func (c *Committer) CommitReport(ctx context.Context, b Batch) (Result, error) {
 	if b.items() == 0 {
-		return nil
+		return Result{}, nil
 	}
-	r := &request{batch: b, result: make(chan error, 1)}
+	r := &request{batch: b, result: make(chan outcome, 1)}
 	c.mu.Lock()
 	switch {
 	case c.closed:
 		c.mu.Unlock()
-		return errClosed
+		return Result{}, errClosed
 	case c.pending > 0 && c.pending+b.Bytes > c.set.MaxPendingBytes:
 		c.mu.Unlock()
-		return ErrBusy
+		return Result{}, ErrBusy
 	}
 	c.pending += b.Bytes
 	c.queue = append(c.queue, r)
@@ -136,15 +169,15 @@ func (c *Committer) Commit(ctx context.Context, b Batch) error {
 	}
 	c.mu.Unlock()
 	select {
-	case err := <-r.result:
-		return err
+	case out := <-r.result:
+		return out.res, out.err
 	case <-ctx.Done():
 		c.mu.Lock()
 		if !r.taken {
 			c.unqueue(r)
 		}
 		c.mu.Unlock()
-		return fmt.Errorf("%w: %w", ErrWaitEnded, ctx.Err())
+		return Result{}, fmt.Errorf("%w: %w", ErrWaitEnded, ctx.Err())
 	}
 }
 
@@ -175,7 +208,7 @@ func (c *Committer) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		c.mu.Lock()
 		for _, r := range c.queue {
-			r.result <- errClosed
+			r.result <- outcome{err: errClosed}
 		}
 		c.pending, c.queue = 0, nil
 		c.mu.Unlock()
@@ -264,15 +297,16 @@ func (c *Committer) commit(group []*request) {
 	for _, r := range group {
 		bytes += r.batch.Bytes
 	}
-	errs := make([]error, len(group))
-	err := c.writeGroup(group)
+	outs := make([]outcome, len(group))
+	results, err := c.writeGroup(group)
 	if err != nil && len(group) > 1 && !c.set.IsRetryable(err) {
 		for i, r := range group {
-			errs[i] = c.writeGroup([]*request{r})
+			res, err := c.writeGroup([]*request{r})
+			outs[i] = outcome{res: res[0], err: err}
 		}
 	} else {
-		for i := range errs {
-			errs[i] = err
+		for i := range outs {
+			outs[i] = outcome{res: results[i], err: err}
 		}
 	}
 	// Release the bytes before answering, so that an answered request no
@@ -281,11 +315,13 @@ func (c *Committer) commit(group []*request) {
 	c.pending -= bytes
 	c.mu.Unlock()
 	for i, r := range group {
-		r.result <- errs[i]
+		r.result <- outs[i]
 	}
 }
 
-func (c *Committer) writeGroup(group []*request) error {
+// writeGroup writes group in one transaction and returns each request's
+// result (empty on error).
+func (c *Committer) writeGroup(group []*request) ([]Result, error) {
 	spans, points := group[0].batch.Spans, group[0].batch.Points
 	if len(group) > 1 {
 		var ns, np int
@@ -305,10 +341,26 @@ func (c *Committer) writeGroup(group []*request) error {
 	// duplicate), so that the others of the group are not failed with it.
 	ctx, cancel := context.WithTimeout(context.Background(), c.set.WriteTimeout)
 	defer cancel()
-	err := c.write(ctx, spans, points)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && !warehouse.IsRetryable(err) {
-		// A slow warehouse: retryable.
-		err = fmt.Errorf("%w (%w)", err, warehouse.ErrUnavailable)
+	rep, err := c.write(ctx, spans, points)
+	results := make([]Result, len(group))
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && !warehouse.IsRetryable(err) {
+			// A slow warehouse: retryable.
+			err = fmt.Errorf("%w (%w)", err, warehouse.ErrUnavailable)
+		}
+		return results, err
 	}
-	return err
+	// Hand each request the conflicts among its own spans (rep's indexes
+	// are into the concatenation, in request order, ascending).
+	start, r := 0, 0
+	for _, i := range rep.Conflicts {
+		for r < len(group) && i >= start+len(group[r].batch.Spans) {
+			start += len(group[r].batch.Spans)
+			r++
+		}
+		if r < len(group) {
+			results[r].Conflicts = append(results[r].Conflicts, i-start)
+		}
+	}
+	return results, nil
 }

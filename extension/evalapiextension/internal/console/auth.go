@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -47,7 +48,7 @@ func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 			if !c.parseForm(w, r) {
 				return
 			}
-			if !sameSite(r) || !c.signer.checkCSRF(r.Context(), r.PostFormValue("csrf"), "session", sess.ID) {
+			if !c.sameSite(r) || !c.signer.checkCSRF(r.Context(), r.PostFormValue("csrf"), "session", sess.ID) {
 				c.renderError(w, r, http.StatusForbidden, "Form expired", "This form was not sent from this console session (missing or wrong CSRF token). Reload the page and try again.")
 				return
 			}
@@ -76,9 +77,11 @@ func (c *Console) parseForm(w http.ResponseWriter, r *http.Request) bool {
 // sameSite reports whether a state-changing request may come from this
 // console (a second line behind the CSRF token). Browsers send
 // Sec-Fetch-Site on form posts: only same-origin (or none, typed by the
-// user) passes. Without it, an Origin header must name this host (the
-// Host header, or X-Forwarded-Host behind a proxy that rewrites Host).
-func sameSite(r *http.Request) bool {
+// user) passes. Without it, an Origin header must name this host: the
+// Host header, or X-Forwarded-Host when the request comes from one of
+// TrustedProxies (a proxy that rewrites Host). Anyone can send
+// X-Forwarded-Host, so from any other peer it is ignored.
+func (c *Console) sameSite(r *http.Request) bool {
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "same-origin", "none":
 		return true
@@ -94,7 +97,29 @@ func sameSite(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	return u.Host == r.Host || (r.Header.Get("X-Forwarded-Host") != "" && u.Host == r.Header.Get("X-Forwarded-Host"))
+	if u.Host == r.Host {
+		return true
+	}
+	fwd := r.Header.Get("X-Forwarded-Host")
+	return fwd != "" && u.Host == fwd && c.fromTrustedProxy(r)
+}
+
+// fromTrustedProxy reports whether r's peer address is in TrustedProxies.
+func (c *Console) fromTrustedProxy(r *http.Request) bool {
+	if len(c.opts.TrustedProxies) == 0 {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	addr := ap.Addr().Unmap()
+	for _, p := range c.opts.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // secure reports whether cookies must be Secure for r.
@@ -147,7 +172,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	if ck, err := r.Cookie(loginCookie); err == nil {
 		nonce = ck.Value
 	}
-	if !sameSite(r) || !c.signer.checkCSRF(r.Context(), r.PostFormValue("csrf"), "login", nonce) {
+	if !c.sameSite(r) || !c.signer.checkCSRF(r.Context(), r.PostFormValue("csrf"), "login", nonce) {
 		c.renderLogin(w, r, http.StatusForbidden, loginForm{Next: next, Error: "The login form expired. Enter your API key again."})
 		return
 	}

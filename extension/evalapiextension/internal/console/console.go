@@ -19,6 +19,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -89,6 +90,10 @@ type Options struct {
 	// limits of the session's API key (httpapi.API.AcquireEvaluation);
 	// nil means no limits. Over a limit it returns a *httpapi.LimitError.
 	AcquireEvaluation func(ctx context.Context, keyFingerprint string) (release func(used time.Duration), err error)
+	// TrustedProxies are the networks of the reverse proxies whose
+	// X-Forwarded-Host the same-site check believes; from any other peer
+	// the header is ignored. Empty trusts no one.
+	TrustedProxies []netip.Prefix
 	// RunEvaluator runs a validated playground request; nil means
 	// (*evaluators.Definition).Run.
 	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -264,25 +265,34 @@ func TestLogin(t *testing.T) {
 }
 
 func TestSameSite(t *testing.T) {
+	// httptest.NewRequest's peer is 192.0.2.1:1234.
+	trusting := &Console{opts: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}}}
+	other := &Console{opts: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}}
+	trustingNone := &Console{}
 	for _, tc := range []struct {
+		c       *Console
 		headers map[string]string
 		want    bool
 	}{
-		{map[string]string{}, true},
-		{map[string]string{"Sec-Fetch-Site": "same-origin"}, true},
-		{map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": "https://public.example"}, true}, // a proxy rewrote Host
-		{map[string]string{"Sec-Fetch-Site": "cross-site"}, false},
-		{map[string]string{"Sec-Fetch-Site": "same-site"}, false},
-		{map[string]string{"Origin": "http://console.test"}, true},
-		{map[string]string{"Origin": "https://evil.example"}, false},
-		{map[string]string{"Origin": "https://public.example", "X-Forwarded-Host": "public.example"}, true},
+		{trustingNone, map[string]string{}, true},
+		{trustingNone, map[string]string{"Sec-Fetch-Site": "same-origin"}, true},
+		{trustingNone, map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": "https://public.example"}, true}, // a proxy rewrote Host
+		{trustingNone, map[string]string{"Sec-Fetch-Site": "cross-site"}, false},
+		{trustingNone, map[string]string{"Sec-Fetch-Site": "same-site"}, false},
+		{trustingNone, map[string]string{"Origin": "http://console.test"}, true},
+		{trustingNone, map[string]string{"Origin": "https://evil.example"}, false},
+		{trusting, map[string]string{"Origin": "https://public.example", "X-Forwarded-Host": "public.example"}, true},
+		// Anyone can send X-Forwarded-Host: only a trusted proxy's counts.
+		{trustingNone, map[string]string{"Origin": "https://evil.example", "X-Forwarded-Host": "evil.example"}, false},
+		{other, map[string]string{"Origin": "https://evil.example", "X-Forwarded-Host": "evil.example"}, false},
+		{trusting, map[string]string{"Origin": "https://evil.example", "X-Forwarded-Host": "public.example"}, false},
 	} {
 		r := httptest.NewRequest("POST", "http://console.test/ui/login", nil)
 		for k, v := range tc.headers {
 			r.Header.Set(k, v)
 		}
-		if got := sameSite(r); got != tc.want {
-			t.Errorf("%v: sameSite = %v, want %v", tc.headers, got, tc.want)
+		if got := tc.c.sameSite(r); got != tc.want {
+			t.Errorf("%v (trusted %v): sameSite = %v, want %v", tc.headers, tc.c.opts.TrustedProxies, got, tc.want)
 		}
 	}
 }

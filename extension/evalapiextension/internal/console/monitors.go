@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -254,7 +255,8 @@ func (c *Console) readSetupForm(r *http.Request) (setupForm, setups.Request, boo
 	}
 	if f.SampleRate != "" {
 		n, err := strconv.ParseFloat(f.SampleRate, 64)
-		if err != nil {
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			// NaN and ±Inf parse but are no rate (and no JSON).
 			f.Errors["sample_rate"] = "must be a number between 0 and 1"
 		} else {
 			body["sample_rate"] = n
@@ -279,7 +281,11 @@ func (c *Console) readSetupForm(r *http.Request) (setupForm, setups.Request, boo
 	if len(f.Errors) > 0 {
 		return f, setups.Request{}, false
 	}
-	raw, _ := json.Marshal(body)
+	raw, err := json.Marshal(body)
+	if err != nil {
+		f.Errors["form"] = "the form could not be encoded: " + err.Error()
+		return f, setups.Request{}, false
+	}
 	req, err := setups.ParseRequest(raw)
 	if err != nil {
 		var fe *setups.FieldError

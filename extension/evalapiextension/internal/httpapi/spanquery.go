@@ -227,7 +227,7 @@ func decodeFilterValue(name string, raw json.RawMessage, f *warehouse.Filter) *w
 	}
 	f.Value = s
 	if f.Operator.IsNumeric() {
-		if _, ok := warehouse.ParseNumber(s); !ok {
+		if _, ok := warehouse.ParseFilterNumber(s); !ok {
 			return queryErrorf(name, "operator %s needs a numeric value, got %q", f.Operator, s)
 		}
 	}

@@ -447,7 +447,11 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (wareh
 		return warehouse.MonitorSetup{}, &LimitError{Msg: fmt.Sprintf(
 			"this environment has %d auto monitor setups, the limit (max_setups_per_environment is %d): delete setups before creating more", n, s.maxPerEnvironment)}
 	}
-	setup := build(r, t, s.now(), nil)
+	now := s.now()
+	if err := checkBackfillWindow(r, now); err != nil {
+		return warehouse.MonitorSetup{}, err
+	}
+	setup := build(r, t, now, nil)
 	if err := s.checkBytes(ctx, t.Environment, setup, 0); err != nil {
 		return warehouse.MonitorSetup{}, err
 	}
@@ -484,6 +488,19 @@ func (s *Service) checkBytes(ctx context.Context, env string, setup warehouse.Mo
 		return &LimitError{Msg: fmt.Sprintf(
 			"this setup (%d bytes) would take this environment's auto monitor setups to %d bytes, over the limit (max_setup_bytes_per_environment is %d): make setups smaller or delete some",
 			size, total, s.maxBytesPerEnvironment)}
+	}
+	return nil
+}
+
+// checkBackfillWindow fails with a *FieldError when r asks for a backfill
+// that starts after it would end: a backfill evaluates the spans stored
+// from backfill_from_timestamp_sec until now (the setup's creation or
+// update), so a later start is an empty window that used to be accepted
+// and reported done, having looked at nothing.
+func checkBackfillWindow(r Request, now time.Time) error {
+	if r.BackfillFromSec > now.Unix() {
+		return fieldErrorf("backfill_from_timestamp_sec", "%d is after now (%d, %s): a backfill evaluates the spans stored from then until now",
+			r.BackfillFromSec, now.Unix(), now.UTC().Format(time.RFC3339))
 	}
 	return nil
 }
@@ -582,6 +599,9 @@ const maxUpdateAttempts = 5
 // setup that changes meanwhile (its binding status recorded) gets the
 // request applied again.
 func (s *Service) Update(ctx context.Context, t tenant.Tenant, idOrExternalID string, r Request) (warehouse.MonitorSetup, error) {
+	if err := checkBackfillWindow(r, s.now()); err != nil {
+		return warehouse.MonitorSetup{}, err
+	}
 	var setup warehouse.MonitorSetup
 	for attempt := 0; ; attempt++ {
 		prev, err := s.Get(ctx, t, idOrExternalID)
