@@ -6,7 +6,13 @@ func TestSQLValidator(t *testing.T) {
 	valid := []string{
 		"SELECT * FROM users WHERE id = 1;",
 		"select name, count(*) from orders o join users u on u.id = o.user_id group by name having count(*) > 2 order by 2 desc limit 10",
-		"WITH recent AS (SELECT * FROM orders WHERE created_at > NOW() - INTERVAL 7 DAY) SELECT user_id, SUM(total) FROM recent GROUP BY user_id",
+		"WITH recent AS (SELECT * FROM orders WHERE created_at > date('now', '-7 days')) SELECT user_id, SUM(total) FROM recent GROUP BY user_id",
+		"INSERT INTO t (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1 RETURNING *",
+		"SELECT * FROM t LIMIT 10 OFFSET 5",
+		"SELECT * FROM t WHERE x = $1 AND y = ? AND z = :name",
+		"CREATE TABLE a (x INT); INSERT INTO a VALUES (1); SELECT x FROM a",
+		"SELECT 'it''s; not a separator' AS s",
+		"SELECT 1 /* a comment; with a semicolon */",
 		"SELECT id, ROW_NUMBER() OVER (PARTITION BY team ORDER BY score DESC) AS rn FROM players",
 		"INSERT INTO t (a, b) VALUES (1, 'x'), (2, 'y')",
 		"UPDATE accounts SET balance = balance - 10 WHERE id = 7",
@@ -31,6 +37,10 @@ func TestSQLValidator(t *testing.T) {
 		";",
 		"```sql\nSELECT 1\n```",
 		"SELECT id::text FROM users",
+		"SELECT * FROM users WHERE name ILIKE 'a%'",
+		"SELECT DATE_SUB(NOW(), INTERVAL 7 DAY)",
+		"SELECT TOP 10 * FROM t",
+		"SELECT 'unterminated",
 	}
 	var cases []evalCase
 	for _, q := range valid {
