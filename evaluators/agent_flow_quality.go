@@ -40,7 +40,7 @@ var (
 
 // conditionFound is the least soft coverage of a condition's content
 // words by a step for the step to do what the condition names.
-const conditionFound = 0.6
+const conditionFound = 0.75
 
 // runAgentFlowQuality checks each condition against the steps, a step
 // being prompt i with completion i. A condition names something done
@@ -49,7 +49,7 @@ const conditionFound = 0.6
 // ("X before Y", "X then Y", "first X, then Y", "Y after X"). A step does
 // X when the soft coverage of X's content words by the step's text
 // (judge.SoftCoverage: stems, IDF weights, GloVe neighbours) is at least
-// 0.6; an order holds when the first step doing X comes before the first
+// 0.75; an order holds when the first step doing X comes before the first
 // step doing Y (and both exist). The score is the share of conditions
 // met, 1 when no condition is given; the result passes at threshold.
 // Conditions are read lexically: one that needs understanding ("the

@@ -6,67 +6,80 @@
 package sqlcheck
 
 import (
-	"context"
-	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"runtime"
 	"strings"
 	"sync"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite"
 )
 
-// Checker prepares statements on empty in-memory SQLite databases. It is
-// safe for concurrent use.
+// Checker prepares statements on empty in-memory SQLite databases, kept
+// in a small pool of driver connections (no database/sql pool, whose
+// opener goroutine would outlive every caller). It is safe for concurrent
+// use.
 type Checker struct {
-	db *sql.DB
+	drv   driver.Driver
+	conns chan driver.Conn
 }
 
-// Default returns the checker of the process, opened on first use.
-var Default = sync.OnceValues(func() (*Checker, error) {
-	// Each pooled connection is a private, empty in-memory database.
-	db, err := sql.Open("sqlite", "file:evalcol-sqlcheck?mode=memory&cache=private")
-	if err != nil {
-		return nil, fmt.Errorf("sqlcheck: open in-memory SQLite: %w", err)
-	}
-	n := max(2, runtime.GOMAXPROCS(0))
-	db.SetMaxOpenConns(n)
-	db.SetMaxIdleConns(n)
-	return &Checker{db: db}, nil
+// dsn names a private, empty in-memory database.
+const dsn = "file:evalcol-sqlcheck?mode=memory&cache=private"
+
+// Default returns the checker of the process, made on first use.
+var Default = sync.OnceValue(func() *Checker {
+	return &Checker{drv: &sqlite.Driver{}, conns: make(chan driver.Conn, max(2, runtime.GOMAXPROCS(0)))}
 })
 
 // Valid reports whether text is one or more syntactically valid SQLite
 // statements, separated by semicolons: at least one statement, every
 // statement parsed. An error is returned only when the check itself could
-// not run (the context ended, SQLite failed).
-func (c *Checker) Valid(ctx context.Context, text string) (bool, error) {
+// not run (SQLite failed to open a database).
+func (c *Checker) Valid(text string) (bool, error) {
 	stmts := Split(text)
 	if len(stmts) == 0 {
 		return false, nil
 	}
-	conn, err := c.db.Conn(ctx)
+	conn, err := c.get()
 	if err != nil {
-		return false, fmt.Errorf("sqlcheck: connection: %w", err)
+		return false, err
 	}
-	defer conn.Close()
+	defer c.put(conn)
 	for _, s := range stmts {
-		st, err := conn.PrepareContext(ctx, s)
-		if st != nil {
-			st.Close()
-		}
+		st, err := conn.Prepare(s)
 		if err == nil {
+			_ = st.Close()
 			continue
-		}
-		if ctx.Err() != nil {
-			return false, fmt.Errorf("sqlcheck: %w", ctx.Err())
 		}
 		if SyntaxError(err) {
 			return false, nil
 		}
-		// Names that do not resolve ("no such table") come after the
-		// statement parsed.
+		// Other errors ("no such table") come after the statement parsed.
 	}
 	return true, nil
+}
+
+func (c *Checker) get() (driver.Conn, error) {
+	select {
+	case conn := <-c.conns:
+		return conn, nil
+	default:
+	}
+	conn, err := c.drv.Open(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlcheck: open in-memory SQLite: %w", err)
+	}
+	return conn, nil
+}
+
+// put keeps conn for the next check, or closes it when the pool is full.
+func (c *Checker) put(conn driver.Conn) {
+	select {
+	case c.conns <- conn:
+	default:
+		_ = conn.Close()
+	}
 }
 
 // SyntaxError reports whether a prepare error is the parser's: a token it
