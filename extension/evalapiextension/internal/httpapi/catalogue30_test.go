@@ -106,7 +106,9 @@ func TestCatalogueHasTraceloopsSlugs(t *testing.T) {
 // guard reads, and deciding "pass" as the SDK's default condition does.
 func TestNewSlugsThroughEveryPath(t *testing.T) {
 	s := newTestServer(t, nil)
-	traj := func(p, c string) map[string]any { return map[string]any{"trajectory_prompts": p, "trajectory_completions": c} }
+	traj := func(p, c string) map[string]any {
+		return map[string]any{"trajectory_prompts": p, "trajectory_completions": c}
+	}
 	tests := []struct {
 		slug       string
 		pass, fail map[string]any // bodies
