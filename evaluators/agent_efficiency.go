@@ -112,8 +112,9 @@ var agentEfficiency = Definition{
 //
 //   - step efficiency: 1 - redundant / steps, where a step is redundant
 //     when its prompt, or its completion, repeats that of an earlier step
-//     (equal up to case, space and punctuation, or textsim.TokenSimilarity
-//     of at least 0.85: the same tool call or request sent again, the same
+//     (equal up to case, space and punctuation, or sharing at least a
+//     third of their words with a textsim.TokenSimilarity of at least
+//     0.85: the same tool call or request sent again, the same
 //     answer given again); a run of two or more steps repeated right
 //     after itself (A B A B) is reported as a loop;
 //   - task completion: the mean over steps of stepDone: 0 for a step
@@ -177,8 +178,20 @@ func (t *trajectory) same(texts []string, toks [][]textsim.Token, i, j int) bool
 	if i >= len(texts) || j >= len(texts) || strings.TrimSpace(texts[i]) == "" {
 		return false
 	}
-	return textsim.NormalizedEqual(texts[i], texts[j]) || textsim.TokenSimilarity(texts[i], texts[j], toks[i], toks[j]) >= redundantSimilarity
+	if textsim.NormalizedEqual(texts[i], texts[j]) {
+		return true
+	}
+	// Texts sharing less than a third of their words are not repeats;
+	// skip the costlier similarity for them.
+	if textsim.Jaccard(toks[i], toks[j]) < redundantOverlap {
+		return false
+	}
+	return textsim.TokenSimilarity(texts[i], texts[j], toks[i], toks[j]) >= redundantSimilarity
 }
+
+// redundantOverlap is the least textsim.Jaccard of two steps' tokens for
+// them to be compared as possible repeats.
+const redundantOverlap = 1.0 / 3
 
 // loop returns the length of the longest run of at least two steps
 // repeated right after itself (prompts equal up to normalisation), 0 when

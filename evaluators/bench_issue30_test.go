@@ -1,8 +1,10 @@
 package evaluators
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
+	"testing"
 )
 
 // benchTurns is a JSON array of n turns cut from prose1KB, about 1 KB in
@@ -56,4 +58,46 @@ var benchConfigs = map[string]map[string]any{
 	"agent-flow-quality": {"conditions": []any{"passengers carried before investment", "no strike", "timetable cut delays"}, "threshold": 0.5},
 	"json-validator": {"enable_schema_validation": true, "schema_string": `{"type": "object", "required": ["report", "year"], ` +
 		`"properties": {"report": {"type": "array", "items": {"type": "string"}}, "year": {"type": "integer"}, "ok": {"type": "boolean"}}}`},
+}
+
+// BenchmarkCatalogue30 runs each of Traceloop's other slugs through
+// Evaluate on the inputs of BenchmarkEvaluate (about 1 KB per text
+// input) and reports, besides ns/op, the process CPU time per call and
+// per KB of input (cpu-ns/op, cpu-ns/KB): on the shared machine, wall
+// time counts the other processes' load too.
+//
+//	go test -run '^$' -bench BenchmarkCatalogue30 -benchmem ./evaluators/
+func BenchmarkCatalogue30(b *testing.B) {
+	for _, d := range Catalogue()[18:] {
+		input := map[string]any{}
+		for i, f := range d.Inputs {
+			input[f.Name] = prose1KB[i*40:] + prose1KB[:i*40]
+		}
+		for k, v := range benchInputs[d.Slug] {
+			input[k] = v
+		}
+		config := benchConfigs[d.Slug]
+		bytes := 0
+		for _, v := range input {
+			bytes += len(v.(string))
+		}
+		ctx := context.Background()
+		if _, err := Evaluate(ctx, d.Slug, input, config); err != nil { // load models first
+			b.Fatal(err)
+		}
+		b.Run(d.Slug, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := processCPU(b)
+			n := 0
+			for b.Loop() {
+				if _, err := Evaluate(ctx, d.Slug, input, config); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			cpu := float64((processCPU(b) - cpu0).Nanoseconds()) / float64(n)
+			b.ReportMetric(cpu, "cpu-ns/op")
+			b.ReportMetric(cpu/(float64(bytes)/1024), "cpu-ns/KB")
+		})
+	}
 }

@@ -27,7 +27,8 @@ var contextRelevance = Definition{
 
 // runContextRelevance is answer-relevancy's model applied to the context:
 // the score is the highest textsim.AnswerRelevance(query, s) over the
-// context's sentences s and the whole context (a logistic blend of the
+// context's sentences s (the whole context when it is one sentence; a
+// logistic blend of the
 // query's words found in the text, exactly or as GloVe neighbours, the
 // kind of answer asked for — a number for "how many", a date for "when",
 // a name for "who" — and sentence-vector cosine, fit on half of TrecQA
@@ -36,12 +37,13 @@ var contextRelevance = Definition{
 // config.model are not used.
 func runContextRelevance(_ context.Context, req Request) (Result, error) {
 	q, ctx := req.Text("query"), req.Text("context")
-	best := textsim.AnswerRelevance(q, ctx)
 	sents := textsim.Sentences(ctx)
-	if len(sents) > 1 {
-		for _, s := range sents {
-			best = math.Max(best, textsim.AnswerRelevance(q, s))
-		}
+	if len(sents) <= 1 {
+		return Result{"relevance_score": textsim.AnswerRelevance(q, ctx)}, nil
+	}
+	best := 0.0
+	for _, s := range sents {
+		best = math.Max(best, textsim.AnswerRelevance(q, s))
 	}
 	return Result{"relevance_score": best}, nil
 }

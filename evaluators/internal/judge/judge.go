@@ -28,9 +28,11 @@ func SoftCoverage(a, b []textsim.Token) (share, total float64) {
 	bSet := textsim.NewKeySet(b)
 	tab := wordvec.Default()
 	var bIDs []int
+	seenIDs := map[int]bool{}
 	for _, t := range b {
 		if t.Content() && !t.Number {
-			if id := tab.ID(t.Lower); id >= 0 {
+			if id := tab.ID(t.Lower); id >= 0 && !seenIDs[id] {
+				seenIDs[id] = true
 				bIDs = append(bIDs, id)
 			}
 		}

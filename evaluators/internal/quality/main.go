@@ -41,6 +41,9 @@ var suites = []suite{
 	{"conversation-quality", judgeConversationQuality},
 	{"pii-detector", piiQuality},
 	{"secrets-detector", secretsQuality},
+	{"context-relevance", judgeContextRelevance},
+	{"answer-completeness", judgeAnswerCompleteness},
+	{"prompt-perplexity", promptPerplexityQuality},
 }
 
 func main() {
