@@ -81,7 +81,7 @@ func runAgentFlowQuality(_ context.Context, req Request) (Result, error) {
 		if conditionMet(c, steps) {
 			met++
 		} else {
-			failed = append(failed, fmt.Sprintf("%q", clip(c, 80)))
+			failed = append(failed, fmt.Sprintf("%q", clipText(c, 80)))
 		}
 	}
 	score := 1.0

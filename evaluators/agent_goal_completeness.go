@@ -64,7 +64,7 @@ func runAgentGoalCompleteness(_ context.Context, req Request) (Result, error) {
 		}
 		sum += best
 		if best < 0.5 {
-			missed = append(missed, fmt.Sprintf("%q", clip(p, 60)))
+			missed = append(missed, fmt.Sprintf("%q", clipText(p, 60)))
 		}
 	}
 	score := 0.0
@@ -85,8 +85,8 @@ func runAgentGoalCompleteness(_ context.Context, req Request) (Result, error) {
 	return Result{"score": score, "result": result, "reason": reason}, nil
 }
 
-// clip cuts s to at most n runes, with "..." when cut.
-func clip(s string, n int) string {
+// clipText cuts s to at most n runes, with "..." when cut.
+func clipText(s string, n int) string {
 	s = strings.TrimSpace(s)
 	r := []rune(s)
 	if len(r) <= n {

@@ -19,6 +19,7 @@ var answerRelevancy = Definition{
 	Score:   "is_relevant",
 	PassDoc: "is_relevant == true",
 	run:     runAnswerRelevancy,
+	explain: explainRelevancy,
 	pass:    passWhenTrue("is_relevant"),
 }
 

@@ -55,6 +55,9 @@ const (
 	SideInput  Side = "input"  // the user's prompt (prompt-injection, pii on input)
 	SideOutput Side = "output" // the model's completion (toxicity, profanity, ...)
 	SideBoth   Side = "both"   // needs both (faithfulness, relevancy, ...)
+	// SideExchange reads one text made of both: the last user prompt and
+	// the completion (pii-detector: personal data leaks either way).
+	SideExchange Side = "exchange"
 )
 
 // Result is the flat response object of an evaluator: output field name to
@@ -120,6 +123,12 @@ type Definition struct {
 
 	run  func(ctx context.Context, req Request) (Result, error)
 	pass func(Result) bool
+	// explain says why a result came out as it did (nil: the evaluator
+	// gives no explanations); see Explain.
+	explain func(ctx context.Context, req Request, res Result) *Explanation
+	// validate checks a config that passed the field checks as a whole
+	// (nil: nothing more to check).
+	validate func(config map[string]any) error
 	// guard rewrites a result into the guardrails endpoint's form; nil
 	// keeps it as it is.
 	guard func(Result) Result

@@ -51,8 +51,11 @@ func TestDefinitionsAreConsistent(t *testing.T) {
 			if _, ok := findField(d.Outputs, d.Score); !ok {
 				t.Errorf("score field %q is not an output", d.Score)
 			}
-			if d.Side != SideInput && d.Side != SideOutput && d.Side != SideBoth {
+			if d.Side != SideInput && d.Side != SideOutput && d.Side != SideBoth && d.Side != SideExchange {
 				t.Errorf("side %q", d.Side)
+			}
+			if _, clash := findField(d.Outputs, "explanation"); clash {
+				t.Error(`an output named "explanation" clashes with the execute endpoints' explain=true answer`)
 			}
 			for _, group := range [][]Field{d.Inputs, d.Config, d.Outputs} {
 				for _, f := range group {

@@ -92,6 +92,11 @@ func (d *Definition) CheckConfig(config map[string]any) (map[string]any, error) 
 			out[f.Name] = f.Default
 		}
 	}
+	if d.validate != nil {
+		if err := d.validate(out); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

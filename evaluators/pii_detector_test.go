@@ -2,6 +2,8 @@ package evaluators
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -92,3 +94,83 @@ that the customer satisfaction survey improved for the third year in a row, with
 cleanliness the most praised aspects. Passengers asked for more bicycle spaces and better information 
 when trains are cancelled; both are part of the plan for next year. The chair closed by thanking the 
 communities along the coast line for their patience during the summer engineering works.`
+
+func TestPIIEntitiesConfig(t *testing.T) {
+	contact := map[string]any{"entities": PIIContactEntities}
+	cases := []struct {
+		name string
+		text string
+		cfg  map[string]any
+		want bool
+	}{
+		{"a country is PII by default", "What is the capital of France?", nil, true},
+		{"a country is not a contact detail", "What is the capital of France?", contact, false},
+		{"a language and a greeting", "Translate 'good morning' to Spanish", contact, false},
+		{"a famous birth date", "Paul Simon was born on October 13, 1941 in Newark.", contact, false},
+		{"an e-mail address", "Mail me at jane.doe@example.com tomorrow.", contact, true},
+		{"a phone number in a reply", "Sure! You can reach the clinic on 541-714-1388.", contact, true},
+		{"a card number", "My card 4111 1111 1111 1111 was charged twice.", contact, true},
+		{"lower-case names and spaces", "Write to jane.doe@example.com", map[string]any{"entities": "email_address phone_number"}, true},
+		{"only phone numbers asked for", "Write to jane.doe@example.com", map[string]any{"entities": "PHONE_NUMBER"}, false},
+		{"an empty list is every type", "What is the capital of France?", map[string]any{"entities": " "}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Evaluate(context.Background(), "pii-detector", map[string]any{"text": c.text}, c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res["has_pii"]; got != c.want {
+				t.Fatalf("has_pii = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestPIIEntitiesConfigRejectsUnknownTypes(t *testing.T) {
+	_, err := Evaluate(context.Background(), "pii-detector", map[string]any{"text": "x"}, map[string]any{"entities": "EMAIL_ADDRESS, SHOE_SIZE"})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindInvalidInput || e.Field != "config.entities" {
+		t.Fatalf("err = %v, want an invalid-input error on config.entities", err)
+	}
+	if !strings.Contains(e.Msg, `"SHOE_SIZE"`) || !strings.Contains(e.Msg, "EMAIL_ADDRESS") {
+		t.Fatalf("message %q does not name the bad type and list the known ones", e.Msg)
+	}
+}
+
+func TestPIIExplanation(t *testing.T) {
+	d, _ := Lookup("pii-detector")
+	text := "Hi, I'm in Paris. Mail jane.doe@example.com or call 541-714-1388."
+	req, err := d.NewRequest(map[string]any{"text": text}, map[string]any{"entities": PIIContactEntities})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := d.Explain(context.Background(), req, res)
+	if e == nil {
+		t.Fatal("no explanation of has_pii true")
+	}
+	want := map[string]string{"EMAIL_ADDRESS": "jane.doe@example.com", "PHONE_NUMBER": "541-714-1388"}
+	if len(e.Findings) != len(want) {
+		t.Fatalf("findings = %+v, want %d (Paris is not a contact detail)", e.Findings, len(want))
+	}
+	for _, f := range e.Findings {
+		if text[f.Start:f.End] != want[f.Kind] || f.Text != want[f.Kind] {
+			t.Errorf("%s at [%d,%d) = %q (text %q), want %q", f.Kind, f.Start, f.End, text[f.Start:f.End], f.Text, want[f.Kind])
+		}
+		if f.Input != "text" || f.Score < 0.7 || !strings.HasSuffix(f.Source, "Recognizer") {
+			t.Errorf("finding %+v: want input text, score >= 0.7, a recognizer", f)
+		}
+	}
+	if e.Summary != "PII found: EMAIL_ADDRESS, PHONE_NUMBER" {
+		t.Errorf("summary = %q", e.Summary)
+	}
+	clean, _ := d.NewRequest(map[string]any{"text": "What is the capital of France?"}, map[string]any{"entities": PIIContactEntities})
+	res, _ = d.Run(context.Background(), clean)
+	if e := d.Explain(context.Background(), clean, res); e != nil {
+		t.Errorf("a pass explained: %+v", e)
+	}
+}

@@ -20,6 +20,7 @@ var placeholderRegex = Definition{
 	Score:   "is_valid_regex",
 	PassDoc: "is_valid_regex == true",
 	run:     runPlaceholderRegex,
+	explain: explainRegex("input.placeholder_value"),
 	pass:    passWhenTrue("is_valid_regex"),
 }
 

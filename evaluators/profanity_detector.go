@@ -17,6 +17,7 @@ var profanityDetector = Definition{
 	Score:       "has_profanity",
 	PassDoc:     "has_profanity == false",
 	run:         runProfanity,
+	explain:     explainProfanity,
 	pass:        passWhenFalse("has_profanity"),
 	guard: func(r Result) Result {
 		b, _ := r["has_profanity"].(bool)

@@ -18,6 +18,7 @@ var promptInjection = Definition{
 	Score:       "has_injection",
 	PassDoc:     `has_injection == "safe"`,
 	run:         runPromptInjection,
+	explain:     explainInjection,
 	pass:        passWhenSafe("has_injection"),
 	guard:       guardSafety("has_injection", UnsafeLabel),
 }

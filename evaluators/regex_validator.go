@@ -20,6 +20,7 @@ var regexValidator = Definition{
 	Score:   "is_valid_regex",
 	PassDoc: "is_valid_regex == true",
 	run:     runRegexValidator,
+	explain: explainRegex("config.regex"),
 	pass:    passWhenTrue("is_valid_regex"),
 }
 
@@ -28,6 +29,16 @@ func runRegexValidator(_ context.Context, req Request) (Result, error) {
 		return nil, invalidf("config.regex", "config.regex is required")
 	}
 	return matchRegex(req, "config.regex", req.String("regex"))
+}
+
+// compileRegex compiles pattern with the request's regex flags (through
+// regexCache).
+func compileRegex(req Request, pattern string) (*pyregex.Regexp, error) {
+	return regexCache.Compile(pattern, pyregex.Flags{
+		IgnoreCase: !req.Bool("case_sensitive"),
+		DotAll:     req.Bool("dot_include_nl"),
+		MultiLine:  req.Bool("multi_line"),
+	})
 }
 
 // regexCache holds the compiled patterns of both regex evaluators: the
@@ -40,11 +51,7 @@ var regexCache = pyregex.NewCache(pyregex.DefaultCacheSize, pyregex.DefaultTimeo
 // should_match). A pattern that does not compile or a search that times
 // out is invalid input.
 func matchRegex(req Request, field, pattern string) (Result, error) {
-	re, err := regexCache.Compile(pattern, pyregex.Flags{
-		IgnoreCase: !req.Bool("case_sensitive"),
-		DotAll:     req.Bool("dot_include_nl"),
-		MultiLine:  req.Bool("multi_line"),
-	})
+	re, err := compileRegex(req, pattern)
 	if err != nil {
 		return nil, &Error{Kind: KindInvalidInput, Field: field, Msg: field + " is not a valid regex", Err: err}
 	}

@@ -16,6 +16,7 @@ var secretsDetector = Definition{
 	Score:       "has_secret",
 	PassDoc:     "has_secret == false",
 	run:         runSecrets,
+	explain:     explainSecrets,
 	pass:        passWhenFalse("has_secret"),
 }
 

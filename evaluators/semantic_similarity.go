@@ -18,6 +18,7 @@ var semanticSimilarity = Definition{
 	Score:   "similarity_score",
 	PassDoc: "similarity_score >= 0.5",
 	run:     runSemanticSimilarity,
+	explain: explainSimilarity,
 	pass:    passWhenAtLeastHalf("similarity_score"),
 }
 

@@ -20,6 +20,7 @@ var sexismDetector = Definition{
 	Score:       "is_safe",
 	PassDoc:     `is_safe == "safe"`,
 	run:         runSexism,
+	explain:     explainSexism,
 	pass:        passWhenSafe("is_safe"),
 	guard:       guardSafety("is_safe", SafeLabel),
 }

@@ -22,6 +22,7 @@ var toxicityDetector = Definition{
 	Score:       "is_safe",
 	PassDoc:     `is_safe == "safe"`,
 	run:         runToxicity,
+	explain:     explainToxicity,
 	pass:        passWhenSafe("is_safe"),
 	guard:       guardSafety("is_safe", SafeLabel),
 }
@@ -67,14 +68,30 @@ func toxicityProbability(text string) (float64, error) {
 // toxicityProbabilityOf is toxicityProbability of t.String(), sharing t's
 // normal forms with the other evaluators of the same text.
 func toxicityProbabilityOf(t *textclass.Text) (float64, error) {
+	p, _, err := toxicityScoreOf(t)
+	return p, err
+}
+
+// toxicityRuleCategory names the rule that decides text's toxicity ("" when
+// the classifier does): a toxicity category, or "slur".
+func toxicityRuleCategory(text string) string {
+	t := textclass.NewText(text)
+	defer t.Release()
+	_, rule, _ := toxicityScoreOf(t)
+	return rule
+}
+
+// toxicityScoreOf is toxicityProbabilityOf with the rule that decided it
+// ("" when the classifier did).
+func toxicityScoreOf(t *textclass.Text) (float64, string, error) {
 	text := t.String()
 	m, err := toxicityModel()
 	if err != nil {
-		return 0, fmt.Errorf("toxicity-detector: %w", err)
+		return 0, "", fmt.Errorf("toxicity-detector: %w", err)
 	}
 	d, err := profanity.Default()
 	if err != nil {
-		return 0, fmt.Errorf("toxicity-detector: %w", err)
+		return 0, "", fmt.Errorf("toxicity-detector: %w", err)
 	}
 	// The rules and the slur lexicon share one folded and repaired copy
 	// of the text; the folded and the model's forms come from t.
@@ -87,13 +104,13 @@ func toxicityProbabilityOf(t *textclass.Text) (float64, error) {
 	}()
 	repaired := toxicityRepairer().AppendRepaired((*bp)[:0], folded)
 	*bp = repaired
-	_, hit, flags := toxicity.AnalyzeFolded(repaired)
+	category, hit, flags := toxicity.AnalyzeFolded(repaired)
 	if hit {
-		return ruleToxicity, nil
+		return ruleToxicity, string(category), nil
 	}
 	reclaimed := flags.MayReclaim && toxicity.Reclaimed(repaired)
 	if !reclaimed && d.HasSlurFolded(text, repaired) {
-		return ruleToxicity, nil
+		return ruleToxicity, "slur", nil
 	}
 	p := m.ProbabilityOf(t)
 	if string(repaired) != string(folded) {
@@ -103,7 +120,7 @@ func toxicityProbabilityOf(t *textclass.Text) (float64, error) {
 		p = m.Probability(string(toxicity.Mask(nil, repaired)))
 	}
 	p = toxicityAtOperatingPoint(p)
-	return p, nil
+	return p, "", nil
 }
 
 // toxicityModelOperatingPoint is the calibrated model probability that

@@ -211,3 +211,36 @@ func TestTextCacheKeepsResults(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRepetitionIsNotToxicity: a benign text repeated is as benign as the
+// text once, and a toxic one as toxic (issue 29: "Thank you for your
+// order, it will ship soon." ×60 and "the quick brown fox" ×50 were
+// unsafe, for the classifier's score grew with √copies).
+func TestRepetitionIsNotToxicity(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want string
+	}{
+		{strings.Repeat("Thank you for your order, it will ship soon. ", 60), SafeLabel},
+		{strings.Repeat("Thank you for your order, it will ship soon.\n", 5), SafeLabel},
+		{strings.Repeat("the quick brown fox ", 50), SafeLabel},
+		{strings.Repeat("Have a nice day! ", 100), SafeLabel},
+		{strings.Repeat("ok ", 300), SafeLabel},
+		{strings.Repeat("You are a stupid worthless idiot. ", 20), UnsafeLabel},
+	} {
+		res, err := Evaluate(context.Background(), "toxicity-detector", map[string]any{"text": tc.text}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res["is_safe"] != tc.want {
+			t.Errorf("%.60q…: is_safe = %v, want %s", tc.text, res["is_safe"], tc.want)
+		}
+		inj, err := Evaluate(context.Background(), "prompt-injection", map[string]any{"prompt": tc.text}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.want == SafeLabel && inj["has_injection"] != SafeLabel {
+			t.Errorf("%.60q…: has_injection = %v, want safe", tc.text, inj["has_injection"])
+		}
+	}
+}

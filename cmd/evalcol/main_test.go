@@ -42,6 +42,7 @@ processors:
 exporters:
   warehouse: {api: evalapi}
 service:
+  telemetry: {metrics: {level: none}} # 127.0.0.1:8888 may be another collector's
   extensions: [evalapi]
   pipelines:
     traces: {receivers: [otlp], processors: [evaluator], exporters: [warehouse]}

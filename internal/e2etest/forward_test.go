@@ -3,8 +3,6 @@ package e2etest
 import (
 	"context"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,26 +18,9 @@ import (
 // the test when the file no longer has the values it replaces.
 func forwardExample(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "forward.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(data)
-	for _, r := range [][2]string{
-		{"127.0.0.1:8080", "{{.API}}"},
-		{"127.0.0.1:4317", "{{.OTLPGRPC}}"},
-		{"127.0.0.1:4318", "{{.OTLPHTTP}}"},
-		{"./data/evalcol.db", "{{.DataDir}}/evalcol.db"},
-		{"${env:EVALCOL_API_KEY:-evalcol-dev-key}", testcollector.DefaultAPIKey},
-		{"limit_mib: 1024", "limit_mib: 4096"}, // the test process holds several collectors
-		{"batch/forward: {}", "batch/forward: {timeout: 50ms}"},
-	} {
-		if !strings.Contains(cfg, r[0]) {
-			t.Fatalf("examples/forward.yaml no longer contains %q", r[0])
-		}
-		cfg = strings.ReplaceAll(cfg, r[0], r[1])
-	}
-	return cfg
+	return exampleTemplate(t, "forward.yaml",
+		[2]string{"limit_mib: 1024", "limit_mib: 4096"}, // the test process holds several collectors
+		[2]string{"batch/forward: {}", "batch/forward: {timeout: 50ms}"})
 }
 
 // backendKey is the API key of the collector spans are forwarded to.

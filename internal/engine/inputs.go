@@ -117,8 +117,11 @@ func (s *inputSource) defaultInput(f evaluators.Field, side evaluators.Side) (st
 	switch f.Name {
 	case "text", "prompt":
 		c := s.content.get()
-		if side == evaluators.SideInput {
+		switch side {
+		case evaluators.SideInput:
 			return truncateUTF8(c.LastUserPrompt(), s.maxText)
+		case evaluators.SideExchange:
+			return exchangeInput(c.LastUserPrompt(), c.LastCompletion(), s.maxText)
 		}
 		return truncateUTF8(c.LastCompletion(), s.maxText)
 	case "question", "query", "denominator_text":
@@ -184,6 +187,41 @@ func (s *inputSource) toolIO(input bool) (string, bool) {
 		return truncateUTF8(c.Input, s.maxText)
 	}
 	return truncateUTF8(c.Output, s.maxText)
+}
+
+// ExchangeSeparator joins the prompt and the completion in the text of an
+// evaluator that reads the whole exchange (evaluators.SideExchange).
+const ExchangeSeparator = "\n\n"
+
+// ExchangeText is the text an exchange-side evaluator reads: the last user
+// prompt and the completion, joined by ExchangeSeparator (either alone
+// when the other is empty).
+func ExchangeText(prompt, completion string) string {
+	switch {
+	case prompt == "":
+		return completion
+	case completion == "":
+		return prompt
+	}
+	return prompt + ExchangeSeparator + completion
+}
+
+// exchangeInput is ExchangeText of prompt and completion within limit
+// bytes (0: none): when both do not fit, each keeps at least half of it
+// and the shorter one lends the rest to the other, so that a long prompt
+// cannot push the completion out of the check.
+func exchangeInput(prompt, completion string, limit int) (string, bool) {
+	if limit <= 0 || len(prompt)+len(completion)+len(ExchangeSeparator) <= limit {
+		return ExchangeText(prompt, completion), false
+	}
+	if prompt == "" || completion == "" {
+		return truncateUTF8(prompt+completion, limit)
+	}
+	room := limit - len(ExchangeSeparator)
+	pmax := max(room/2, room-len(completion))
+	p, _ := truncateUTF8(prompt, pmax)
+	c, _ := truncateUTF8(completion, room-len(p))
+	return ExchangeText(p, c), true
 }
 
 // turns renders conversation turns as a JSON array of strings, each turn

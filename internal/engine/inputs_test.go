@@ -31,7 +31,8 @@ func TestDefaultInputs(t *testing.T) {
 		want map[string]string
 	}{
 		{"toxicity-detector", 0, map[string]string{"text": "Sure, here is a draft for Jane."}},
-		{"pii-detector", 0, map[string]string{"text": "Write to jane.doe@example.com"}},
+		{"pii-detector", 0, map[string]string{"text": "Write to jane.doe@example.com\n\nSure, here is a draft for Jane."}},
+		{"pii-detector", 40, map[string]string{"text": "Write to jane.doe@e\n\nSure, here is a dra"}},
 		{"prompt-injection", 8, map[string]string{"prompt": "Write to"}},
 		{"answer-correctness", 0, map[string]string{"question": "Write to jane.doe@example.com", "completion": "Sure, here is a draft for Jane.", "ground_truth": "A draft."}},
 		// Traceloop's other slugs (issue 30).

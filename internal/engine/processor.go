@@ -7,6 +7,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -74,6 +75,18 @@ func runDefinition(ctx context.Context, def *evaluators.Definition, req evaluato
 	return def.Run(ctx, req)
 }
 
+// explainFunc explains a failing result of a run.
+type explainFunc func(ctx context.Context, def *evaluators.Definition, req evaluators.Request, res evaluators.Result) *evaluators.Explanation
+
+// pipelineExplainBudget bounds the extra scorings of one explanation in
+// the pipeline (a classifier's occlusion may take up to 120 on demand):
+// the rule, the clauses that suffice alone and a few words.
+const pipelineExplainBudget = 16
+
+func explainDefinition(ctx context.Context, def *evaluators.Definition, req evaluators.Request, res evaluators.Result) *evaluators.Explanation {
+	return def.Explain(evaluators.WithExplainBudget(ctx, pipelineExplainBudget), req, res)
+}
+
 // Processor evaluates the spans of trace batches. ProcessTraces may be
 // called concurrently; at most Workers evaluations run at once overall.
 type Processor struct {
@@ -90,7 +103,8 @@ type Processor struct {
 	groundTruth string
 	logger      *zap.Logger
 	tel         *telemetry
-	run         runFunc // replaced by tests
+	run         runFunc     // replaced by tests
+	explain     explainFunc // nil: no explanations (tests that replace run)
 }
 
 // New returns a processor.
@@ -119,6 +133,7 @@ func New(set Settings) (*Processor, error) {
 		logger:      set.Logger,
 		tel:         tel,
 		run:         runDefinition,
+		explain:     explainDefinition,
 	}, nil
 }
 
@@ -152,6 +167,7 @@ type job struct {
 	truncated bool
 
 	res     evaluators.Result
+	expl    *evaluators.Explanation
 	err     error
 	end     time.Time
 	dur     time.Duration
@@ -449,8 +465,9 @@ func evaluationOrder(jobs []job) []int {
 }
 
 type outcome struct {
-	res evaluators.Result
-	err error
+	res  evaluators.Result
+	expl *evaluators.Explanation
+	err  error
 }
 
 // panicError is a panic recovered from an evaluator.
@@ -512,8 +529,18 @@ func (r *runner) run(req runRequest) (o outcome) {
 			o = outcome{err: panicError{v}}
 		}
 	}()
-	res, err := r.p.run(req.ctx, req.j.binding.Def, req.j.req)
-	return outcome{res, err}
+	def := req.j.binding.Def
+	res, err := r.p.run(req.ctx, def, req.j.req)
+	if err != nil || res == nil {
+		return outcome{res: res, err: err}
+	}
+	// Only failures are explained in the pipeline: an explanation costs up
+	// to a second evaluation, and the passes are most of the traffic.
+	var expl *evaluators.Explanation
+	if r.p.explain != nil && !def.Pass(res) {
+		expl = r.p.explain(req.ctx, def, req.j.req, res)
+	}
+	return outcome{res: res, expl: expl}
 }
 
 // stop ends an idle runner (nil: none).
@@ -567,7 +594,7 @@ func (p *Processor) evaluate(ctx context.Context, j *job, rp **runner, tp **time
 		}
 		o = <-r.out // it finished just now; its outcome is (being) sent
 	}
-	j.res, j.err = o.res, o.err
+	j.res, j.expl, j.err = o.res, o.expl, o.err
 	if j.err == nil && j.res == nil {
 		j.err = errors.New("evaluator returned no result")
 	}
@@ -649,6 +676,7 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 				zap.String("error.type", outcome), zap.Error(j.err))
 		} else {
 			putResult(attrs, j.binding.Def, j.res)
+			putExplanation(attrs, j.expl)
 		}
 		p.tel.evaluated(ctx, j.binding.Slug, outcome, j.dur, !j.invalid)
 		if j.dynamic && p.provider != nil && !notified[j.mon.ID] {
@@ -671,7 +699,24 @@ func eventAttributes(j *job) int {
 	if j.err != nil {
 		return n + 2 // error type and message
 	}
-	return n + 2 + len(j.binding.Def.Outputs) // score value and label, outputs
+	n += 2 + len(j.binding.Def.Outputs) // score value and label, outputs
+	if j.expl != nil {
+		n += 2 // summary and details
+	}
+	return n
+}
+
+// putExplanation records an explanation (nil: none): its summary as
+// gen_ai.evaluation.explanation, the whole of it as JSON in
+// evalcol.evaluation.explanation.
+func putExplanation(attrs pcommon.Map, e *evaluators.Explanation) {
+	if e == nil {
+		return
+	}
+	attrs.PutStr(genai.AttrEvaluationExplanation, e.Summary)
+	if b, err := json.Marshal(e); err == nil {
+		attrs.PutStr(genai.AttrEvaluationExplanationJSON, string(b))
+	}
 }
 
 // putResult writes the score and every output field, typed.

@@ -165,6 +165,7 @@ func newProc(t testing.TB, set Settings, run runFunc) testProc {
 	}
 	if run != nil {
 		p.run = run
+		p.explain = nil // a stub's results are not the evaluators' to explain
 	}
 	return testProc{p, reader}
 }
@@ -223,7 +224,8 @@ func TestDefaultInputMapping(t *testing.T) {
 		want  map[string]string
 	}{
 		{"input side reads the last user prompt", "prompt-injection", chatAttrs(), map[string]string{"prompt": "How tall is the Eiffel Tower?"}},
-		{"input side text", "pii-detector", chatAttrs(), map[string]string{"text": "How tall is the Eiffel Tower?"}},
+		{"input side prompt", "prompt-injection", chatAttrs(), map[string]string{"prompt": "How tall is the Eiffel Tower?"}},
+		{"exchange side text: the prompt and the completion", "pii-detector", chatAttrs(), map[string]string{"text": "How tall is the Eiffel Tower?\n\nIt is 330 metres tall."}},
 		{"output side reads the last completion", "toxicity-detector", chatAttrs(), map[string]string{"text": "It is 330 metres tall."}},
 		{"output side prompt field", "uncertainty-detector", chatAttrs(), map[string]string{"prompt": "It is 330 metres tall."}},
 		{"faithfulness", "faithfulness", chatAttrs(), map[string]string{

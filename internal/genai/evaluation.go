@@ -27,6 +27,13 @@ const (
 	// AttrMonitorID is the id of the monitor (static or setup) that ran
 	// the evaluator.
 	AttrMonitorID = "evalcol.monitor.id"
+	// AttrEvaluationExplanation is the one-line summary of why the
+	// evaluator answered as it did (the GenAI conventions' free-form
+	// explanation).
+	AttrEvaluationExplanation = string(semconv.GenAIEvaluationExplanationKey)
+	// AttrEvaluationExplanationJSON is the whole explanation as JSON
+	// (evaluators.Explanation: summary, findings with offsets, parts).
+	AttrEvaluationExplanationJSON = "evalcol.evaluation.explanation"
 	// AttrTruncated marks an evaluation whose input text was truncated.
 	AttrTruncated = "evalcol.truncated"
 	// AttrGroundTruth is the default span attribute that holds the ground

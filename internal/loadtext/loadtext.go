@@ -39,6 +39,18 @@ time topic training travel treatment trip truth understanding unit update
 user value version video view village visitor water weather website week
 window winter word work worker world writer year`)
 
+// The contact details two of the sentence frames plant in the texts.
+const (
+	PlantedEmail = "jane.doe@example.com"
+	PlantedPhone = "+1 415 555 0132"
+)
+
+// Planted reports whether text holds a planted contact detail, whole or
+// cut short where the text ends ("… office on +1 415 555").
+func Planted(text string) bool {
+	return strings.Contains(text, PlantedEmail[:strings.IndexByte(PlantedEmail, '@')+1]) || strings.Contains(text, PlantedPhone[:6])
+}
+
 var frames = []string{
 	"Could you explain how the %s affects the %s of our %s?",
 	"Please write a short %s about the %s and the %s.",
@@ -47,8 +59,8 @@ var frames = []string{
 	"Summarise the %s in three points and mention the %s and the %s.",
 	"Our %s depends on the %s, so the %s should be checked first.",
 	"In my experience the %s improves when the %s supports the %s.",
-	"Contact me at jane.doe@example.com about the %s, the %s and the %s.",
-	"Call the %s office on +1 415 555 0132 if the %s or the %s fails.",
+	"Contact me at " + PlantedEmail + " about the %s, the %s and the %s.",
+	"Call the %s office on " + PlantedPhone + " if the %s or the %s fails.",
 	"Thanks, the %s looks good, although the %s could use a better %s.",
 }
 

@@ -4,6 +4,7 @@
 package spanconv
 
 import (
+	"encoding/json"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -253,6 +254,10 @@ func evaluations(events ptrace.SpanEventSlice) []warehouse.Evaluation {
 				e.Error = t + ": " + msg
 			}
 		}
+		if v, ok := a.Get(genai.AttrTruncated); ok && v.Type() == pcommon.ValueTypeBool {
+			e.Truncated = v.Bool()
+		}
+		e.Explanation = explanation(a)
 		a.Range(func(k string, v pcommon.Value) bool {
 			if field, ok := strings.CutPrefix(k, genai.AttrEvaluationOutputPrefix); ok {
 				if e.Output == nil {
@@ -267,6 +272,22 @@ func evaluations(events ptrace.SpanEventSlice) []warehouse.Evaluation {
 		out = append(out, e)
 	}
 	return out
+}
+
+// explanation reads an evaluation event's explanation: the JSON the
+// evaluator processor records, else (an event another tool wrote) the
+// free-form gen_ai.evaluation.explanation as its summary; nil for none.
+func explanation(a pcommon.Map) *evaluators.Explanation {
+	if v, ok := a.Get(genai.AttrEvaluationExplanationJSON); ok {
+		var e evaluators.Explanation
+		if err := json.Unmarshal([]byte(v.AsString()), &e); err == nil {
+			return &e
+		}
+	}
+	if s := str(a, genai.AttrEvaluationExplanation); s != "" {
+		return &evaluators.Explanation{Summary: s}
+	}
+	return nil
 }
 
 func str(m pcommon.Map, k string) string {

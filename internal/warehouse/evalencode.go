@@ -19,6 +19,9 @@ func appendEvaluationsJSON(dst []byte, evals []Evaluation) ([]byte, bool) {
 	var keys []string
 	for i := range evals {
 		ev := &evals[i]
+		if ev.Explanation != nil {
+			return dst, false // json.Marshal writes its findings
+		}
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -91,6 +94,9 @@ func appendEvaluationsJSON(dst []byte, evals []Evaluation) ([]byte, bool) {
 			if dst, ok = appendPlainString(dst, ev.Verdict); !ok {
 				return dst, false
 			}
+		}
+		if ev.Truncated {
+			dst = append(dst, `,"truncated":true`...)
 		}
 		dst = append(dst, '}')
 	}

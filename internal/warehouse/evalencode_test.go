@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/evalcol/evalcol/evaluators"
 )
 
 // TestEncodeEvaluations checks that the evaluations EncodeEvaluations
@@ -34,6 +36,10 @@ func TestEncodeEvaluations(t *testing.T) {
 				MonitorID: pick(strs), Error: pick(strs), Verdict: pick(strs)}
 			if rng.IntN(3) > 0 {
 				ev.Time = rng.Int64N(2e12) - 1e11
+			}
+			ev.Truncated = rng.IntN(4) == 0
+			if rng.IntN(10) == 0 {
+				ev.Explanation = &evaluators.Explanation{Summary: "PII found: EMAIL_ADDRESS", Findings: []evaluators.Finding{{Kind: "EMAIL_ADDRESS", Start: 3, End: 9, Text: "a@b.io"}}}
 			}
 			if n := rng.IntN(4); n > 0 {
 				ev.Output = map[string]any{}

@@ -3,6 +3,8 @@ package warehouse
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/evalcol/evalcol/evaluators"
 )
 
 // Span is one stored span: the span's own fields, the derived LLM columns
@@ -75,6 +77,12 @@ type Evaluation struct {
 	// (an evaluator outside the catalogue, or a result stored before
 	// verdicts were).
 	Verdict string `json:"verdict,omitempty"`
+	// Truncated is true when an input was cut to the evaluator's size
+	// limit before it ran: the verdict is about the first part only.
+	Truncated bool `json:"truncated,omitempty"`
+	// Explanation says why the evaluator answered as it did (nil: it
+	// gave none, e.g. a detector that found nothing).
+	Explanation *evaluators.Explanation `json:"explanation,omitempty"`
 }
 
 // SpanPage is one page of a span query.

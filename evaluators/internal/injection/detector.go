@@ -75,6 +75,7 @@ func (d *Detector) ModelProbability(text string) float64 {
 	if hasHidden(text) {
 		text = stripHidden(text)
 	}
+	text = textclass.CollapseRepeats(text) // a benign sentence 60 times is still benign
 	var arr [16][2]int
 	bounds := arr[:0]
 	windowBounds(text, func(lo, hi int) { bounds = append(bounds, [2]int{lo, hi}) })

@@ -160,6 +160,12 @@ func phoneCandidate(text string, start, end int) (candidate, bool) {
 		start += cut + 1
 		number = number[cut+1:]
 	}
+	// An opening parenthesis never closed ("(1953-1964", "(17751783") is
+	// prose around digits, not an area code.
+	if strings.HasPrefix(number, "(") && !strings.Contains(number, ")") {
+		start++
+		number = number[1:]
+	}
 	if n := countDigits(number); n < phoneMinDigits || datePrefix.MatchString(number) {
 		return candidate{}, false
 	}

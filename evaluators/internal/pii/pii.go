@@ -40,11 +40,12 @@ const (
 const DefaultThreshold = 0.7
 
 // Entity is one recognised span: its type, its byte offsets in the text
-// (end-exclusive) and its score in 0..1.
+// (end-exclusive), its score in 0..1 and the recognizer that found it.
 type Entity struct {
 	Type       string
 	Start, End int
 	Score      float64
+	Recognizer string
 }
 
 // Context enhancement, as Presidio's LemmaContextAwareEnhancer.
@@ -66,6 +67,12 @@ type candidate struct {
 // recognizer finds one entity type.
 type recognizer struct {
 	entity string
+	// name is the recognizer's name as an explanation reports it, in
+	// Presidio's style ("EmailRecognizer"); set by the registry.
+	name string
+	// emits lists every entity type find may return, when it returns
+	// types other than entity; set by the registry.
+	emits []string
 	// context lists lower-case words that raise the score when found among
 	// the contextWindow words before a match.
 	context []string
@@ -79,8 +86,8 @@ type recognizer struct {
 	find func(text string) []candidate
 }
 
-// registry is every recognizer, built once.
-var registry = []recognizer{
+// registry is every recognizer, built once, named by recognizerNames.
+var registry = namedRecognizers([]recognizer{
 	emailRecognizer(),
 	phoneRecognizer(),
 	creditCardRecognizer(),
@@ -97,27 +104,94 @@ var registry = []recognizer{
 	streetAddressRecognizer(),
 	personRecognizer(),
 	entitiesRecognizer(),
+})
+
+// recognizerNames names the recognizer of each entity type as Presidio
+// names its own (entities.go's rules, which report the entity types of
+// Presidio's NER model, as "EntityRuleRecognizer").
+var recognizerNames = map[string]string{
+	Email: "EmailRecognizer", Phone: "PhoneRecognizer", CreditCard: "CreditCardRecognizer",
+	IBAN: "IbanRecognizer", USSSN: "UsSsnRecognizer", USITIN: "UsItinRecognizer",
+	USPassport: "UsPassportRecognizer", USDriver: "UsLicenseRecognizer", IPAddress: "IpRecognizer",
+	MACAddress: "MacAddressRecognizer", URL: "UrlRecognizer", Crypto: "CryptoRecognizer",
+	DateOfBirth: "DateOfBirthRecognizer", StreetAddress: "StreetAddressRecognizer",
+	Person: "PersonRecognizer", ProperNoun: "EntityRuleRecognizer",
+}
+
+// entityRuleTypes are the types entities.go's rules report.
+var entityRuleTypes = []string{Location, Organization, NRP, DateTime, Age, Title, ZipCode, ProperNoun, StreetAddress}
+
+func namedRecognizers(rs []recognizer) []recognizer {
+	for i := range rs {
+		rs[i].name = recognizerNames[rs[i].entity]
+		if rs[i].entity == ProperNoun {
+			rs[i].emits = entityRuleTypes
+		}
+	}
+	return rs
+}
+
+// Types lists every entity type the recognizers report, sorted.
+func Types() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range registry {
+		for _, t := range append([]string{r.entity}, r.emits...) {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TypeSet is a set of entity types to report; nil means every type.
+type TypeSet map[string]bool
+
+// has reports whether the set holds t (a nil set holds every type).
+func (s TypeSet) has(t string) bool { return s == nil || s[t] }
+
+// runs reports whether r may report a type of the set.
+func (s TypeSet) runs(r *recognizer) bool {
+	if s == nil || s[r.entity] {
+		return true
+	}
+	for _, t := range r.emits {
+		if s[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // Analyze runs every recognizer on text and returns the entities found with
 // a score above 0, sorted by start offset. Overlapping entities of the same
 // type are merged into the highest-scoring one; entities of different types
 // may overlap (as in Presidio, the caller filters by score).
-func Analyze(text string) []Entity {
+func Analyze(text string) []Entity { return AnalyzeTypes(text, nil) }
+
+// AnalyzeTypes is Analyze reporting only the entity types of types (nil:
+// every type); recognizers that can report none of them do not run.
+func AnalyzeTypes(text string, types TypeSet) []Entity {
 	var out []Entity
 	digit := hasDigit(text)
 	for i := range registry {
 		r := &registry[i]
-		if r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
+		if !types.runs(r) || r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
 			continue
 		}
 		for _, c := range r.find(text) {
+			typ := r.entity
+			if c.typ != "" {
+				typ = c.typ
+			}
+			if !types.has(typ) {
+				continue
+			}
 			if score := enhancedScore(text, r, c); score > 0 {
-				typ := r.entity
-				if c.typ != "" {
-					typ = c.typ
-				}
-				out = append(out, Entity{Type: typ, Start: c.start, End: c.end, Score: score})
+				out = append(out, Entity{Type: typ, Start: c.start, End: c.end, Score: score, Recognizer: r.name})
 			}
 		}
 	}
@@ -127,14 +201,21 @@ func Analyze(text string) []Entity {
 // HasPII reports whether text holds an entity scored at least threshold,
 // as Analyze would: it runs the recognizers in hasPIIOrder and stops at
 // the first such entity.
-func HasPII(text string, threshold float64) bool {
+func HasPII(text string, threshold float64) bool { return HasPIIOf(text, threshold, nil) }
+
+// HasPIIOf is HasPII counting only the entity types of types (nil: every
+// type), as AnalyzeTypes would.
+func HasPIIOf(text string, threshold float64, types TypeSet) bool {
 	digit := hasDigit(text)
 	for _, i := range hasPIIOrder {
 		r := &registry[i]
-		if r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
+		if !types.runs(r) || r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
 			continue
 		}
 		for _, c := range r.find(text) {
+			if c.typ != "" && !types.has(c.typ) || c.typ == "" && !types.has(r.entity) {
+				continue
+			}
 			if score := enhancedScore(text, r, c); score >= threshold && score > 0 {
 				return true
 			}

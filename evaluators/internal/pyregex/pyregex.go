@@ -106,6 +106,35 @@ func (r *Regexp) Search(text string) (bool, error) {
 	return ok, nil
 }
 
+// SearchIndex is Search that also returns the byte offsets [start, end)
+// of the first match in text (both -1 when there is none).
+func (r *Regexp) SearchIndex(text string) (start, end int, err error) {
+	m, err := r.re.FindStringMatch(text)
+	if err != nil {
+		return -1, -1, fmt.Errorf("%w after %v", ErrTimeout, r.timeout)
+	}
+	if m == nil {
+		return -1, -1, nil
+	}
+	// regexp2 counts runes; the offsets of the API are bytes.
+	start, end = -1, len(text)
+	i := 0
+	for b := range text {
+		if i == m.Index {
+			start = b
+		}
+		if i == m.Index+m.Length {
+			end = b
+			break
+		}
+		i++
+	}
+	if start < 0 {
+		start = len(text) // an empty match at the end
+	}
+	return start, end, nil
+}
+
 // Timeout is the match timeout of r.
 func (r *Regexp) Timeout() time.Duration { return r.timeout }
 

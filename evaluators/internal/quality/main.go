@@ -40,6 +40,7 @@ var suites = []suite{
 	{"semantic-similarity", judgeSemanticSimilarity},
 	{"conversation-quality", judgeConversationQuality},
 	{"pii-detector", piiQuality},
+	{"pii-detector-safety", piiContactQuality},
 	{"secrets-detector", secretsQuality},
 	{"context-relevance", judgeContextRelevance},
 	{"answer-completeness", judgeAnswerCompleteness},

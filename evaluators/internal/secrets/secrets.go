@@ -26,8 +26,8 @@ import (
 )
 
 // Finding is one secret found: the rule that found it ("gitleaks:<id>",
-// "keyword" or "high-entropy") and its byte offsets when known (gitleaks
-// reports lines, so its findings have Start = End = -1).
+// "keyword" or "high-entropy") and its byte offsets (-1 when unknown:
+// gitleaks reports lines and the secret, located by its first occurrence).
 type Finding struct {
 	Rule       string
 	Start, End int
@@ -279,7 +279,13 @@ func gitleaksFindings(text string) ([]Finding, error) {
 	}
 	var out []Finding
 	for _, f := range d.DetectString(text) {
-		out = append(out, Finding{Rule: "gitleaks:" + f.RuleID, Start: -1, End: -1})
+		fd := Finding{Rule: "gitleaks:" + f.RuleID, Start: -1, End: -1}
+		if f.Secret != "" {
+			if i := strings.Index(text, f.Secret); i >= 0 {
+				fd.Start, fd.End = i, i+len(f.Secret)
+			}
+		}
+		out = append(out, fd)
 	}
 	return out, nil
 }

@@ -71,6 +71,7 @@ func (m *Model) Score(text string) float64 {
 
 // scoreNormalized is Score of already normalised text b.
 func (m *Model) scoreNormalized(b []byte) float64 {
+	b = collapseRepeats(nil, b)
 	fp, _ := m.feats.Get().(*[]feature)
 	if fp == nil {
 		f := make([]feature, 0, 8192)

@@ -167,9 +167,21 @@ const (
 //
 // An empty answer scores 0.
 func AnswerRelevance(question, answer string) float64 {
+	return AnswerRelevanceParts(question, answer).Probability()
+}
+
+// RelevanceParts are the parts AnswerRelevance blends.
+type RelevanceParts struct {
+	Coverage, SoftCoverage, AnswerType, Embedding float64
+	// EmptyAnswer: the answer has no token (it scores 0).
+	EmptyAnswer bool
+}
+
+// AnswerRelevanceParts computes the parts of AnswerRelevance.
+func AnswerRelevanceParts(question, answer string) RelevanceParts {
 	q, a := Tokenize(question), Tokenize(answer)
 	if len(a) == 0 {
-		return 0
+		return RelevanceParts{EmptyAnswer: true}
 	}
 	aSet := NewKeySet(a)
 	cov, total := Coverage(q, aSet)
@@ -183,7 +195,15 @@ func AnswerRelevance(question, answer string) float64 {
 		typ = 1
 	}
 	e, _ := EmbeddingCosine(q, a)
-	z := relBias + relSoftCoverageCoef*soft + relCoverageCoef*cov + relTypeCoef*typ + relEmbeddingCoef*e
+	return RelevanceParts{Coverage: cov, SoftCoverage: soft, AnswerType: typ, Embedding: e}
+}
+
+// Probability blends the parts as AnswerRelevance does.
+func (p RelevanceParts) Probability() float64 {
+	if p.EmptyAnswer {
+		return 0
+	}
+	z := relBias + relSoftCoverageCoef*p.SoftCoverage + relCoverageCoef*p.Coverage + relTypeCoef*p.AnswerType + relEmbeddingCoef*p.Embedding
 	return 1 / (1 + math.Exp(-z))
 }
 

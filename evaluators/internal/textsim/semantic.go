@@ -54,15 +54,38 @@ func LexicalSimilarity(a, b string, ta, tb []Token) float64 {
 // TokenSimilarity is Similarity for texts already tokenised (ta is
 // Tokenize(a), tb is Tokenize(b)).
 func TokenSimilarity(a, b string, ta, tb []Token) float64 {
-	order := OrderSimilarity(ta, tb)
-	s := simCosineWeight*SemanticCosine(ta, tb) + simTrigramWeight*CharNgramCosine(a, b, 3) + simOrderWeight*order
-	if e, ok := EmbeddingCosine(ta, tb); ok {
+	return SimilarityPartsOf(a, b, ta, tb).Score()
+}
+
+// SimilarityParts are the parts TokenSimilarity combines.
+type SimilarityParts struct {
+	SemanticCosine, Trigram, Order float64
+	// Embedding is the sentence vectors' cosine; HasEmbedding is false
+	// when a text has no content word with a vector.
+	Embedding    float64
+	HasEmbedding bool
+	// NegationMismatch: one text is negated and the other is not.
+	NegationMismatch bool
+}
+
+// SimilarityPartsOf computes the parts of TokenSimilarity.
+func SimilarityPartsOf(a, b string, ta, tb []Token) SimilarityParts {
+	p := SimilarityParts{SemanticCosine: SemanticCosine(ta, tb), Trigram: CharNgramCosine(a, b, 3), Order: OrderSimilarity(ta, tb)}
+	p.Embedding, p.HasEmbedding = EmbeddingCosine(ta, tb)
+	p.NegationMismatch = Negations(ta)%2 != Negations(tb)%2
+	return p
+}
+
+// Score combines the parts as TokenSimilarity does.
+func (p SimilarityParts) Score() float64 {
+	s := simCosineWeight*p.SemanticCosine + simTrigramWeight*p.Trigram + simOrderWeight*p.Order
+	if p.HasEmbedding {
 		// Sentence vectors ignore word order: it keeps its weight of
 		// the lexical blend in the embedding part too.
-		emb := (1-simOrderWeight)*max(0, e) + simOrderWeight*order
+		emb := (1-simOrderWeight)*max(0, p.Embedding) + simOrderWeight*p.Order
 		s = (1-simEmbeddingWeight)*s + simEmbeddingWeight*emb
 	}
-	if Negations(ta)%2 != Negations(tb)%2 {
+	if p.NegationMismatch {
 		s *= negationMismatchFactor
 	}
 	return clamp01(s)

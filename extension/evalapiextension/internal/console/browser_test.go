@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/trace"
 
@@ -83,6 +84,8 @@ type exchange struct {
 	Prompt, Completion                 string
 	// Attrs are extra attributes of the chat span.
 	Attrs map[string]string
+	// Err, when set, is the chat span's error status message.
+	Err string
 }
 
 // sendTrace sends one trace over OTLP/HTTP with key: a workflow root span,
@@ -124,6 +127,9 @@ func sendTrace(t *testing.T, c *testcollector.Collector, key string, turns ...ex
 				attrs = append(attrs, attribute.String(k, v))
 			}
 			sp.SetAttributes(attrs...)
+			if x.Err != "" {
+				sp.SetStatus(codes.Error, x.Err)
+			}
 			time.Sleep(3 * time.Millisecond)
 			sp.End()
 		}

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -457,8 +458,6 @@ func TestSetupFormErrors(t *testing.T) {
 	for _, tc := range []struct {
 		field, value, errID, want string
 	}{
-		{"external_id", "", "error-external_id", "must not be empty"},
-		{"entity_value", "", "error-entity_value", "must not be empty"},
 		{"entity_type", "planet", "error-entity_type", "not one of"},
 		{"sample_rate", "2", "error-sample_rate", "between 0 and 1"},
 		{"sample_rate", "abc", "error-sample_rate", "between 0 and 1"},
@@ -489,9 +488,20 @@ func TestSetupFormErrors(t *testing.T) {
 	if a.status != 409 || !strings.Contains(a.body, `id="error-external_id" role="alert">a setup with this external id already exists`) {
 		t.Errorf("duplicate external id = %d", a.status)
 	}
+	// External id and entity are optional, as in the API: a form with
+	// neither creates a setup that selects by its selector alone.
+	optional := url.Values{"csrf": {token}, "entity_type": {"workflow"}, "evaluators": {"char-count"}, "selector": {"gen_ai.request.model=gpt-4o"}}
+	if a := do(t, c, "POST", s.URL+"/ui/monitors", optional); a.status != 303 {
+		t.Fatalf("create without external id and entity value = %d: %.300s", a.status, a.body)
+	}
 	list, _ := s.store.ListSetups(context.Background(), warehouse.SetupQuery{Environment: "env-a"})
-	if len(list.Setups) != 1 {
-		t.Errorf("%d setups after one valid create", len(list.Setups))
+	if len(list.Setups) != 2 {
+		t.Fatalf("%d setups after two valid creates", len(list.Setups))
+	}
+	for _, st := range list.Setups {
+		if st.ExternalID == "" && st.EntityValue != "" {
+			t.Errorf("the setup without external id has entity value %q, want none", st.EntityValue)
+		}
 	}
 }
 
@@ -571,5 +581,40 @@ func TestEditSetup(t *testing.T) {
 	}
 	if a := do(t, cb, "POST", s.URL+"/ui/monitors/"+id, with(update, "csrf", tokenB)); a.status != 404 {
 		t.Errorf("env-b's update of env-a's setup = %d", a.status)
+	}
+}
+
+// TestTracesLimitIsClampedAndSaid: a page size above the maximum shows the
+// maximum and says so; a page size that is no number is an error next to
+// the list, not a silent default.
+func TestTracesLimitIsClampedAndSaid(t *testing.T) {
+	s := newTestServer(t, false, nil)
+	c := s.client(t)
+	s.login(t, c, keyA)
+	a := do(t, c, "GET", s.URL+"/ui/traces?limit=500", nil)
+	if a.status != 200 || !strings.Contains(a.body, `id="limit-notice">Showing at most 200 rows a page (500 asked for).`) {
+		t.Errorf("limit=500: %d, no notice of the clamp", a.status)
+	}
+	if !strings.Contains(a.body, "limit=200") {
+		t.Errorf("limit=500: the page's links do not carry the clamped limit")
+	}
+	a = do(t, c, "GET", s.URL+"/ui/traces?limit=lots", nil)
+	if a.status != 200 || !strings.Contains(a.body, `id="limit-error">limit must be a whole number between 1 and 200; showing 50`) {
+		t.Errorf("limit=lots: %d, no error", a.status)
+	}
+}
+
+func TestAggregateChips(t *testing.T) {
+	in := []chip{
+		{Name: "toxicity-detector", Verdict: "pass", Title: "a"}, {Name: "pii-detector", Verdict: "fail", Title: "b"},
+		{Name: "toxicity-detector", Verdict: "pass", Title: "c"}, {Name: "toxicity-detector", Verdict: "fail", Title: "d"},
+	}
+	got := aggregateChips(in)
+	want := []chip{
+		{Name: "toxicity-detector", Verdict: "pass", Title: "a\nc", Count: 2}, {Name: "pii-detector", Verdict: "fail", Title: "b", Count: 1},
+		{Name: "toxicity-detector", Verdict: "fail", Title: "d", Count: 1},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("aggregateChips = %+v, want %+v", got, want)
 	}
 }

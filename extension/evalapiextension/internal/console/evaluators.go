@@ -77,6 +77,60 @@ type runResult struct {
 	Fields  []resultField
 	Elapsed string
 	JSON    string
+	// Explanation says why (nil: the evaluator had nothing to add).
+	Explanation *evaluators.Explanation
+	// Marked are the inputs the explanation's findings point into, with
+	// the found parts marked (a masked finding shows its mask).
+	Marked []markedInput
+}
+
+// markedInput is an input field's text with findings marked.
+type markedInput struct {
+	Name  string
+	Parts []textPart
+}
+
+// markFindings cuts each input a finding points into at the findings'
+// offsets, in input order. Findings that overlap an earlier one or whose
+// offsets do not fit the input are left out.
+func markFindings(def *evaluators.Definition, input map[string]string, e *evaluators.Explanation) []markedInput {
+	if e == nil {
+		return nil
+	}
+	var out []markedInput
+	for _, f := range def.Inputs {
+		text, ok := input[f.Name]
+		if !ok {
+			continue
+		}
+		var fs []evaluators.Finding
+		for _, fd := range e.Findings {
+			if fd.Input == f.Name && fd.Start >= 0 && fd.Start < fd.End && fd.End <= len(text) {
+				fs = append(fs, fd)
+			}
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+		var parts []textPart
+		at := 0
+		for _, fd := range fs {
+			if fd.Start < at {
+				continue
+			}
+			parts = append(parts, textPart{Text: text[at:fd.Start]})
+			shown := text[fd.Start:fd.End]
+			if fd.Masked {
+				shown = fd.Text
+			}
+			parts = append(parts, textPart{Text: shown, Mark: true, Title: fd.Kind})
+			at = fd.End
+		}
+		parts = append(parts, textPart{Text: text[at:]})
+		out = append(out, markedInput{Name: f.Name, Parts: parts})
+	}
+	return out
 }
 
 type resultField struct {
@@ -229,6 +283,8 @@ func (c *Console) runPlayground(w http.ResponseWriter, r *http.Request) {
 				res, err = c.opts.RunEvaluator(r.Context(), def, req)
 				if err == nil {
 					data.Result = newRunResult(def, res, time.Since(start))
+					data.Result.Explanation = def.Explain(r.Context(), req, res)
+					data.Result.Marked = markFindings(def, req.Input, data.Result.Explanation)
 				}
 			}
 			release(time.Since(start))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/evalcol/evalcol/internal/testcollector"
@@ -214,7 +215,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("new setup status %q", status)
 		}
 		b.eventually("/ui/monitors", `document.querySelector("#setups .status").textContent === "waiting_for_spans"`, 10*time.Second)
-		sendTrace(t, c, prodKey, exchange{
+		another := sendTrace(t, c, prodKey, exchange{
 			Service: "joke-app", Workflow: "pirate_joke_generator", SpanName: "openai.chat", Model: "gpt-4o",
 			Prompt: "Another one", Completion: "What is a pirate's favourite letter? The C.",
 		})
@@ -225,6 +226,14 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("static monitors = %s", static)
 		}
 		b.screenshot("monitors")
+		// The trace page names the setup that judged the span, linked.
+		b.visit("/ui/traces/" + another)
+		b.visit(eval[string](b, `[...document.querySelectorAll(".wf-row")].find(r => r.textContent.includes("openai.chat")).getAttribute("href")`))
+		b.eventually(b.location(), `[...document.querySelectorAll("#evaluations tr")].some(r => r.textContent.includes("char-count"))`, 10*time.Second)
+		mon := eval[[]string](b, `[...document.querySelectorAll("#evaluations tr")].filter(r => r.textContent.includes("char-count")).map(r => { const a = r.querySelector("td:nth-child(4) a"); return a ? a.textContent + " " + a.getAttribute("href") : r.querySelector("td:nth-child(4)").textContent })`)
+		if len(mon) != 1 || !strings.HasPrefix(mon[0], "jokes-length /ui/monitors/") {
+			t.Errorf("char-count's monitor on the trace page = %q, want the setup's external id linked to it", mon)
+		}
 	})
 
 	t.Run("scores", func(t *testing.T) {
@@ -276,13 +285,82 @@ func TestConsoleInBrowser(t *testing.T) {
 		if j := b.text("#result-json"); !strings.Contains(j, `"has_pii": true`) {
 			t.Errorf("result JSON %s", j)
 		}
+		if why := b.text("#explanation"); !strings.Contains(why, "PII found: EMAIL_ADDRESS") || !strings.Contains(why, "EmailRecognizer") {
+			t.Errorf("explanation %q does not say why", why)
+		}
+		if m := eval[string](b, `[...document.querySelectorAll(".marked-input mark")].map(m => m.textContent).join("|")`); m != "jane.doe@example.com" {
+			t.Errorf("marked in the input: %q, want the e-mail address", m)
+		}
 		b.screenshot("playground")
+	})
+
+	t.Run("error status and failed evaluations in two colours", func(t *testing.T) {
+		b := browser.on(t)
+		erred := sendTrace(t, c, prodKey, exchange{Service: "joke-app", Workflow: "status_check", SpanName: "openai.chat", Model: "gpt-4o",
+			Prompt: "Tell me a joke", Completion: "Sorry, try again later.", Err: "rate limited",
+			Attrs: map[string]string{"retrieval.documents": strings.Repeat("a long retrieved document. ", 100)}})
+		b.visit("/ui/traces/" + erred)
+		rows := eval[[]string](b, `[...document.querySelectorAll(".wf-row")].filter(r => r.textContent.includes("openai.chat")).map(r => r.className + "|" + r.querySelector("rect").getAttribute("class"))`)
+		if len(rows) != 1 || !strings.Contains(rows[0], "status-error") || strings.Contains(rows[0], " failed") || !strings.HasSuffix(rows[0], "|bar-status") {
+			t.Errorf("the erred span's row: %q, want status-error with a bar-status bar", rows)
+		}
+		// A long attribute value starts folded, as a long message does.
+		b.visit(eval[string](b, `[...document.querySelectorAll(".wf-row")].find(r => r.textContent.includes("openai.chat")).getAttribute("href")`))
+		if h := eval[float64](b, `document.querySelector("#attributes pre.long.folded").getBoundingClientRect().height`); h <= 0 || h > 300 {
+			t.Errorf("folded attribute height %v", h)
+		}
+		b.run("unfold it", chromedp.Click(chromedp.CSS(`#attributes button.unfold`)))
+		if n := eval[int](b, `document.querySelectorAll("#attributes pre.long.folded").length`); n != 0 {
+			t.Errorf("%d attributes still folded after the click", n)
+		}
+		b.visit("/ui/traces/" + toxic)
+		rows = eval[[]string](b, `[...document.querySelectorAll(".wf-row.failed rect")].map(r => r.getAttribute("class"))`)
+		if len(rows) != 1 || rows[0] != "bar-fail" {
+			t.Errorf("the failed evaluation's bar: %q, want bar-fail", rows)
+		}
+		if l := b.text("#legend"); !strings.Contains(l, "a failed evaluation") || !strings.Contains(l, "status is an error") {
+			t.Errorf("legend %q", l)
+		}
+		if a, f := eval[string](b, `getComputedStyle(document.querySelector(".legend .k-fail")).backgroundColor`), eval[string](b, `getComputedStyle(document.querySelector(".legend .k-status")).backgroundColor`); a == f {
+			t.Errorf("the two keys share the colour %s", a)
+		}
+	})
+
+	t.Run("times in the browser's zone, UTC on hover", func(t *testing.T) {
+		b := browser.on(t)
+		zone := func(id string) {
+			if _, err := chromedp.Call(b.ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: id}); err != nil {
+				t.Fatalf("time zone %q: %v", id, err)
+			}
+		}
+		zone("Asia/Kolkata")
+		defer zone("")
+		b.visit("/ui/traces/" + toxic)
+		local := eval[string](b, `document.querySelector(".page-head time").textContent`)
+		utc := eval[string](b, `document.querySelector(".page-head time").title`)
+		if !strings.HasSuffix(local, " UTC+05:30") || !strings.HasSuffix(utc, " UTC") {
+			t.Fatalf("trace start shown as %q (title %q), want local time in UTC+05:30 and UTC on hover", local, utc)
+		}
+		lt, err1 := time.Parse("2006-01-02 15:04:05.000", strings.TrimSuffix(local, " UTC+05:30"))
+		ut, err2 := time.Parse("2006-01-02 15:04:05.000", strings.TrimSuffix(utc, " UTC"))
+		if err1 != nil || err2 != nil || lt.Sub(ut) != 5*time.Hour+30*time.Minute {
+			t.Errorf("local %q is not UTC %q + 5:30 (%v, %v)", local, utc, err1, err2)
+		}
 	})
 
 	t.Run("send a span to the playground", func(t *testing.T) {
 		b := browser.on(t)
 		b.visit("/ui/traces/" + toxic)
 		b.run("select the chat span", chromedp.Click(chromedp.CSS(`.wf-row.failed`)))
+		b.run("wait for the span", chromedp.WaitVisible(chromedp.ID("evaluations")))
+		if why := eval[string](b, `[...document.querySelectorAll("#evaluations td.why")].map(td => td.innerText).join("|")`); !strings.Contains(why, "Toxicity") {
+			t.Errorf("the evaluations do not say why: %q", why)
+		}
+		if m := eval[string](b, `[...document.querySelectorAll("#chat mark")].map(m => m.textContent).join("|")`); !strings.Contains(m, "idiot") {
+			t.Errorf("marked in the messages: %q, want the weightiest word", m)
+		}
+		b.run("show why", chromedp.ScrollIntoView(chromedp.ID("chat")))
+		b.screenshot("trace-why")
 		b.run("pick toxicity", chromedp.WaitVisible(chromedp.ID("send-evaluator")),
 			chromedp.SetValue(chromedp.ID("send-evaluator"), "toxicity-detector"))
 		b.submit("#send-playground")

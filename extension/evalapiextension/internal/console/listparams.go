@@ -52,6 +52,9 @@ type listParams struct {
 	Sort, Order string
 	Cursor      string
 	Limit       int
+	// LimitNotice says the page size asked for was above the maximum
+	// and what was shown instead ("" otherwise).
+	LimitNotice string
 }
 
 // parseListParams reads the list state from v; errs maps a form field to
@@ -112,9 +115,13 @@ func parseListParams(v url.Values, now time.Time) (p listParams, errs map[string
 	p.Limit = defaultListLimit
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > warehouse.MaxTraceLimit {
-			errs["limit"] = "must be between 1 and " + strconv.Itoa(warehouse.MaxTraceLimit)
-		} else {
+		switch {
+		case err != nil || n < 1:
+			errs["limit"] = "must be a whole number between 1 and " + strconv.Itoa(warehouse.MaxTraceLimit) + "; showing " + strconv.Itoa(defaultListLimit)
+		case n > warehouse.MaxTraceLimit:
+			p.Limit = warehouse.MaxTraceLimit
+			p.LimitNotice = "Showing at most " + strconv.Itoa(warehouse.MaxTraceLimit) + " rows a page (" + strconv.Itoa(n) + " asked for)."
+		default:
 			p.Limit = n
 		}
 	}

@@ -72,7 +72,7 @@ func (c *Console) monitorsPage(w http.ResponseWriter, r *http.Request) {
 				row.Evaluators = append(row.Evaluators, b.Slug)
 			}
 			for k, e := range m.Inputs {
-				row.Inputs = append(row.Inputs, kv{k, e.String()})
+				row.Inputs = append(row.Inputs, kv{Key: k, Value: e.String()})
 			}
 			sort.Slice(row.Inputs, func(i, j int) bool { return row.Inputs[i].Key < row.Inputs[j].Key })
 			last, err := c.lastEvaluation(r.Context(), t.Environment, m.ID)
@@ -225,8 +225,14 @@ func (c *Console) readSetupForm(r *http.Request) (setupForm, setups.Request, boo
 			slugs = append(slugs, s)
 		}
 	}
-	body := map[string]any{
-		"external_id": f.ExternalID, "entity_type": f.EntityType, "entity_value": f.EntityValue, "evaluators": slugs,
+	// The API treats external_id and the entity as optional: a blank field
+	// leaves it out rather than sending an empty string it refuses.
+	body := map[string]any{"evaluators": slugs}
+	if f.ExternalID != "" {
+		body["external_id"] = f.ExternalID
+	}
+	if f.EntityValue != "" {
+		body["entity_type"], body["entity_value"] = f.EntityType, f.EntityValue
 	}
 	if f.SampleRate != "" {
 		n, err := strconv.ParseFloat(f.SampleRate, 64)

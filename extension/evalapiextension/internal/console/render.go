@@ -22,7 +22,7 @@ var pageNames = []string{"login", "error", "traces", "trace", "scores", "monitor
 func parsePages() (map[string]*template.Template, error) {
 	pages := make(map[string]*template.Template, len(pageNames))
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("console: parse template %s: %w", name, err)
 		}
@@ -101,6 +101,7 @@ func (c *Console) unavailable(w http.ResponseWriter, r *http.Request, err error)
 // funcs are the template functions.
 var funcs = template.FuncMap{
 	"time":     formatTime,
+	"when":     timeElement,
 	"duration": formatDuration,
 	"score":    formatScore,
 	"percent":  func(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" },
@@ -112,6 +113,18 @@ var funcs = template.FuncMap{
 }
 
 // formatTime renders Unix ms as UTC time with milliseconds.
+// timeElement renders ms as a <time> element: the UTC time as text, which
+// console.js rewrites into the browser's local zone, keeping UTC in the
+// title (shown on hover). Pages without the script show UTC.
+func timeElement(ms int64) template.HTML {
+	if ms == 0 {
+		return ""
+	}
+	t := time.UnixMilli(ms).UTC()
+	utc := t.Format("2006-01-02 15:04:05.000") + " UTC"
+	return template.HTML(`<time class="local" datetime="` + t.Format(time.RFC3339Nano) + `" title="` + utc + `">` + utc + `</time>`)
+}
+
 func formatTime(ms int64) string {
 	if ms == 0 {
 		return ""

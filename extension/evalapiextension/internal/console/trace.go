@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,8 +73,11 @@ type waterfallRow struct {
 	// X and Width place the span's bar on a 0..1000 axis of the trace's
 	// time.
 	X, Width float64
-	Failed   bool
-	Chips    []chip
+	// Failed: an evaluation of the span failed; StatusError: the span's
+	// own status is an error. The page tells them apart by colour.
+	Failed      bool
+	StatusError bool
+	Chips       []chip
 }
 
 // message is one chat message of a span.
@@ -83,19 +87,156 @@ type message struct {
 	// the role is span text, never trusted as markup or class name).
 	RoleClass string
 	Long      bool
+	// Parts are Content cut where an evaluation's finding matched, the
+	// matched parts marked (nil: nothing matched; show Content).
+	Parts []textPart
+}
+
+// textPart is a piece of a message, marked when an evaluator found it.
+type textPart struct {
+	Text  string
+	Mark  bool
+	Title string // what found it, for the mark's tooltip
 }
 
 // roleClasses are the roles with their own style.
 var roleClasses = map[string]string{"system": "system", "user": "user", "human": "user", "assistant": "assistant", "ai": "assistant", "tool": "tool", "function": "tool"}
 
-// kv is one attribute.
-type kv struct{ Key, Value string }
+// kv is one attribute; Long values start folded, as long messages do.
+type kv struct {
+	Key, Value string
+	Long       bool
+}
 
 // evalRow is one evaluation result of the selected span.
 type evalRow struct {
 	warehouse.Evaluation
 	Verdict evaluators.Verdict
 	Outputs []kv
+	// Monitor names the monitor that ran it, linked to it ("" Link: not
+	// one that exists any more).
+	Monitor monitorRef
+}
+
+// monitorRef is a monitor as a page shows it: a name, not an id.
+type monitorRef struct{ Label, Link, ID string }
+
+// maxMonitorLookups bounds the setups one trace page looks up.
+const maxMonitorLookups = 16
+
+// monitorRefs names the monitors of evals: a static monitor by its YAML
+// name, a setup by its external id (else its entity), each linked to the
+// monitors page; an id that is neither (a deleted setup) stays as it is.
+func (c *Console) monitorRefs(ctx context.Context, t tenant.Tenant, evals []warehouse.Evaluation) map[string]monitorRef {
+	refs := map[string]monitorRef{}
+	static := map[string]string{}
+	if c.opts.StaticMonitors != nil {
+		for _, m := range c.opts.StaticMonitors() {
+			static[m.ID] = m.Name
+		}
+	}
+	for _, ev := range evals {
+		id := ev.MonitorID
+		if _, done := refs[id]; done || id == "" {
+			continue
+		}
+		ref := monitorRef{Label: id, ID: id}
+		switch {
+		case static[id] != "":
+			ref = monitorRef{Label: static[id], Link: "/ui/monitors#static-monitors", ID: id}
+		case c.opts.Setups != nil && len(refs) < maxMonitorLookups:
+			if s, err := c.opts.Setups.Get(ctx, t, id); err == nil {
+				ref.Link = "/ui/monitors/" + url.PathEscape(s.ID)
+				switch {
+				case s.ExternalID != "":
+					ref.Label = s.ExternalID
+				case s.EntityValue != "":
+					ref.Label = s.EntityType + " " + s.EntityValue
+				}
+			}
+		}
+		refs[id] = ref
+	}
+	return refs
+}
+
+// highlight is a finding's text to mark in the messages.
+type highlight struct{ text, title string }
+
+// maxHighlights bounds the texts marked in one span's messages.
+const maxHighlights = 50
+
+// highlights returns the texts of the findings of the span's failed
+// evaluations that the messages show as they are (masked secrets are not
+// in the messages and are left out), longest first.
+func highlights(evals []warehouse.Evaluation) []highlight {
+	var out []highlight
+	seen := map[string]bool{}
+	for _, ev := range evals {
+		if ev.Explanation == nil || verdictOf(ev) != evaluators.VerdictFail {
+			continue
+		}
+		for _, f := range ev.Explanation.Findings {
+			if f.Masked || len(f.Text) < 2 || seen[f.Text] || len(out) == maxHighlights {
+				continue
+			}
+			seen[f.Text] = true
+			out = append(out, highlight{text: strings.TrimSuffix(f.Text, "…"), title: ev.Name + ": " + f.Kind})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].text) > len(out[j].text) })
+	return out
+}
+
+// markParts cuts content at every occurrence of a highlight's text (the
+// longest first where they overlap); nil when none occurs.
+func markParts(content string, hs []highlight) []textPart {
+	if len(hs) == 0 {
+		return nil
+	}
+	type span struct {
+		start, end int
+		title      string
+	}
+	var spans []span
+	taken := func(a, b int) bool {
+		for _, s := range spans {
+			if a < s.end && s.start < b {
+				return true
+			}
+		}
+		return false
+	}
+	for _, h := range hs {
+		for from := 0; from < len(content); {
+			i := strings.Index(content[from:], h.text)
+			if i < 0 {
+				break
+			}
+			a, b := from+i, from+i+len(h.text)
+			if !taken(a, b) {
+				spans = append(spans, span{a, b, h.title})
+			}
+			from = b
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	var parts []textPart
+	at := 0
+	for _, s := range spans {
+		if s.start > at {
+			parts = append(parts, textPart{Text: content[at:s.start]})
+		}
+		parts = append(parts, textPart{Text: content[s.start:s.end], Mark: true, Title: s.title})
+		at = s.end
+	}
+	if at < len(content) {
+		parts = append(parts, textPart{Text: content[at:]})
+	}
+	return parts
 }
 
 // traceData is the data of the trace page.
@@ -111,12 +252,15 @@ type traceData struct {
 	Prompts         []message
 	Completions     []message
 	Input, Output   string
-	Attributes      []kv
-	Resource        []kv
-	Evaluations     []evalRow
-	RawJSON         string
-	Evaluators      []*evaluators.Definition
-	PlaygroundTS    int64
+	// InputParts and OutputParts are Input and Output with the findings
+	// marked (nil: none).
+	InputParts, OutputParts []textPart
+	Attributes              []kv
+	Resource                []kv
+	Evaluations             []evalRow
+	RawJSON                 string
+	Evaluators              []*evaluators.Definition
+	PlaygroundTS            int64
 }
 
 // tick is a time label of the waterfall's axis.
@@ -169,6 +313,10 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 	data.SelLink = sel.Link
 	data.PlaygroundTS = sel.Span.Timestamp
 	fillSpanDetails(&data, sel.Span)
+	refs := c.monitorRefs(r.Context(), t, sel.Span.Evaluations)
+	for i := range data.Evaluations {
+		data.Evaluations[i].Monitor = refs[data.Evaluations[i].MonitorID]
+	}
 	c.render(w, r, http.StatusOK, "trace", page{Title: "Trace " + truncate(16, traceID), Nav: "traces", Data: data})
 }
 
@@ -197,7 +345,7 @@ func waterfall(spans []warehouse.Span, traceID string) []waterfallRow {
 		}
 		visited[i] = true
 		s := &spans[i]
-		row := waterfallRow{Span: s, Depth: min(depth, 12), Link: traceLink(traceID, s.Timestamp, s.SpanID), Failed: s.StatusCode == "STATUS_CODE_ERROR"}
+		row := waterfallRow{Span: s, Depth: min(depth, 12), Link: traceLink(traceID, s.Timestamp, s.SpanID), StatusError: s.StatusCode == "STATUS_CODE_ERROR"}
 		for _, ev := range s.Evaluations {
 			ch := newChip(ev, "")
 			row.Chips = append(row.Chips, ch)
@@ -237,9 +385,17 @@ func fillSpanDetails(data *traceData, s *warehouse.Span) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			row.Outputs = append(row.Outputs, kv{k, valueText(ev.Output[k])})
+			row.Outputs = append(row.Outputs, kv{Key: k, Value: valueText(ev.Output[k])})
 		}
 		data.Evaluations = append(data.Evaluations, row)
+	}
+	if hs := highlights(s.Evaluations); len(hs) > 0 {
+		for _, msgs := range [][]message{data.Prompts, data.Completions} {
+			for i := range msgs {
+				msgs[i].Parts = markParts(msgs[i].Content, hs)
+			}
+		}
+		data.InputParts, data.OutputParts = markParts(data.Input, hs), markParts(data.Output, hs)
 	}
 	raw, _ := json.MarshalIndent(httpapi.SpanView(*s), "", "  ")
 	data.RawJSON = string(raw)
@@ -295,7 +451,7 @@ func messages(m map[string]string, prefix string) []message {
 func sortedKV(m map[string]string) []kv {
 	out := make([]kv, 0, len(m))
 	for k, v := range m {
-		out = append(out, kv{k, v})
+		out = append(out, kv{Key: k, Value: v, Long: len(v) > longMessage || strings.Count(v, "\n") > 20})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out

@@ -19,6 +19,38 @@ type chip struct {
 	Verdict evaluators.Verdict
 	// Title is the hover text: verdict, score, span and monitor.
 	Title string
+	// Count is the number of results of this evaluator and verdict the
+	// chip stands for (a list row aggregates them).
+	Count int
+}
+
+// maxChipTitles bounds the results one aggregated chip's hover text lists.
+const maxChipTitles = 5
+
+// aggregateChips merges the chips of one evaluator and verdict into one,
+// counted, in the order first seen.
+func aggregateChips(cs []chip) []chip {
+	var out []chip
+	at := map[[2]string]int{}
+	for _, c := range cs {
+		k := [2]string{c.Name, string(c.Verdict)}
+		i, ok := at[k]
+		if !ok {
+			at[k] = len(out)
+			c.Count = 1
+			out = append(out, c)
+			continue
+		}
+		o := &out[i]
+		o.Count++
+		switch {
+		case o.Count <= maxChipTitles:
+			o.Title += "\n" + c.Title
+		case o.Count == maxChipTitles+1:
+			o.Title += "\n…"
+		}
+	}
+	return out
 }
 
 // listRow is one row of the traces list: a trace or a span.
@@ -151,6 +183,7 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 		for _, ev := range tr.Evaluations {
 			row.Chips = append(row.Chips, newChip(ev.Evaluation, ev.SpanName))
 		}
+		row.Chips = aggregateChips(row.Chips)
 		data.Rows = append(data.Rows, row)
 	}
 	if page.NextCursor != "" {
@@ -180,6 +213,7 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 		for _, ev := range s.Evaluations {
 			row.Chips = append(row.Chips, newChip(ev, ""))
 		}
+		row.Chips = aggregateChips(row.Chips)
 		data.Rows = append(data.Rows, row)
 	}
 	if page.NextCursor != "" {
@@ -201,8 +235,12 @@ func traceLink(traceID string, ts int64, spanID string) string {
 	return "/ui/traces/" + url.PathEscape(traceID) + "?" + v.Encode()
 }
 
-// verdictOf is the verdict of a stored evaluation.
+// verdictOf is the verdict of a stored evaluation: the one decided when it
+// was recorded, else (stored before verdicts were) decided now.
 func verdictOf(ev warehouse.Evaluation) evaluators.Verdict {
+	if ev.Verdict != "" {
+		return evaluators.Verdict(ev.Verdict)
+	}
 	return evaluators.VerdictOf(ev.Name, ev.Output, ev.Error)
 }
 

@@ -79,7 +79,7 @@ func TestConsoleStoredXSS(t *testing.T) {
 	if status := b.login(prodKey); status != 200 {
 		t.Fatalf("login = %d", status)
 	}
-	b.eventually("/ui/traces", `document.querySelectorAll("#trace-list tbody tr.row").length === 1 && document.querySelectorAll("#trace-list .chip").length === 2`, 20*time.Second)
+	b.eventually("/ui/traces", `document.querySelectorAll("#trace-list tbody tr.row").length === 1 && document.querySelectorAll("#trace-list .chip").length === 3`, 20*time.Second)
 
 	filtered := "/ui/traces?" + url.Values{"service": {xssService}, "attr": {"user.homepage=" + xssAttr}, "workflow": {xssWorkflow}}.Encode()
 	pages := []struct {

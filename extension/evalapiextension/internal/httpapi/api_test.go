@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -202,5 +203,37 @@ func TestHealthz(t *testing.T) {
 	status, got = down.do(t, "GET", "/healthz", "", nil)
 	if status != 503 || got["warehouse"] != "unavailable" {
 		t.Fatalf("healthz with the warehouse down = %d %v, want 503 warehouse unavailable", status, got)
+	}
+}
+
+// TestExecuteExplain: explain=true adds the explanation beside the spec's
+// output on the execute and guardrail paths; without it the answer is the
+// spec's; a bad value is a 400 that names the parameter.
+func TestExecuteExplain(t *testing.T) {
+	s := newTestServer(t, nil)
+	auth := "Bearer " + keyA
+	body := []byte(`{"input":{"text":"Mail me at jane.doe@example.com"}}`)
+	for _, path := range []string{"/v2/evaluators/execute/pii-detector?explain=true", "/v2/evaluators/pii-detector/execute?explain=1", "/v2/guardrails/pii-detector/execute?explain=true"} {
+		status, got := s.do(t, http.MethodPost, path, auth, body)
+		if status != http.StatusOK {
+			t.Fatalf("%s: %d %v", path, status, got)
+		}
+		e, _ := got["explanation"].(map[string]any)
+		fs, _ := e["findings"].([]any)
+		if len(fs) == 0 {
+			t.Fatalf("%s: no findings in %v", path, got)
+		}
+		f := fs[0].(map[string]any)
+		if f["kind"] != "EMAIL_ADDRESS" || f["text"] != "jane.doe@example.com" || f["start"] != 11.0 || f["end"] != 31.0 {
+			t.Errorf("%s: finding %v", path, f)
+		}
+	}
+	status, got := s.do(t, http.MethodPost, "/v2/evaluators/execute/pii-detector", auth, body)
+	if _, has := got["explanation"]; status != 200 || has || got["has_pii"] != true {
+		t.Errorf("without explain: %d %v", status, got)
+	}
+	status, got = s.do(t, http.MethodPost, "/v2/evaluators/execute/pii-detector?explain=yes%20please", auth, body)
+	if status != 400 || !strings.Contains(fmt.Sprint(got["error"]), "explain must be true or false") {
+		t.Errorf("explain=yes please: %d %v", status, got)
 	}
 }

@@ -25,6 +25,27 @@ type executeRequest struct {
 type guardrailResponse struct {
 	Result evaluators.Result `json:"result"`
 	Pass   bool              `json:"pass"`
+	// Explanation is answered to explain=true only (null when the
+	// evaluator has nothing to add, e.g. a detector that found nothing).
+	Explanation *evaluators.Explanation `json:"explanation,omitempty"`
+}
+
+// explanationField is the key of the explanation in the flat answer of
+// the execute endpoints to explain=true; no evaluator output is named so.
+const explanationField = "explanation"
+
+// explainParam reads the explain query parameter: true asks for each
+// result's explanation beside the spec's output.
+func explainParam(r *http.Request) (bool, error) {
+	v := r.URL.Query().Get("explain")
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("explain must be true or false, got %q", v)
+	}
+	return b, nil
 }
 
 func (a *API) execute(guardrail bool) http.HandlerFunc {
@@ -37,6 +58,11 @@ func (a *API) execute(guardrail bool) http.HandlerFunc {
 		def, ok := evaluators.Lookup(slug)
 		if !ok {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("unknown evaluator %q", slug))
+			return
+		}
+		explain, err := explainParam(r)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		body, ok := readBody(w, r)
@@ -72,11 +98,23 @@ func (a *API) execute(guardrail bool) http.HandlerFunc {
 			var res evaluators.Result
 			res, err = a.opts.RunEvaluator(r.Context(), def, req)
 			if err == nil {
-				if guardrail {
-					writeJSON(w, http.StatusOK, guardrailResponse{Result: def.GuardrailResult(res), Pass: def.Pass(res)})
-					return
+				var expl *evaluators.Explanation
+				if explain {
+					expl = def.Explain(r.Context(), req, res)
 				}
-				writeJSON(w, http.StatusOK, res)
+				switch {
+				case guardrail:
+					writeJSON(w, http.StatusOK, guardrailResponse{Result: def.GuardrailResult(res), Pass: def.Pass(res), Explanation: expl})
+				case explain:
+					out := make(map[string]any, len(res)+1)
+					for k, v := range res {
+						out[k] = v
+					}
+					out[explanationField] = expl
+					writeJSON(w, http.StatusOK, out)
+				default:
+					writeJSON(w, http.StatusOK, res)
+				}
 				return
 			}
 		}

@@ -180,7 +180,11 @@ func evaluatorSchemas(d *evaluators.Definition, schemas obj) {
 	for _, f := range d.Outputs {
 		outProps[f.Name] = fieldSchema(f)
 	}
-	schemas[name+"Response"] = object("The result of "+d.Slug+".", outProps, all(outProps)...)
+	required := all(outProps)
+	if d.Explains() {
+		outProps["explanation"] = obj{"description": "Answered to explain=true only: why (null when there is nothing to point at).", "oneOf": []obj{schemaRef("Explanation"), {"type": "null"}}}
+	}
+	schemas[name+"Response"] = object("The result of "+d.Slug+".", outProps, required...)
 
 	// The guardrail result: the evaluator's own rewrite of a sample
 	// result, typed from what it holds.
@@ -219,7 +223,9 @@ func evaluatorSchemas(d *evaluators.Definition, schemas obj) {
 		}
 	}
 	schemas[name+"GuardrailResponse"] = object("The guardrail answer of "+d.Slug+": the result as the Traceloop SDKs' guards read it, and whether it passes ("+d.PassDoc+").",
-		obj{"result": object("", guardProps, all(guardProps)...), "pass": typed("boolean", d.PassDoc)}, "result", "pass")
+		obj{"result": object("", guardProps, all(guardProps)...), "pass": typed("boolean", d.PassDoc),
+			"explanation": obj{"description": "Answered to explain=true only, when the evaluator has something to point at.", "allOf": []obj{schemaRef("Explanation")}}},
+		"result", "pass")
 }
 
 // evaluatorPaths adds the three execute paths of every evaluator.
@@ -234,9 +240,28 @@ func evaluatorPaths(paths obj) {
 		} {
 			paths[p.path] = obj{"post": operation(p.id, "Execute "+d.Slug+": "+d.Description, string(d.Category),
 				obj{"200": response("The result.", schemaRef(name+p.kind)), "400": errorResponse("Bad input; the message names the field.")},
-				obj{"requestBody": body})}
+				obj{"requestBody": body, "parameters": []obj{explainParamDoc()}})}
 		}
 	}
+}
+
+// explanationSchemas adds the Explanation schema (evaluators.Explanation).
+func explanationSchemas(schemas obj) {
+	schemas["Finding"] = object("One thing an evaluator found in an input text.", obj{
+		"kind":   typed("string", "A Presidio entity type, a secret rule, a toxicity rule, \"weighty word\", \"match\", ..."),
+		"input":  typed("string", "The input field Start and End index."),
+		"start":  typed("integer", "Byte offset in the input's UTF-8 text (-1: unknown)."),
+		"end":    typed("integer", "End byte offset, exclusive (-1: unknown)."),
+		"text":   typed("string", "The matched text, or its masked form (masked: true; secrets are never shown)."),
+		"masked": typed("boolean", ""),
+		"score":  typed("number", "The finding's own score, when it has one."),
+		"source": typed("string", "The recognizer, rule or detector that found it."),
+	}, "kind", "start", "end")
+	schemas["Explanation"] = object("Why an evaluator answered as it did (asked for with explain=true).", obj{
+		"summary":  typed("string", "One line to read first."),
+		"findings": arrayOf(schemaRef("Finding"), ""),
+		"parts":    obj{"type": "object", "additionalProperties": obj{"type": "number"}, "description": "The named parts of a score."},
+	}, "summary")
 }
 
 func setupSchemas(schemas obj) {
@@ -295,6 +320,9 @@ func otherSchemas(schemas obj) {
 	evaluation := object("An evaluation recorded on a span.", obj{
 		"name": typed("string", "Evaluator slug."), "score_value": typed("number", ""), "score_label": typed("string", ""),
 		"output": obj{"type": "object", "description": "The evaluator's output fields."}, "monitor_id": typed("string", ""), "error": typed("string", ""),
+		"verdict":     obj{"type": "string", "enum": []string{"pass", "fail", "error"}, "description": "explain=true only."},
+		"truncated":   typed("boolean", "explain=true only: an input was cut to the evaluator's size limit."),
+		"explanation": obj{"description": "explain=true only, for the failures the evaluator explains.", "allOf": []obj{schemaRef("Explanation")}},
 	}, "name", "score_value")
 	spanProps := obj{
 		"environment": typed("string", ""), "timestamp": typed("integer", "Start time, Unix ms."), "trace_id": typed("string", ""), "span_id": typed("string", ""),
@@ -382,7 +410,13 @@ func spanQueryParams() []obj {
 		queryParam("sort_order", "string", "ASC (default) or DESC.", false), queryParam("sort_by", "string", "", false),
 		queryParam("cursor", "string", "The previous next_cursor.", false), queryParam("limit", "integer", "Default 100, at most 1000.", false),
 		queryParam("filters", "string", "A URL-encoded JSON array of {id, operator, value}.", false),
+		explainParamDoc(),
 	}
+}
+
+// explainParamDoc documents the explain query parameter.
+func explainParamDoc() obj {
+	return queryParam("explain", "boolean", "true adds each result's explanation (and, on spans, each evaluation's verdict and truncation mark) beside the spec's fields; see the Explanation schema.", false)
 }
 
 func metricQueryParams() []obj {
@@ -403,6 +437,7 @@ func buildOpenAPI() obj {
 		evaluatorSchemas(d, schemas)
 	}
 	setupSchemas(schemas)
+	explanationSchemas(schemas)
 	otherSchemas(schemas)
 
 	paths := obj{}

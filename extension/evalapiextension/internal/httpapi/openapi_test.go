@@ -152,7 +152,11 @@ func TestOpenAPIDocument(t *testing.T) {
 		if req == nil || len(req.Value.Properties["input"].Value.Properties) != len(d.Inputs) {
 			t.Errorf("%sRequest does not list the %d inputs of %s", name, len(d.Inputs), d.Slug)
 		}
-		if resp := doc.Components.Schemas[name+"Response"]; resp == nil || len(resp.Value.Properties) != len(d.Outputs) {
+		outputs := len(d.Outputs)
+		if d.Explains() {
+			outputs++ // the explanation of explain=true
+		}
+		if resp := doc.Components.Schemas[name+"Response"]; resp == nil || len(resp.Value.Properties) != outputs {
 			t.Errorf("%sResponse does not list the %d outputs of %s", name, len(d.Outputs), d.Slug)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -45,14 +46,27 @@ type evaluationJSON struct {
 	Output     map[string]any `json:"output,omitempty"`
 	MonitorID  string         `json:"monitor_id,omitempty"`
 	Error      string         `json:"error,omitempty"`
+	// Verdict, Truncated and Explanation are answered only to a request
+	// with explain=true, so that the spec's shape stays as it is for
+	// clients that compare it.
+	Verdict     string                  `json:"verdict,omitempty"`
+	Truncated   bool                    `json:"truncated,omitempty"`
+	Explanation *evaluators.Explanation `json:"explanation,omitempty"`
 }
 
 // newSpanJSON returns the API form of a stored span.
-func newSpanJSON(s warehouse.Span) spanJSON {
+func newSpanJSON(s warehouse.Span) spanJSON { return newSpanJSONExplained(s, false) }
+
+// newSpanJSONExplained is newSpanJSON, with each evaluation's verdict,
+// truncation mark and explanation when explain is set.
+func newSpanJSONExplained(s warehouse.Span, explain bool) spanJSON {
 	evals := make([]evaluationJSON, len(s.Evaluations))
 	for i, e := range s.Evaluations {
 		evals[i] = evaluationJSON{Name: e.Name, ScoreValue: e.ScoreValue, ScoreLabel: e.ScoreLabel, Output: e.Output,
 			MonitorID: e.MonitorID, Error: e.Error}
+		if explain {
+			evals[i].Verdict, evals[i].Truncated, evals[i].Explanation = e.Verdict, e.Truncated, e.Explanation
+		}
 	}
 	return spanJSON{Environment: s.Environment, Timestamp: s.Timestamp, TraceID: s.TraceID, SpanID: s.SpanID,
 		ParentSpanID: s.ParentSpanID, TraceState: s.TraceState, SpanName: s.SpanName, SpanKind: s.SpanKind,
@@ -75,6 +89,11 @@ type spanPageView struct {
 
 func (a *API) querySpans(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
+	explain, err := explainParam(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	q, err := ParseSpanQuery(r.URL.Query())
 	if err != nil {
 		a.writeStoreError(w, err)
@@ -88,7 +107,7 @@ func (a *API) querySpans(w http.ResponseWriter, r *http.Request) {
 	}
 	view := spanPageView{Data: make([]spanJSON, len(page.Spans)), PageSize: len(page.Spans), TotalResults: page.TotalResults, NextCursor: page.NextCursor}
 	for i, s := range page.Spans {
-		view.Data[i] = newSpanJSON(s)
+		view.Data[i] = newSpanJSONExplained(s, explain)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"spans": view})
 }

@@ -34,6 +34,7 @@ func queryErrorf(field, format string, args ...any) *warehouse.QueryError {
 var spanParams = map[string]bool{
 	"from_timestamp_sec": true, "to_timestamp_sec": true, "workflow": true, "span_name": true,
 	"sort_order": true, "sort_by": true, "cursor": true, "limit": true, "filters": true,
+	"explain": true, // asks for each evaluation's verdict and explanation (not a filter)
 }
 
 // ParseSpanQuery parses the query string of GET /v2/warehouse/spans. The

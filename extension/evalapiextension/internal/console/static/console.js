@@ -8,7 +8,20 @@
     else document.addEventListener("DOMContentLoaded", fn);
   }
 
+  function pad(n, w) { n = String(n); while (n.length < (w || 2)) n = "0" + n; return n; }
+
   onReady(function () {
+    // Times are rendered in UTC; show them in the browser's zone, with
+    // UTC kept in the title (on hover).
+    document.querySelectorAll("time.local[datetime]").forEach(function (el) {
+      var d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d.getTime())) return;
+      var off = -d.getTimezoneOffset();
+      var zone = off === 0 ? "UTC" : "UTC" + (off > 0 ? "+" : "-") + pad(Math.floor(Math.abs(off) / 60)) + ":" + pad(Math.abs(off) % 60);
+      el.textContent = d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " + pad(d.getHours()) + ":" +
+        pad(d.getMinutes()) + ":" + pad(d.getSeconds()) + "." + pad(d.getMilliseconds(), 3) + " " + zone;
+    });
+
     // Long chat messages start folded; the button unfolds them.
     document.querySelectorAll("button.unfold").forEach(function (btn) {
       btn.addEventListener("click", function () {
