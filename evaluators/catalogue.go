@@ -25,6 +25,9 @@ const (
 	TypeBoolean FieldType = "boolean"
 	TypeNumber  FieldType = "number"
 	TypeInteger FieldType = "integer"
+	// TypeStringArray is a JSON array of strings (config fields only,
+	// such as agent-flow-quality's conditions).
+	TypeStringArray FieldType = "array"
 )
 
 // Field describes one input, config or output field.
@@ -87,6 +90,12 @@ func (r Request) Bool(name string) bool {
 // String returns the string config field name.
 func (r Request) String(name string) string {
 	s, _ := r.Config[name].(string)
+	return s
+}
+
+// Strings returns the string array config field name.
+func (r Request) Strings(name string) []string {
+	s, _ := r.Config[name].([]string)
 	return s
 }
 
@@ -188,6 +197,24 @@ func definitions() []*Definition {
 		&htmlComparison,
 		&wordCount,
 		&charCount,
+		// Traceloop's other prebuilt slugs (issue 30).
+		&agentEfficiency,
+		&agentFlowQuality,
+		&agentGoalAccuracy,
+		&agentGoalCompleteness,
+		&agentToolErrorDetector,
+		&agentToolTrajectory,
+		&answerCompleteness,
+		&charCountRatio,
+		&contextRelevance,
+		&instructionAdherence,
+		&intentChange,
+		&jsonValidator,
+		&promptPerplexity,
+		&sqlValidator,
+		&toneDetection,
+		&topicAdherence,
+		&wordCountRatio,
 	}
 }
 

@@ -15,9 +15,15 @@ func TestCatalogueIsComplete(t *testing.T) {
 		"toxicity-detector", "uncertainty-detector", "word-count",
 	}
 	want = append(want, "profanity-detector")
+	// Traceloop's other prebuilt slugs (issue 30): the 35 of its Node SDK
+	// 0.27.0's EVALUATOR_SLUGS.
+	want = append(want, "agent-efficiency", "agent-flow-quality", "agent-goal-accuracy", "agent-goal-completeness",
+		"agent-tool-error-detector", "agent-tool-trajectory", "answer-completeness", "char-count-ratio",
+		"context-relevance", "instruction-adherence", "intent-change", "json-validator", "prompt-perplexity",
+		"sql-validator", "tone-detection", "topic-adherence", "word-count-ratio")
 	got := Slugs()
-	if len(got) != 18 || len(Catalogue()) != 18 {
-		t.Fatalf("catalogue has %d slugs (%d definitions), want 18", len(got), len(Catalogue()))
+	if len(got) != 35 || len(Catalogue()) != 35 {
+		t.Fatalf("catalogue has %d slugs (%d definitions), want 35", len(got), len(Catalogue()))
 	}
 	for _, slug := range want {
 		if _, ok := Lookup(slug); !ok {
@@ -30,7 +36,7 @@ func TestCatalogueIsComplete(t *testing.T) {
 // rules the API and the processor rely on.
 func TestDefinitionsAreConsistent(t *testing.T) {
 	categories := map[Category]bool{CategoryQuality: true, CategoryFormatting: true, CategorySecurity: true, CategoryStyle: true}
-	types := map[FieldType]bool{TypeString: true, TypeBoolean: true, TypeNumber: true, TypeInteger: true}
+	types := map[FieldType]bool{TypeString: true, TypeBoolean: true, TypeNumber: true, TypeInteger: true, TypeStringArray: true}
 	for _, d := range Catalogue() {
 		t.Run(d.Slug, func(t *testing.T) {
 			if !categories[d.Category] || d.Description == "" || d.PassDoc == "" {
@@ -80,28 +86,66 @@ var specOutputs = map[string]map[string]FieldType{
 	"perplexity": {"perplexity_score": TypeNumber}, "placeholder-regex": {"is_valid_regex": TypeBoolean},
 	"regex-validator": {"is_valid_regex": TypeBoolean}, "html-comparison": {"similarity_score": TypeNumber},
 	"word-count": {"word_count": TypeInteger}, "char-count": {"char_count": TypeInteger},
+	// Traceloop's response models (openllmetry's
+	// traceloop/sdk/generated/evaluators/response.py), plus prompt-perplexity's
+	// is_valid, the field the Node SDK's promptPerplexityGuard reads.
+	"agent-efficiency": {"step_efficiency_score": TypeNumber, "step_efficiency_reason": TypeString,
+		"task_completion_score": TypeNumber, "task_completion_reason": TypeString},
+	"agent-flow-quality":        {"score": TypeNumber, "result": TypeString, "reason": TypeString},
+	"agent-goal-accuracy":       {"accuracy_score": TypeNumber},
+	"agent-goal-completeness":   {"score": TypeNumber, "result": TypeString, "reason": TypeString},
+	"agent-tool-error-detector": {"result": TypeString, "reason": TypeString},
+	"agent-tool-trajectory":     {"score": TypeNumber, "result": TypeString, "reason": TypeString},
+	"answer-completeness":       {"answer_completeness_score": TypeNumber},
+	"char-count-ratio":          {"char_ratio": TypeNumber},
+	"context-relevance":         {"relevance_score": TypeNumber},
+	"instruction-adherence":     {"instruction_adherence_score": TypeNumber},
+	"intent-change":             {"pass": TypeBoolean, "reason": TypeString, "score": TypeInteger},
+	"json-validator":            {"is_valid_json": TypeBoolean},
+	"prompt-perplexity":         {"perplexity_score": TypeNumber, "is_valid": TypeBoolean},
+	"sql-validator":             {"is_valid_sql": TypeBoolean},
+	"tone-detection":            {"tone": TypeString, "score": TypeNumber},
+	"topic-adherence":           {"adherence_score": TypeNumber},
+	"word-count-ratio":          {"word_ratio": TypeNumber},
 }
 
 // sampleInputs are valid inputs for every slug.
 var sampleInputs = map[string]map[string]any{
-	"sexism-detector":      {"text": "Have a lovely day."},
-	"toxicity-detector":    {"text": "Have a lovely day."},
-	"prompt-injection":     {"prompt": "What is the capital of France?"},
-	"pii-detector":         {"text": "Write to jane.doe@example.com."},
-	"secrets-detector":     {"text": "No secrets here."},
-	"profanity-detector":   {"text": "What a nice day."},
-	"uncertainty-detector": {"prompt": "I think it is probably Paris."},
-	"faithfulness":         {"completion": "Paris is the capital.", "context": "Paris is the capital of France.", "question": "What is the capital?"},
-	"answer-correctness":   {"question": "Capital of France?", "completion": "Paris", "ground_truth": "Paris"},
-	"answer-relevancy":     {"answer": "Paris is the capital of France.", "question": "What is the capital of France?"},
-	"semantic-similarity":  {"completion": "A cat sits.", "reference": "A cat is sitting."},
-	"conversation-quality": {"prompts": `["Hi, can you help?"]`, "completions": `["Of course, what do you need?"]`},
-	"perplexity":           {"logprobs": `[-0.1, -0.2]`},
-	"placeholder-regex":    {"placeholder_value": `\d+`, "text": "order 42"},
-	"regex-validator":      {"text": "order 42"},
-	"html-comparison":      {"html1": "<p>a</p>", "html2": "<p>a</p>"},
-	"word-count":           {"text": "two words"},
-	"char-count":           {"text": "abc"},
+	"sexism-detector":           {"text": "Have a lovely day."},
+	"toxicity-detector":         {"text": "Have a lovely day."},
+	"prompt-injection":          {"prompt": "What is the capital of France?"},
+	"pii-detector":              {"text": "Write to jane.doe@example.com."},
+	"secrets-detector":          {"text": "No secrets here."},
+	"profanity-detector":        {"text": "What a nice day."},
+	"uncertainty-detector":      {"prompt": "I think it is probably Paris."},
+	"faithfulness":              {"completion": "Paris is the capital.", "context": "Paris is the capital of France.", "question": "What is the capital?"},
+	"answer-correctness":        {"question": "Capital of France?", "completion": "Paris", "ground_truth": "Paris"},
+	"answer-relevancy":          {"answer": "Paris is the capital of France.", "question": "What is the capital of France?"},
+	"semantic-similarity":       {"completion": "A cat sits.", "reference": "A cat is sitting."},
+	"conversation-quality":      {"prompts": `["Hi, can you help?"]`, "completions": `["Of course, what do you need?"]`},
+	"perplexity":                {"logprobs": `[-0.1, -0.2]`},
+	"placeholder-regex":         {"placeholder_value": `\d+`, "text": "order 42"},
+	"regex-validator":           {"text": "order 42"},
+	"html-comparison":           {"html1": "<p>a</p>", "html2": "<p>a</p>"},
+	"word-count":                {"text": "two words"},
+	"char-count":                {"text": "abc"},
+	"agent-efficiency":          {"trajectory_prompts": `["Find user info", "Update email"]`, "trajectory_completions": `["User found", "Email updated"]`},
+	"agent-flow-quality":        {"trajectory_prompts": `["Search for flights"]`, "trajectory_completions": `["Found 5 flights"]`},
+	"agent-goal-accuracy":       {"question": "Book a flight to LA", "completion": "Your flight to LA is booked.", "reference": "Flight booked to LA"},
+	"agent-goal-completeness":   {"trajectory_prompts": `["Create new account"]`, "trajectory_completions": `["Account created"]`},
+	"agent-tool-error-detector": {"tool_input": `{"q": "x"}`, "tool_output": `{"status": "success"}`},
+	"agent-tool-trajectory":     {"executed_tool_calls": `["search"]`, "expected_tool_calls": `["search"]`},
+	"answer-completeness":       {"question": "What is the capital of France?", "completion": "Paris.", "context": "The capital of France is Paris."},
+	"char-count-ratio":          {"numerator_text": "ab", "denominator_text": "abcd"},
+	"context-relevance":         {"query": "What is the capital of France?", "context": "The capital of France is Paris."},
+	"instruction-adherence":     {"instructions": "Answer in one word.", "response": "Paris"},
+	"intent-change":             {"prompts": `["Book a hotel"]`, "completions": `["Sure."]`},
+	"json-validator":            {"text": `{"a": 1}`},
+	"prompt-perplexity":         {"prompt": "What is the capital of France?"},
+	"sql-validator":             {"text": "SELECT 1"},
+	"tone-detection":            {"text": "I am so happy!"},
+	"topic-adherence":           {"question": "Tell me about AI", "completion": "AI learns from data.", "reference_topics": "artificial intelligence, data"},
+	"word-count-ratio":          {"numerator_text": "two words", "denominator_text": "four words right here"},
 }
 
 // TestResultsMatchTheSpec runs every evaluator once and checks that the
@@ -271,6 +315,13 @@ func BenchmarkEvaluate(b *testing.B) {
 		case "html-comparison":
 			input["html1"] = "<html><body><h1>Report</h1><p class=\"lead\">" + text[:500] + "</p></body></html>"
 			input["html2"] = "<html><body><h1>Report</h1><p class=\"intro\">" + text[500:] + "</p></body></html>"
+		default:
+			if extra, ok := benchInputs[d.Slug]; ok {
+				for k, v := range extra {
+					input[k] = v
+				}
+				config = benchConfigs[d.Slug]
+			}
 		}
 		b.Run(d.Slug, func(b *testing.B) {
 			ctx := context.Background()

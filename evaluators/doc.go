@@ -1,6 +1,7 @@
-// Package evaluators is evalcol's evaluator library: a catalogue of the 18
-// text evaluators of the /v2 API (slug, category, input, config and output
-// schemas), request validation driven by that catalogue, and one
+// Package evaluators is evalcol's evaluator library: a catalogue of the 35
+// evaluators of the /v2 API, the 18 of its interface and the 17 other
+// prebuilt slugs of Traceloop's SDKs (slug, category, input, config and
+// output schemas), request validation driven by that catalogue, and one
 // implementation per evaluator.
 //
 // The package is pure Go and never imports the collector. Everything an

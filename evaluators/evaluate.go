@@ -117,6 +117,8 @@ func checkConfigValue(f Field, v any) (any, error) {
 			return nil, invalidf(field, "%s must be between %g and %g, got %g", field, *f.Min, *f.Max, n)
 		}
 		return n, nil
+	case TypeStringArray:
+		return checkStringArray(field, v)
 	case TypeBoolean:
 		b, ok := v.(bool)
 		if !ok {
@@ -130,6 +132,26 @@ func checkConfigValue(f Field, v any) (any, error) {
 		}
 		return s, nil
 	}
+}
+
+// checkStringArray accepts a JSON array of strings (decoded as []any, or
+// []string from Go callers) and returns it as []string.
+func checkStringArray(field string, v any) (any, error) {
+	switch t := v.(type) {
+	case []string:
+		return append([]string(nil), t...), nil
+	case []any:
+		out := make([]string, len(t))
+		for i, e := range t {
+			s, ok := e.(string)
+			if !ok {
+				return nil, invalidf(field, "%s[%d] must be a string, got %s", field, i, jsonTypeName(e))
+			}
+			out[i] = s
+		}
+		return out, nil
+	}
+	return nil, invalidf(field, "%s must be an array of strings, got %s", field, jsonTypeName(v))
 }
 
 func knownFields(fs []Field) string {
@@ -167,7 +189,8 @@ func jsonTypeName(v any) string {
 // ScoreOf returns the value and label of a result's score field, as the
 // processor records them on a span event: numbers as themselves, booleans
 // as 1 or 0 with label "true" or "false", "safe"/"unsafe" enums as 1 or 0
-// with the enum value as label.
+// with the enum value as label, other enums as 1 for their first (passing)
+// value and 0 otherwise, with the value as label.
 func (d *Definition) ScoreOf(r Result) (value float64, label string) {
 	switch v := r[d.Score].(type) {
 	case float64:
@@ -180,12 +203,21 @@ func (d *Definition) ScoreOf(r Result) (value float64, label string) {
 		}
 		return 0, "false"
 	case string:
-		if v == SafeLabel {
+		if v == SafeLabel || d.passingLabel(v) {
 			return 1, v
 		}
 		return 0, v
 	}
 	return 0, ""
+}
+
+// passingLabel reports whether v is the passing value of the score
+// field's enumeration: the first of its enum values, for the result
+// fields of Traceloop's agent evaluators ("pass", "success",
+// "complete"); "safe"/"unsafe" fields are handled by ScoreOf itself.
+func (d *Definition) passingLabel(v string) bool {
+	f, ok := findField(d.Outputs, d.Score)
+	return ok && len(f.EnumValues) > 0 && f.EnumValues[0] == v
 }
 
 // The values of the is_safe and has_injection fields.

@@ -29,15 +29,22 @@ func runPerplexity(_ context.Context, req Request) (Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	p, mean := perplexityOf(lps)
+	if math.IsInf(p, 0) || math.IsNaN(p) {
+		return nil, invalidf("input.logprobs", "input.logprobs: perplexity overflows a float64 (mean log probability %g)", mean)
+	}
+	return Result{"perplexity_score": p}, nil
+}
+
+// perplexityOf is exp(-mean(lps)) of natural-log probabilities, and the
+// mean; lps must not be empty. perplexity and prompt-perplexity share it.
+func perplexityOf(lps []float64) (p, mean float64) {
 	sum := 0.0
 	for _, lp := range lps {
 		sum += lp
 	}
-	p := math.Exp(-sum / float64(len(lps)))
-	if math.IsInf(p, 0) || math.IsNaN(p) {
-		return nil, invalidf("input.logprobs", "input.logprobs: perplexity overflows a float64 (mean log probability %g)", sum/float64(len(lps)))
-	}
-	return Result{"perplexity_score": p}, nil
+	mean = sum / float64(len(lps))
+	return math.Exp(-mean), mean
 }
 
 // parseLogprobs decodes a JSON array of numbers or of {"token","logprob"}

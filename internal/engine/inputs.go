@@ -124,10 +124,18 @@ func (s *inputSource) defaultInput(f evaluators.Field, side evaluators.Side) (st
 			return exchangeInput(c.LastUserPrompt(), c.LastCompletion(), s.maxText)
 		}
 		return truncateUTF8(c.LastCompletion(), s.maxText)
-	case "question":
+	case "question", "query", "denominator_text":
 		return truncateUTF8(s.content.get().LastUserPrompt(), s.maxText)
-	case "completion", "answer":
+	case "completion", "answer", "response", "numerator_text":
 		return truncateUTF8(s.content.get().LastCompletion(), s.maxText)
+	case "instructions":
+		return truncateUTF8(s.content.get().SystemContext(), s.maxText)
+	case "trajectory_prompts":
+		return s.turns(s.content.get().UserPrompts())
+	case "trajectory_completions":
+		return s.turns(s.content.get().AssistantTurns())
+	case "tool_input", "tool_output":
+		return s.toolIO(f.Name == "tool_input")
 	case "context":
 		return truncateUTF8(s.content.get().SystemContext(), s.maxText)
 	case "ground_truth", "reference":
@@ -149,6 +157,36 @@ func (s *inputSource) defaultInput(f evaluators.Field, side evaluators.Side) (st
 		}
 	}
 	return "", false
+}
+
+// Span attributes of a tool call's arguments and result (OpenTelemetry
+// GenAI execute_tool spans), read before the entity input and output of
+// an OpenLLMetry tool span.
+var toolArgumentsAttributes = []string{"gen_ai.tool.call.arguments"}
+var toolResultAttributes = []string{"gen_ai.tool.call.result"}
+
+// toolIO returns the input (or output) of a tool span: the GenAI tool
+// call attributes, else the entity input or output of a span whose
+// traceloop.span.kind is "tool"; "" for other spans, which the tool
+// evaluators skip.
+func (s *inputSource) toolIO(input bool) (string, bool) {
+	keys := toolResultAttributes
+	if input {
+		keys = toolArgumentsAttributes
+	}
+	for _, k := range keys {
+		if v, ok := s.attrs.Get(k); ok && v.AsString() != "" {
+			return truncateUTF8(v.AsString(), s.maxText)
+		}
+	}
+	c := s.content.get()
+	if c.SpanKind != "tool" {
+		return "", false
+	}
+	if input {
+		return truncateUTF8(c.Input, s.maxText)
+	}
+	return truncateUTF8(c.Output, s.maxText)
 }
 
 // ExchangeSeparator joins the prompt and the completion in the text of an

@@ -42,6 +42,9 @@ var suites = []suite{
 	{"pii-detector", piiQuality},
 	{"pii-detector-safety", piiContactQuality},
 	{"secrets-detector", secretsQuality},
+	{"context-relevance", judgeContextRelevance},
+	{"answer-completeness", judgeAnswerCompleteness},
+	{"prompt-perplexity", promptPerplexityQuality},
 }
 
 func main() {

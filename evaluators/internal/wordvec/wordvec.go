@@ -105,6 +105,14 @@ func (t *Table) ID(w string) int {
 	return -1
 }
 
+// Each calls f with every word of the table and its ID, in no particular
+// order.
+func (t *Table) Each(f func(w string, id int)) {
+	for w, i := range t.index {
+		f(w, int(i))
+	}
+}
+
 // Add adds weight × the vector of word id to dst (len Dims).
 func (t *Table) Add(dst []float32, id int, weight float32) {
 	s := weight * t.scale[id]

@@ -49,7 +49,8 @@ type formField struct {
 	Key, ID string
 	// Value is the value to show (what was sent, or the prefill).
 	Value string
-	// Control is textarea, text, number, select or bool.
+	// Control is textarea, text, number, select, bool or lines (a string
+	// array, one element per line).
 	Control string
 	// Options are the choices of a select.
 	Options []string
@@ -198,6 +199,8 @@ func formFields(def *evaluators.Definition, values, errs map[string]string) (inp
 			ff.Control = "bool"
 		case f.Type == evaluators.TypeNumber || f.Type == evaluators.TypeInteger:
 			ff.Control = "number"
+		case f.Type == evaluators.TypeStringArray:
+			ff.Control = "lines"
 		default:
 			ff.Control = "text"
 		}
@@ -255,6 +258,14 @@ func (c *Console) runPlayground(w http.ResponseWriter, r *http.Request) {
 			config[f.Name] = n
 		case evaluators.TypeBoolean:
 			config[f.Name] = v == "true"
+		case evaluators.TypeStringArray:
+			var lines []any
+			for _, l := range strings.Split(v, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					lines = append(lines, l)
+				}
+			}
+			config[f.Name] = lines
 		default:
 			config[f.Name] = v
 		}

@@ -177,8 +177,8 @@ func TestListEvaluators(t *testing.T) {
 		t.Fatalf("status %d: %v", status, got)
 	}
 	list, _ := got["evaluators"].([]any)
-	if len(list) != 18 {
-		t.Fatalf("got %d evaluators, want 18", len(list))
+	if len(list) != 35 {
+		t.Fatalf("got %d evaluators, want 35", len(list))
 	}
 	first := list[0].(map[string]any)
 	if first["slug"] != "sexism-detector" || first["category"] != "Security & Compliance" {

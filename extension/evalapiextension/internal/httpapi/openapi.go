@@ -131,6 +131,9 @@ func fieldSchema(f evaluators.Field) obj {
 	if f.Max != nil {
 		s["maximum"] = *f.Max
 	}
+	if f.Type == evaluators.TypeStringArray {
+		s["items"] = obj{"type": "string"}
+	}
 	return s
 }
 

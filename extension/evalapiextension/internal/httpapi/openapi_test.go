@@ -84,7 +84,7 @@ func validateAnswer(router routers.Router, r *http.Request, rec *httptest.Respon
 
 // TestOpenAPIDocument: GET /v2/openapi.json serves a valid OpenAPI 3.1
 // document that covers every registered route and method (and nothing
-// else), with the API key scheme and the bodies of all 18 evaluators.
+// else), with the API key scheme and the bodies of all 35 evaluators.
 func TestOpenAPIDocument(t *testing.T) {
 	s, _ := newSetupServer(t)
 	st, header, body := s.send(t, "GET", "/v2/openapi.json", authA, nil)
@@ -212,7 +212,7 @@ type setupsStub struct{ SetupService }
 type orgsStub struct{ OrganizationService }
 type statusStub struct{ StatusService }
 
-// TestEveryEvaluatorAnswersItsSchema runs all 18 evaluators through their
+// TestEveryEvaluatorAnswersItsSchema runs all 35 evaluators through their
 // three paths with inputs built from the catalogue; the validating server
 // checks each answer against the generated request and response schemas.
 // The monitoring status is checked the same way.
@@ -221,6 +221,8 @@ func TestEveryEvaluatorAnswersItsSchema(t *testing.T) {
 	special := map[string]string{
 		"prompts": `["Hello, how can I help?"]`, "completions": `["Hi! Happy to help."]`,
 		"logprobs": `[-0.5, -1.25, -0.1]`, "placeholder_value": `\d+`, "html1": "<p>a</p>", "html2": "<p>b</p>",
+		"trajectory_prompts": `["Find user info"]`, "trajectory_completions": `["User found"]`,
+		"executed_tool_calls": `[{"name": "search", "arguments": {"q": "x"}}]`, "expected_tool_calls": `["search"]`,
 	}
 	for _, d := range evaluators.Catalogue() {
 		input := map[string]any{}
