@@ -2,12 +2,12 @@ package evaluators
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/evalcol/evalcol/evaluators/internal/agent"
 	"github.com/evalcol/evalcol/evaluators/internal/textsim"
 )
 
@@ -72,35 +72,20 @@ func runConversationQuality(_ context.Context, req Request) (Result, error) {
 	return Result{"conversation_quality_score": conversationScore(prompts, completions)}, nil
 }
 
-// conversationTurn is one message of a conversation sent as an object.
-type conversationTurn struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// parseTurns decodes the JSON array of input field name.
+// parseTurns decodes the JSON array of input field name (agent.ParseTurns:
+// strings or {role, content} objects, system turns left out), as a 400
+// naming the field when it is not one.
 func parseTurns(name, raw string) ([]string, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal([]byte(raw), &items); err != nil {
-		return nil, InvalidInput("input."+name, "input.%s must be a JSON array (of strings or of {role, content} objects) serialized into a string: %v", name, err)
+	turns, err := agent.ParseTurns(raw)
+	if err != nil {
+		msg := err.Error()
+		sep := " "
+		if strings.HasPrefix(msg, "[") {
+			sep = "" // input.prompts[1] must be ...
+		}
+		return nil, InvalidInput("input."+name, "input.%s%s%s", name, sep, msg)
 	}
-	out := make([]string, 0, len(items))
-	for i, it := range items {
-		var s string
-		if err := json.Unmarshal(it, &s); err == nil {
-			out = append(out, s)
-			continue
-		}
-		var t conversationTurn
-		if err := json.Unmarshal(it, &t); err != nil {
-			return nil, InvalidInput("input."+name, "input.%s[%d] must be a string or a {role, content} object", name, i)
-		}
-		if strings.EqualFold(t.Role, "system") {
-			continue
-		}
-		out = append(out, t.Content)
-	}
-	return out, nil
+	return turns, nil
 }
 
 // Constants of the conversation dimensions (see runConversationQuality).

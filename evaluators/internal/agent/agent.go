@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/evalcol/evalcol/evaluators/internal/textsim"
 )
 
 // Turn is one message of a trajectory sent as an object.
@@ -263,22 +265,7 @@ func Compare(executed, expected []ToolCall, withArgs, ordered bool) Match {
 // commonSubsequence is the length of the longest common subsequence of
 // the two call lists.
 func commonSubsequence(a, b []ToolCall, withArgs bool) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for i := range a {
-		for j := range b {
-			switch {
-			case SameCall(a[i], b[j], withArgs):
-				cur[j+1] = prev[j] + 1
-			case prev[j+1] >= cur[j]:
-				cur[j+1] = prev[j+1]
-			default:
-				cur[j+1] = cur[j]
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return textsim.CommonSubsequence(a, b, func(x, y ToolCall) bool { return SameCall(x, y, withArgs) })
 }
 
 // Names lists the calls as name(args), at most max of them.

@@ -256,22 +256,7 @@ func OrderSimilarity(a, b []Token) float64 {
 		return 0
 	}
 	x, y = x[:min(len(x), maxOrderTokens)], y[:min(len(y), maxOrderTokens)]
-	prev := make([]int, len(y)+1)
-	cur := make([]int, len(y)+1)
-	for i := range x {
-		for j := range y {
-			switch {
-			case x[i] == y[j]:
-				cur[j+1] = prev[j] + 1
-			case prev[j+1] >= cur[j]:
-				cur[j+1] = prev[j+1]
-			default:
-				cur[j+1] = cur[j]
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(y)]) / float64(max(len(x), len(y)))
+	return float64(CommonSubsequence(x, y, func(p, q string) bool { return p == q })) / float64(max(len(x), len(y)))
 }
 
 func contentKeys(toks []Token) []string {
@@ -437,4 +422,25 @@ func skipSeparators(s string, i int) int {
 		i += size
 	}
 	return i
+}
+
+// CommonSubsequence is the length of the longest common subsequence of a
+// and b, elements compared with eq (two rows of dynamic programming).
+func CommonSubsequence[T any](a, b []T, eq func(T, T) bool) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			switch {
+			case eq(a[i], b[j]):
+				cur[j+1] = prev[j] + 1
+			case prev[j+1] >= cur[j]:
+				cur[j+1] = prev[j+1]
+			default:
+				cur[j+1] = cur[j]
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
