@@ -103,19 +103,11 @@ func judgeContextRelevance(dataDir string) ([]Report, error) {
 // proxy: a right answer holds the fact of the knowledge that answers the
 // question, a hallucinated one does not.
 func judgeAnswerCompleteness(dataDir string) ([]Report, error) {
-	rows, err := readJSONL[qaRow](dataDir, "qa/halueval-one-turn.jsonl")
+	js, elapsed, err := judgeHaluEval(dataDir, "answer-completeness", "answer_completeness_score", func(r qaRow) map[string]any {
+		return map[string]any{"question": r.Question, "completion": r.Answer, "context": r.Context}
+	})
 	if err != nil {
 		return nil, err
-	}
-	var elapsed time.Duration
-	js := make([]judged, 0, len(rows))
-	for _, r := range rows {
-		res, err := timedEvaluate("answer-completeness", map[string]any{"question": r.Question, "completion": r.Answer, "context": r.Context}, &elapsed)
-		if err != nil {
-			return nil, err
-		}
-		s, _ := res["answer_completeness_score"].(float64)
-		js = append(js, judged{pred: s >= 0.5, score: s, label: r.Label})
 	}
 	rep := binaryReport("answer-completeness", "qa/halueval-one-turn.jsonl", "all (not tuned on)", js, elapsed)
 	rep.Kind, rep.Headline = KindCrossSource, "roc_auc"

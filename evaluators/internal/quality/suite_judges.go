@@ -96,20 +96,33 @@ func judgeFaithfulness(dataDir string) ([]Report, error) {
 	return []Report{rep}, nil
 }
 
-func judgeAnswerCorrectness(dataDir string) ([]Report, error) {
+// judgeHaluEval scores slug on every row of HaluEval QA: input builds the
+// evaluator's input from a row, field names the 0..1 score, a row passes
+// at 0.5 or more.
+func judgeHaluEval(dataDir, slug, field string, input func(qaRow) map[string]any) ([]judged, time.Duration, error) {
 	rows, err := readJSONL[qaRow](dataDir, "qa/halueval-one-turn.jsonl")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var elapsed time.Duration
 	js := make([]judged, 0, len(rows))
 	for _, r := range rows {
-		res, err := timedEvaluate("answer-correctness", map[string]any{"question": r.Question, "completion": r.Answer, "ground_truth": r.GroundTruth}, &elapsed)
+		res, err := timedEvaluate(slug, input(r), &elapsed)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		score, _ := res["correctness_score"].(float64)
+		score, _ := res[field].(float64)
 		js = append(js, judged{pred: score >= 0.5, score: score, label: r.Label})
+	}
+	return js, elapsed, nil
+}
+
+func judgeAnswerCorrectness(dataDir string) ([]Report, error) {
+	js, elapsed, err := judgeHaluEval(dataDir, "answer-correctness", "correctness_score", func(r qaRow) map[string]any {
+		return map[string]any{"question": r.Question, "completion": r.Answer, "ground_truth": r.GroundTruth}
+	})
+	if err != nil {
+		return nil, err
 	}
 	rep := binaryReport("answer-correctness", "qa/halueval-one-turn.jsonl", "all (not trained on)", js, elapsed)
 	rep.Threshold = "correctness_score >= 0.5"
