@@ -3,8 +3,6 @@ package evaluators
 import (
 	"context"
 	"strings"
-	"sync"
-	"unicode"
 
 	"github.com/evalcol/evalcol/evaluators/internal/pii"
 )
@@ -64,28 +62,11 @@ func explainPII(_ context.Context, req Request, res Result) *Explanation {
 	return &Explanation{Summary: kindsSummary("PII found", fs), Findings: fs}
 }
 
-// knownPIITypes is the set of the recognizers' entity types.
-var knownPIITypes = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range pii.Types() {
-		m[t] = true
-	}
-	return m
-})
-
-// piiTypes parses config.entities: comma- or space-separated entity type
-// names, case-insensitive. "" is every type (nil).
+// piiTypes parses config.entities (pii.ParseTypes: "" is every type).
 func piiTypes(list string) (pii.TypeSet, error) {
-	if strings.TrimSpace(list) == "" {
-		return nil, nil
-	}
-	set := pii.TypeSet{}
-	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
-		t := strings.ToUpper(name)
-		if !knownPIITypes()[t] {
-			return nil, invalidf("config.entities", "config.entities: unknown entity type %q (known: %s)", name, strings.Join(pii.Types(), ", "))
-		}
-		set[t] = true
+	set, err := pii.ParseTypes(list)
+	if err != nil {
+		return 0, invalidf("config.entities", "config.entities: %v", err)
 	}
 	return set, nil
 }

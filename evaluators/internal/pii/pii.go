@@ -10,6 +10,7 @@
 package pii
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -147,39 +148,106 @@ func Types() []string {
 	return out
 }
 
-// TypeSet is a set of entity types to report; nil means every type.
-type TypeSet map[string]bool
+// TypeSet is a set of entity types to report: bit i stands for Types()[i].
+// A value, so that a parsed list costs no allocation per text.
+type TypeSet uint64
 
-// has reports whether the set holds t (a nil set holds every type).
-func (s TypeSet) has(t string) bool { return s == nil || s[t] }
+// AllTypes holds every entity type.
+const AllTypes = ^TypeSet(0)
 
-// runs reports whether r may report a type of the set.
-func (s TypeSet) runs(r *recognizer) bool {
-	if s == nil || s[r.entity] {
-		return true
+// typeIndex maps each entity type to its bit; built once, only read.
+var typeIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, t := range Types() {
+		m[t] = i
 	}
-	for _, t := range r.emits {
-		if s[t] {
-			return true
+	return m
+}()
+
+// recognizerTypes are the types each recognizer of the registry may
+// report, as a set (same index as registry).
+var recognizerTypes = func() []TypeSet {
+	out := make([]TypeSet, len(registry))
+	for i, r := range registry {
+		for _, t := range append([]string{r.entity}, r.emits...) {
+			out[i] |= 1 << typeIndex[t]
 		}
 	}
-	return false
+	return out
+}()
+
+// has reports whether the set holds type t.
+func (s TypeSet) has(t string) bool {
+	if s == AllTypes {
+		return true
+	}
+	i, ok := typeIndex[t]
+	return ok && s&(1<<i) != 0
+}
+
+// maxTypeName bounds the entity type names ParseTypes looks up.
+const maxTypeName = 32
+
+// ParseTypes parses a list of entity type names separated by commas or
+// white space, in any case; an empty list is AllTypes. It allocates only
+// for the error naming an unknown type.
+func ParseTypes(list string) (TypeSet, error) {
+	var set TypeSet
+	var buf [maxTypeName]byte
+	for i := 0; i < len(list); {
+		for i < len(list) && isTypeSep(list[i]) {
+			i++
+		}
+		j := i
+		for j < len(list) && !isTypeSep(list[j]) {
+			j++
+		}
+		if j == i {
+			break
+		}
+		name := list[i:j]
+		idx, ok := -1, len(name) <= maxTypeName
+		if ok {
+			for k := range len(name) {
+				buf[k] = upperASCII(name[k])
+			}
+			idx, ok = typeIndex[string(buf[:len(name)])] // no allocation: a map lookup of a converted slice
+		}
+		if !ok {
+			return 0, fmt.Errorf("unknown entity type %q (known: %s)", name, strings.Join(Types(), ", "))
+		}
+		set |= 1 << idx
+		i = j
+	}
+	if set == 0 {
+		return AllTypes, nil
+	}
+	return set, nil
+}
+
+func isTypeSep(c byte) bool { return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func upperASCII(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
 }
 
 // Analyze runs every recognizer on text and returns the entities found with
 // a score above 0, sorted by start offset. Overlapping entities of the same
 // type are merged into the highest-scoring one; entities of different types
 // may overlap (as in Presidio, the caller filters by score).
-func Analyze(text string) []Entity { return AnalyzeTypes(text, nil) }
+func Analyze(text string) []Entity { return AnalyzeTypes(text, AllTypes) }
 
-// AnalyzeTypes is Analyze reporting only the entity types of types (nil:
-// every type); recognizers that can report none of them do not run.
+// AnalyzeTypes is Analyze reporting only the entity types of types;
+// recognizers that can report none of them do not run.
 func AnalyzeTypes(text string, types TypeSet) []Entity {
 	var out []Entity
 	digit := hasDigit(text)
 	for i := range registry {
 		r := &registry[i]
-		if !types.runs(r) || r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
+		if types&recognizerTypes[i] == 0 || r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
 			continue
 		}
 		for _, c := range r.find(text) {
@@ -201,15 +269,15 @@ func AnalyzeTypes(text string, types TypeSet) []Entity {
 // HasPII reports whether text holds an entity scored at least threshold,
 // as Analyze would: it runs the recognizers in hasPIIOrder and stops at
 // the first such entity.
-func HasPII(text string, threshold float64) bool { return HasPIIOf(text, threshold, nil) }
+func HasPII(text string, threshold float64) bool { return HasPIIOf(text, threshold, AllTypes) }
 
-// HasPIIOf is HasPII counting only the entity types of types (nil: every
-// type), as AnalyzeTypes would.
+// HasPIIOf is HasPII counting only the entity types of types, as
+// AnalyzeTypes would.
 func HasPIIOf(text string, threshold float64, types TypeSet) bool {
 	digit := hasDigit(text)
 	for _, i := range hasPIIOrder {
 		r := &registry[i]
-		if !types.runs(r) || r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
+		if types&recognizerTypes[i] == 0 || r.needsDigit && !digit || r.applies != nil && !r.applies(text) {
 			continue
 		}
 		for _, c := range r.find(text) {
