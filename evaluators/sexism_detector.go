@@ -36,10 +36,10 @@ var sexismStackData []byte
 // out-of-fold scores of EDOS train.
 var sexismModel = sync.OnceValues(func() (*textclass.Stack, error) { return textclass.LoadStack(sexismStackData) })
 
-func runSexism(_ context.Context, req Request) (Result, error) {
+func runSexism(ctx context.Context, req Request) (Result, error) {
 	m, err := sexismModel()
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Msg: "sexism model unavailable", Err: fmt.Errorf("sexism-detector: %w", err)}
 	}
-	return Result{"is_safe": safety(m.Probability(textclass.CollapseRepeats(req.Text("text"))) > req.Float("threshold"))}, nil
+	return Result{"is_safe": safety(m.Probability(textclass.CollapsedFrom(ctx, req.Text("text"))) > req.Float("threshold"))}, nil
 }

@@ -154,7 +154,7 @@ func toxicityExceeds(text string, threshold float64) (bool, error) {
 }
 
 func runToxicity(ctx context.Context, req Request) (Result, error) {
-	t, own := textclass.LookupText(ctx, textclass.CollapseRepeats(req.Text("text")))
+	t, own := textclass.LookupText(ctx, textclass.CollapsedFrom(ctx, req.Text("text")))
 	if own {
 		defer t.Release()
 	}

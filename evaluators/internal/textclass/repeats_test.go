@@ -1,6 +1,7 @@
 package textclass
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,24 @@ func TestCollapseRepeatsOfRawText(t *testing.T) {
 		if got := CollapseRepeats(tc.in); got != tc.want {
 			t.Errorf("CollapseRepeats(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestCollapsedFromSharesTheCollapse: through a TextCache, one text is
+// collapsed once whatever the number of classifiers that ask, with the
+// same answer as CollapseRepeats.
+func TestCollapsedFromSharesTheCollapse(t *testing.T) {
+	ctx := WithTextCache(context.Background())
+	s := strings.Repeat("Thank you for your order. ", 5)
+	a, b := CollapsedFrom(ctx, s), CollapsedFrom(ctx, s)
+	if a != CollapseRepeats(s) || b != a {
+		t.Fatalf("CollapsedFrom = %q, %q; CollapseRepeats = %q", a, b, CollapseRepeats(s))
+	}
+	if n := testing.AllocsPerRun(100, func() { CollapsedFrom(ctx, s) }); n != 0 {
+		t.Errorf("a cached collapse allocates %v times", n)
+	}
+	ReleaseTextCache(ctx)
+	if got := CollapsedFrom(context.Background(), s); got != a {
+		t.Errorf("without a cache: %q", got)
 	}
 }

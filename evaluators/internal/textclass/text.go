@@ -144,6 +144,9 @@ func (m *Model) ProbabilityOf(t *Text) float64 {
 type TextCache struct {
 	mu    sync.Mutex
 	texts map[string]*Text
+	// collapsed memoises CollapseRepeats per distinct string (made on
+	// first use): the classifiers of one text collapse it once.
+	collapsed map[string]string
 }
 
 type textCacheKey struct{}
@@ -170,6 +173,30 @@ func ReleaseTextCache(ctx context.Context) {
 		t.Release()
 	}
 	clear(c.texts)
+	clear(c.collapsed)
+}
+
+// CollapsedFrom is CollapseRepeats(s), computed once per distinct s
+// through ctx's TextCache (every call when ctx carries none).
+func CollapsedFrom(ctx context.Context, s string) string {
+	c, _ := ctx.Value(textCacheKey{}).(*TextCache)
+	if c == nil {
+		return CollapseRepeats(s)
+	}
+	c.mu.Lock()
+	v, ok := c.collapsed[s]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = CollapseRepeats(s)
+	c.mu.Lock()
+	if c.collapsed == nil {
+		c.collapsed = map[string]string{}
+	}
+	c.collapsed[s] = v
+	c.mu.Unlock()
+	return v
 }
 
 // TextFrom returns the Text of s: the one shared through ctx's TextCache,
