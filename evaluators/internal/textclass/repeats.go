@@ -21,7 +21,7 @@ func CollapseRepeats(s string) string {
 		return s
 	}
 	b := unsafe.Slice(unsafe.StringData(s), len(s)) // only read
-	out := collapseRepeats(nil, b)
+	out := collapseRepeats(b)
 	if len(out) == len(b) { // a collapse always drops a word
 		return s
 	}
@@ -39,9 +39,10 @@ const maxRepeatBlock = 40
 // repeated three times or more ("no no no"; "very very" stays); words
 // compare without the punctuation around them, and the last copy of a
 // block is kept. A text
-// without such a run is b itself; otherwise the result is appended to dst.
+// without such a run is b itself; otherwise the result is a new slice.
 // It allocates only for a text of more than 256 words.
-func collapseRepeats(dst, b []byte) []byte {
+func collapseRepeats(b []byte) []byte {
+	var dst []byte
 	var (
 		stack     [256]uint64
 		spanStack [256][2]int

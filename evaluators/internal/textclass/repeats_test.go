@@ -17,7 +17,7 @@ func TestCollapseRepeats(t *testing.T) {
 		{"a b", "a b"},
 		{"", ""},
 	} {
-		if got := string(collapseRepeats(nil, []byte(tc.in))); got != tc.want {
+		if got := string(collapseRepeats([]byte(tc.in))); got != tc.want {
 			t.Errorf("collapseRepeats(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -44,7 +44,7 @@ func BenchmarkCollapseRepeatsNoRepeat(b *testing.B) {
 	text := []byte(strings.ToLower("Could you explain how the budget affects the growth of our team? Please write a short summary about the market and the users. The report was reviewed by the committee before the meeting started, and we need a clear plan for the project because the schedule keeps changing."))
 	b.ReportAllocs()
 	for b.Loop() {
-		collapseRepeats(nil, text)
+		collapseRepeats(text)
 	}
 }
 
