@@ -30,6 +30,8 @@ type Store interface {
 	StatusStore
 	// SessionStore keeps console sessions.
 	SessionStore
+	// DocumentStore keeps the small JSON documents of features.
+	DocumentStore
 	// Ping reports whether the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the backend's resources.

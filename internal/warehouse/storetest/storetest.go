@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Aggregates", func(t *testing.T) { testAggregates(t, open) })
 	t.Run("Settings", func(t *testing.T) { testSettings(t, open) })
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
+	t.Run("Documents", func(t *testing.T) { testDocuments(t, open) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })
 }
 
