@@ -99,6 +99,9 @@ type SpanPage struct {
 const (
 	SourceEvaluator = "evaluator"
 	SourceOTLP      = "otlp"
+	// SourceAnnotation marks the points of human annotations (one per
+	// tag value).
+	SourceAnnotation = "annotation"
 )
 
 // MetricPoint is one metric data point: an evaluator output field or an
@@ -109,7 +112,7 @@ type MetricPoint struct {
 	Environment    string
 	OrganizationID string
 	MetricName     string
-	Source         string // SourceEvaluator or SourceOTLP
+	Source         string // SourceEvaluator, SourceOTLP or SourceAnnotation
 	EventTime      int64  // Unix ms
 	BoolValue      *bool
 	NumericValue   *float64

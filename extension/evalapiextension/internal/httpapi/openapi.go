@@ -439,9 +439,11 @@ func buildOpenAPI() obj {
 	setupSchemas(schemas)
 	explanationSchemas(schemas)
 	otherSchemas(schemas)
+	annotationSchemas(schemas)
 
 	paths := obj{}
 	evaluatorPaths(paths)
+	annotationPaths(paths)
 	paths["/healthz"] = obj{"get": obj{"operationId": "healthz", "summary": "Liveness and warehouse health (no key needed).", "tags": []string{"health"}, "security": []obj{},
 		"responses": obj{"200": response("Healthy.", schemaRef("Health")), "503": response("The warehouse is unavailable.", schemaRef("Health"))}}}
 	paths["/v2/openapi.json"] = obj{"get": operation("openapi", "This document.", "meta", obj{"200": response("The OpenAPI 3.1 document.", obj{"type": "object"})}, nil)}

@@ -20,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 )
 
 // openAPIRouter loads the served document once, validated.
@@ -108,7 +109,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	// Every route of the API is documented, with its methods, and every
 	// documented operation is a route.
-	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}})
+	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil)}})
 	type op struct{ path, method string }
 	documented := map[op]bool{}
 	for path, item := range doc.Paths.Map() {

@@ -5,19 +5,17 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpjson"
 	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -50,9 +48,17 @@ type Options struct {
 	// the key (cursorseal); nil means a sealer of a random secret of this
 	// process (the cursors of one collector only).
 	Cursors *cursorseal.Sealer
+	// Mounts are the routes of feature packages (annotations, ...),
+	// served behind the API's authentication and body limit.
+	Mounts []Mount
 	// RunEvaluator runs a validated evaluator request; nil means
 	// (*evaluators.Definition).Run. Tests use it to inject faults.
 	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
+}
+
+// Mount is a feature package's part of the API.
+type Mount interface {
+	Routes() []httpjson.Route
 }
 
 // API serves the /v2 routes.
@@ -148,6 +154,11 @@ func (a *API) routes() {
 		a.route("/v2/organizations/{org_id}/keys/{key_id}", true, map[string]http.HandlerFunc{http.MethodDelete: adminOnly(a.revokeKey)})
 		a.route("/v2/organizations/{org_id}/keys/{key_id}/rotate", true, map[string]http.HandlerFunc{http.MethodPost: adminOnly(a.rotateKey)})
 	}
+	for _, m := range a.opts.Mounts {
+		for _, rt := range m.Routes() {
+			a.route(rt.Pattern, true, rt.Handlers)
+		}
+	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
@@ -205,48 +216,10 @@ func (a *API) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, code, status)
 }
 
-// errorBody is the error response of every endpoint.
-type errorBody struct {
-	Error string `json:"error"`
-}
+func writeError(w http.ResponseWriter, status int, msg string) { httpjson.WriteError(w, status, msg) }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, errorBody{Error: msg})
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { httpjson.WriteJSON(w, status, v) }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) { return httpjson.ReadBody(w, r) }
 
-// readBody reads a size-limited request body, answering 413 or 400 itself
-// when it cannot (ok false).
-func readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body exceeds the limit of %d bytes", tooBig.Limit))
-			return nil, false
-		}
-		writeError(w, http.StatusBadRequest, "cannot read request body: "+err.Error())
-		return nil, false
-	}
-	return body, true
-}
-
-// decodeObject decodes body as one JSON object into v.
-func decodeObject(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return errors.New("request body is empty: send a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("request body is not valid JSON: %w", err)
-	}
-	if dec.More() {
-		return errors.New("request body has data after the JSON object")
-	}
-	return nil
-}
+func decodeObject(body []byte, v any) error { return httpjson.DecodeObject(body, v) }
