@@ -291,6 +291,11 @@ type traceData struct {
 	RawJSON                 string
 	Evaluators              []*evaluators.Definition
 	PlaygroundTS            int64
+	// Feedback are the human annotations about the trace, its spans or
+	// their association properties; FeedbackError says why they could not
+	// be read.
+	Feedback      []feedbackRow
+	FeedbackError string
 }
 
 // tick is a time label of the waterfall's axis.
@@ -346,6 +351,9 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 	refs := c.monitorRefs(r.Context(), t, sel.Span.Evaluations)
 	for i := range data.Evaluations {
 		data.Evaluations[i].Monitor = refs[data.Evaluations[i].MonitorID]
+	}
+	if data.Feedback, err = c.traceFeedback(r.Context(), t.Environment, traceID, spans); err != nil {
+		data.FeedbackError = "The warehouse did not answer for this trace's feedback; reload to try again."
 	}
 	c.render(w, r, http.StatusOK, "trace", page{Title: "Trace " + truncate(16, traceID), Nav: "traces", Data: data})
 }

@@ -1,0 +1,79 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// TestTraceShowsFeedback: annotations about a trace (by its id, a span id
+// or an association property value of its spans), sent through the API
+// before or after the spans arrive, show on its page, escaped; another
+// environment's annotation of the same value does not.
+func TestTraceShowsFeedback(t *testing.T) {
+	s := newTestServerAPI(t, false, nil, func(o *httpapi.Options) { o.Mounts = append(o.Mounts, annotationapi.New(o.Store)) })
+	post := func(key, path, body string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.URL+path, bytes.NewReader([]byte(body)))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("POST %s: %d", path, resp.StatusCode)
+		}
+	}
+	task := `{"slug":"user-feedback","name":"Feedback","tags":[{"name":"thumbs","type":"boolean"},{"name":"comment","type":"text"}]}`
+	post(keyA, "/v2/annotation-tasks", task)
+	post(keyB, "/v2/annotation-tasks", task)
+	// Feedback on the conversation before its spans arrive.
+	post(keyA, "/v2/annotation-tasks/user-feedback/annotations",
+		`{"entity_instance_id":"conv-7","tags":{"thumbs":false,"comment":"<script>alert(1)</script> wrong city"},"source":"sdk","flow":"user_feedback","actor":{"type":"service","id":"shop-app"}}`)
+	post(keyB, "/v2/annotation-tasks/user-feedback/annotations", `{"entity_instance_id":"conv-7","tags":{"comment":"env-b's own feedback"}}`)
+
+	const traceID = "aaaa0000000000000000000000000007"
+	now := time.Now().UnixMilli()
+	root := chatSpan("env-a", traceID, "a1", "", now-1000, "svc-a")
+	root.SpanAttributes = map[string]string{"traceloop.association.properties.conversation_id": "conv-7"}
+	child := chatSpan("env-a", traceID, "a2", "a1", now-900, "svc-a")
+	if err := s.store.WriteSpans(context.Background(), []warehouse.Span{root, child}); err != nil {
+		t.Fatal(err)
+	}
+	post(keyA, "/v2/annotation-tasks/user-feedback/annotations", `{"entity_instance_id":"`+traceID+`","tags":{"thumbs":true}}`)
+
+	c := s.client(t)
+	s.login(t, c, keyA)
+	page := do(t, c, "GET", s.URL+"/ui/traces/"+traceID, nil)
+	if page.status != 200 {
+		t.Fatalf("trace page: %d", page.status)
+	}
+	i := strings.Index(page.body, `id="feedback"`)
+	if i < 0 {
+		t.Fatal("the trace page has no feedback section")
+	}
+	section := page.body[i:strings.Index(page.body[i:], "</section>")+i]
+	for _, want := range []string{
+		`<h2>Feedback <span class="hint">2</span></h2>`,
+		`<code>conv-7</code> <span class="hint">conversation_id</span>`,
+		`&lt;script&gt;alert(1)&lt;/script&gt; wrong city`,
+		`service shop-app <span class="hint">user_feedback</span>`,
+		`<code>` + traceID + `</code> <span class="hint">trace</span>`,
+		`<b>thumbs</b> true`, `<b>thumbs</b> false`,
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("feedback section lacks %q:\n%s", want, section)
+		}
+	}
+	if strings.Contains(page.body, "<script>alert(1)") || strings.Contains(page.body, "env-b's own feedback") {
+		t.Error("the page shows unescaped feedback text or another environment's feedback")
+	}
+}
