@@ -60,7 +60,7 @@ func TestTraceShowsFeedback(t *testing.T) {
 	if i < 0 {
 		t.Fatal("the trace page has no feedback section")
 	}
-	section := page.body[i:strings.Index(page.body[i:], "</section>")+i]
+	section := page.body[i : strings.Index(page.body[i:], "</section>")+i]
 	for _, want := range []string{
 		`<h2>Feedback <span class="hint">2</span></h2>`,
 		`<code>conv-7</code> <span class="hint">conversation_id</span>`,
