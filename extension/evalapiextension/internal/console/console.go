@@ -177,6 +177,11 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /ui/evaluators/{slug}", c.authed(c.playgroundPage))
 	c.mux.HandleFunc("POST /ui/evaluators/{slug}", c.authed(c.runPlayground))
 	c.mux.HandleFunc("GET /ui/playground", c.authed(c.playgroundRedirect))
+	c.mux.HandleFunc("GET /ui/review", c.authed(c.reviewPage))
+	c.mux.HandleFunc("POST /ui/review", c.authed(c.createQueue))
+	c.mux.HandleFunc("GET /ui/review/{id}", c.authed(c.reviewQueuePage))
+	c.mux.HandleFunc("POST /ui/review/{id}", c.authed(c.labelSpan))
+	c.mux.HandleFunc("GET /ui/review/{id}/agreement", c.authed(c.agreementPage))
 	c.mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
 		c.renderError(w, r, http.StatusNotFound, "Page not found", "There is no console page at "+r.URL.Path+".")
 	})

@@ -70,6 +70,28 @@
       if (seconds > 0) window.setTimeout(function () { window.location.reload(); }, seconds * 1000);
     }
 
+    // The review queue's keys: 1/0 set the first yes/no tag, Enter saves,
+    // s skips (not while typing in a field).
+    var labelForm = document.getElementById("label-form");
+    if (labelForm) {
+      document.addEventListener("keydown", function (ev) {
+        if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+        var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(ev.target.tagName) && ev.target.type !== "radio" && ev.target.type !== "checkbox";
+        if (typing) return;
+        var first = labelForm.querySelector('.tag-field[data-type="boolean"]');
+        if ((ev.key === "1" || ev.key === "0") && first) {
+          var radio = first.querySelector('input[value="' + (ev.key === "1" ? "true" : "false") + '"]');
+          if (radio) { radio.checked = true; radio.focus(); ev.preventDefault(); }
+        } else if (ev.key === "Enter") {
+          ev.preventDefault();
+          document.getElementById("save-label").click();
+        } else if (ev.key === "s") {
+          ev.preventDefault();
+          document.getElementById("skip-span").click();
+        }
+      });
+    }
+
     // Chart bars and histogram bins are links; keyboard focus shows their
     // title like a hover does.
     document.querySelectorAll("svg a[data-tip]").forEach(function (a) {
