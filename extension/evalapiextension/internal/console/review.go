@@ -494,6 +494,19 @@ func (c *Console) labelSpan(w http.ResponseWriter, r *http.Request) {
 		c.renderError(w, r, http.StatusBadRequest, "No span", "The form names no span to label.")
 		return
 	}
+	// A span is labelled once per task: a form sent twice stores nothing
+	// the second time.
+	prior, err := annotationapi.Find(r.Context(), c.opts.Store, t.Environment, []warehouse.Filter{
+		{Field: "labels." + annotation.LabelTask, Operator: warehouse.OpEquals, Value: task.Slug},
+		{Field: "labels." + annotation.LabelEntity, Operator: warehouse.OpEquals, Value: spanID}})
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
+	if len(prior) > 0 {
+		http.Redirect(w, r, back+"?notice="+url.QueryEscape(truncate(16, spanID)+" was already labelled by "+prior[0].ActorID+"; nothing changed."), http.StatusSeeOther)
+		return
+	}
 	a := annotation.Annotation{ID: randomID(), Task: task.Slug, EntityInstanceID: spanID, Tags: tags, Source: "console",
 		Flow: "review:" + q.ID, ActorType: "user", ActorID: name, CreatedAt: time.Now().UTC()}
 	if err := c.opts.Store.WriteMetricPoints(r.Context(), annotation.Points(t.Environment, t.OrganizationID, a)); err != nil {

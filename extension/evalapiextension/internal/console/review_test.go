@@ -154,7 +154,13 @@ func TestReviewQueue(t *testing.T) {
 	if labelled[skipped] != "bob" {
 		t.Errorf("the span alice skipped was labelled by %q, want bob", labelled[skipped])
 	}
+	// A label sent twice (a double click) is stored once.
 	_, page := shown(t, s, alice, q)
+	r = post(alice, skipped, page, url.Values{"action": {"save"}, "tag.good": {"false"}})
+	if loc, _ := url.QueryUnescape(r.header.Get("Location")); !strings.Contains(loc, "was already labelled by bob; nothing changed") {
+		t.Errorf("a second label of %s: %s", skipped, loc)
+	}
+	_, page = shown(t, s, alice, q)
 	if !strings.Contains(page.body, `id="progress">6 labelled · 6 spans match`) || !strings.Contains(page.body, "<td>alice</td>") || !strings.Contains(page.body, "<td>bob</td>") {
 		t.Errorf("queue page progress or reviewers missing:\n%s", page.body)
 	}

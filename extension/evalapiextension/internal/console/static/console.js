@@ -74,6 +74,11 @@
     // s skips (not while typing in a field).
     var labelForm = document.getElementById("label-form");
     if (labelForm) {
+      var sent = false;
+      labelForm.addEventListener("submit", function (ev) {
+        if (sent) ev.preventDefault(); // one label per span, however the form is sent
+        sent = true;
+      });
       document.addEventListener("keydown", function (ev) {
         if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
         var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(ev.target.tagName) && ev.target.type !== "radio" && ev.target.type !== "checkbox";
