@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -292,6 +293,8 @@ const (
 	LabelActor    = "actor_id"
 	LabelActorTyp = "actor_type"
 	LabelID       = "annotation_id"
+	// LabelCategory is the value of a category tag's point.
+	LabelCategory = "category"
 )
 
 var (
@@ -342,6 +345,11 @@ func Points(env, org string, a Annotation) []warehouse.MetricPoint {
 			for _, s := range v {
 				q := p
 				q.EnumValue = &s
+				// The category is a label too: points that differ only in
+				// their value are one point to a store that keys points by
+				// name, time and labels (ClickHouse).
+				q.Labels = maps.Clone(labels)
+				q.Labels[LabelCategory] = s
 				pts = append(pts, q)
 			}
 		}

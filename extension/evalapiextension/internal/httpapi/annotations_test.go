@@ -1,18 +1,40 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
+	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
 )
 
-// newAnnotationServer is the API with the annotation routes mounted.
-func newAnnotationServer(t *testing.T) *testServer {
-	return newTestServer(t, func(o *Options) { o.Mounts = append(o.Mounts, annotationapi.New(o.Store)) })
+// mountAnnotations mounts the annotation routes.
+func mountAnnotations(o *Options) { o.Mounts = append(o.Mounts, annotationapi.New(o.Store)) }
+
+// onBothBackends runs test against the API on SQLite and, when
+// EVALCOL_CLICKHOUSE_ADDR is set, on ClickHouse.
+func onBothBackends(t *testing.T, test func(t *testing.T, s *testServer)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, newTestServer(t, mountAnnotations)) })
+	t.Run("clickhouse", func(t *testing.T) {
+		addr := os.Getenv("EVALCOL_CLICKHOUSE_ADDR")
+		if addr == "" {
+			t.Skip("EVALCOL_CLICKHOUSE_ADDR is not set (scripts/clickhouse.sh start prints it)")
+		}
+		opts := clickhouse.Options{Addr: addr, Database: fmt.Sprintf("evalcol_annotations_%x", time.Now().UnixNano())}
+		t.Cleanup(func() { _ = clickhouse.DropDatabase(context.Background(), opts) })
+		st, err := clickhouse.Open(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		test(t, newTestServerOn(t, st, mountAnnotations))
+	})
 }
 
 const feedbackTask = `{"slug":"user-feedback","name":"User feedback","tags":[
@@ -32,8 +54,9 @@ func annotationPoints(t *testing.T, s *testServer, key string) int {
 	return int(body["metrics"].(map[string]any)["total_results"].(float64))
 }
 
-func TestAnnotationTasks(t *testing.T) {
-	s := newAnnotationServer(t)
+func TestAnnotationTasks(t *testing.T) { onBothBackends(t, testAnnotationTasks) }
+
+func testAnnotationTasks(t *testing.T, s *testServer) {
 	a, b := "Bearer "+keyA, "Bearer "+keyB
 
 	status, task := s.do(t, http.MethodPost, "/v2/annotation-tasks", a, []byte(feedbackTask))
@@ -127,8 +150,9 @@ func TestAnnotationTasks(t *testing.T) {
 	}
 }
 
-func TestAnnotations(t *testing.T) {
-	s := newAnnotationServer(t)
+func TestAnnotations(t *testing.T) { onBothBackends(t, testAnnotations) }
+
+func testAnnotations(t *testing.T, s *testServer) {
 	a, b := "Bearer "+keyA, "Bearer "+keyB
 	if status, got := s.do(t, http.MethodPost, "/v2/annotation-tasks", a, []byte(feedbackTask)); status != http.StatusCreated {
 		t.Fatalf("create task: %d %v", status, got)

@@ -39,6 +39,12 @@ func newTestServer(t *testing.T, mutate func(*Options)) *testServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
+	return newTestServerOn(t, store, mutate)
+}
+
+// newTestServerOn is newTestServer on the given warehouse.
+func newTestServerOn(t *testing.T, store warehouse.Store, mutate func(*Options)) *testServer {
+	t.Helper()
 	keys := tenant.NewKeyring([]tenant.Key{
 		{Secret: keyA, Tenant: tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}},
 		{Secret: keyB, Tenant: tenant.Tenant{Environment: "env-b", OrganizationID: "org-b", ProjectID: "p-b"}},
