@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ type Store interface {
 	warehouse.DocumentStore
 	WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoint) error
 	QueryMetrics(ctx context.Context, q warehouse.MetricQuery) (warehouse.MetricPage, error)
+	QuerySpans(ctx context.Context, q warehouse.SpanQuery) (warehouse.SpanPage, error)
 }
 
 // Service serves the annotation routes.
@@ -410,4 +412,85 @@ func ForEntities(ctx context.Context, store Store, env string, ids []string) ([]
 	}
 	ids = ids[:min(len(ids), warehouse.MaxFilterValues)]
 	return Find(ctx, store, env, []warehouse.Filter{{Field: "labels." + annotation.LabelEntity, Operator: warehouse.OpIn, Values: ids}})
+}
+
+// maxFilterAnnotations bounds the annotation points a span filter on
+// annotations reads.
+const maxFilterAnnotations = warehouse.MaxMetricLimit
+
+// ParseFilterSpec splits an annotation filter "<task>.<tag>:<value>" (the
+// value may be empty: any value).
+func ParseFilterSpec(spec string) (task, tag, value string, err error) {
+	name, value, _ := strings.Cut(spec, ":")
+	task, tag, ok := strings.Cut(name, ".")
+	if !ok || task == "" || tag == "" {
+		return "", "", "", fmt.Errorf("%q is not <task>.<tag>:<value>, e.g. user-feedback.thumbs:false", spec)
+	}
+	return task, tag, value, nil
+}
+
+// TraceFilter resolves an annotation filter "<task>.<tag>:<value>" to a
+// span filter: the traces that annotations of env with that tag value
+// (any value when empty) are about, by trace id or by the id of one of
+// their spans (annotations of association property values are not
+// resolved here). It reads at most maxFilterAnnotations annotation
+// points; a filter no trace matches matches nothing.
+func TraceFilter(ctx context.Context, store Store, env, spec string) (warehouse.Filter, error) {
+	task, tag, value, err := ParseFilterSpec(spec)
+	if err != nil {
+		return warehouse.Filter{}, &warehouse.QueryError{Field: "annotation", Msg: err.Error()}
+	}
+	page, err := store.QueryMetrics(ctx, warehouse.MetricQuery{Environments: []string{env}, MetricSource: warehouse.SourceAnnotation,
+		MetricName: task + "." + tag, Desc: true, Limit: maxFilterAnnotations})
+	if err != nil {
+		return warehouse.Filter{}, fmt.Errorf("read annotations: %w", err)
+	}
+	traces := map[string]bool{}
+	var spans []string
+	for _, g := range page.Groups {
+		for _, p := range g.Points {
+			if value != "" && pointValue(p) != value {
+				continue
+			}
+			switch {
+			case p.TraceID != "":
+				traces[p.TraceID] = true
+			case p.SpanID != "":
+				spans = append(spans, p.SpanID)
+			}
+		}
+	}
+	if len(spans) > 0 {
+		spans = spans[:min(len(spans), warehouse.MaxFilterValues)]
+		found, err := store.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{env}, Limit: warehouse.MaxSpanLimit,
+			Filters: []warehouse.Filter{{Field: "span_id", Operator: warehouse.OpIn, Values: spans}}})
+		if err != nil {
+			return warehouse.Filter{}, fmt.Errorf("read annotated spans: %w", err)
+		}
+		for _, s := range found.Spans {
+			traces[s.TraceID] = true
+		}
+	}
+	ids := make([]string, 0, len(traces))
+	for id := range traces {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	if len(ids) == 0 {
+		ids = []string{"-"} // no trace has this id: the filter matches nothing
+	}
+	return warehouse.Filter{Field: "trace_id", Operator: warehouse.OpIn, Values: ids[:min(len(ids), warehouse.MaxFilterValues)]}, nil
+}
+
+// pointValue is an annotation point's value as a filter names it.
+func pointValue(p warehouse.MetricPoint) string {
+	switch {
+	case p.BoolValue != nil:
+		return strconv.FormatBool(*p.BoolValue)
+	case p.NumericValue != nil:
+		return strconv.FormatFloat(*p.NumericValue, 'g', -1, 64)
+	case p.EnumValue != nil:
+		return *p.EnumValue
+	}
+	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
+	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
 )
 
@@ -217,6 +218,48 @@ func testAnnotations(t *testing.T, s *testServer) {
 		"filters":[{"field":"trace_id","operator":"equals","value":"`+trace+`"}]}`))
 	if status != http.StatusOK || body["metrics"].(map[string]any)["total_results"] != 1.0 {
 		t.Errorf("the trace's annotation through /v2/metrics: %d %v", status, body)
+	}
+
+	// Spans filtered by annotation: the annotated trace (by its id, or
+	// by one of its span ids), not the other.
+	const otherTrace = "1bf7651916cd43dd8448eb211c80319c"
+	now := time.Now().UnixMilli()
+	if err := s.store.WriteSpans(context.Background(), []warehouse.Span{
+		{Environment: "env-a", TraceID: trace, SpanID: "00f067aa0ba902b7", Timestamp: now, SpanName: "chat"},
+		{Environment: "env-a", TraceID: otherTrace, SpanID: "00f067aa0ba902b8", Timestamp: now, SpanName: "chat"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	spansAnnotated := func(spec string) []string {
+		t.Helper()
+		status, body := s.do(t, http.MethodGet, fmt.Sprintf("/v2/warehouse/spans?from_timestamp_sec=%d&annotation=%s", now/1000-60, spec), a, nil)
+		if status != http.StatusOK {
+			t.Fatalf("spans annotated %s: %d %v", spec, status, body)
+		}
+		var ids []string
+		for _, sp := range body["spans"].(map[string]any)["data"].([]any) {
+			ids = append(ids, sp.(map[string]any)["trace_id"].(string))
+		}
+		return ids
+	}
+	if got := spansAnnotated("user-feedback.thumbs:false"); len(got) != 1 || got[0] != trace {
+		t.Errorf("spans of thumbs:false = %v, want the annotated trace", got)
+	}
+	if got := spansAnnotated("user-feedback.thumbs:true"); len(got) != 0 {
+		t.Errorf("spans of thumbs:true = %v, want none (that annotation is about conv-42, not a trace)", got)
+	}
+	if status, _ := s.do(t, http.MethodPost, "/v2/annotation-tasks/user-feedback/annotations", a, []byte(`{"entity_instance_id":"00f067aa0ba902b8","tags":{"thumbs":true}}`)); status != http.StatusCreated {
+		t.Fatal("annotate a span")
+	}
+	if got := spansAnnotated("user-feedback.thumbs:true"); len(got) != 1 || got[0] != otherTrace {
+		t.Errorf("spans of thumbs:true after annotating a span of the other trace = %v", got)
+	}
+	if got := spansAnnotated("user-feedback.thumbs:"); len(got) != 2 {
+		t.Errorf("spans with any thumbs = %v, want both traces", got)
+	}
+	if status, body := s.do(t, http.MethodGet, fmt.Sprintf("/v2/warehouse/spans?from_timestamp_sec=%d&annotation=thumbs", now/1000-60), a, nil); status != http.StatusBadRequest ||
+		!strings.Contains(body["error"].(string), `annotation: "thumbs" is not <task>.<tag>:<value>`) {
+		t.Errorf("a bad annotation filter: %d %v", status, body)
 	}
 
 	// Another environment sees none of it, and cannot annotate with a

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -103,6 +104,17 @@ func (a *API) querySpans(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.Environments = []string{t.Environment}
+	if spec := r.URL.Query().Get("annotation"); spec != "" {
+		f, err := annotationapi.TraceFilter(r.Context(), a.opts.Store, t.Environment, spec)
+		if err == nil {
+			q.Filters = append(q.Filters, f)
+			q, err = q.Normalize()
+		}
+		if err != nil {
+			a.writeStoreError(w, err)
+			return
+		}
+	}
 	if q.Cursor, err = a.openCursor(r.Context(), cursorseal.Spans, t.Environment, q.Cursor); err != nil {
 		a.writeStoreError(w, err)
 		return

@@ -34,7 +34,8 @@ func queryErrorf(field, format string, args ...any) *warehouse.QueryError {
 var spanParams = map[string]bool{
 	"from_timestamp_sec": true, "to_timestamp_sec": true, "workflow": true, "span_name": true,
 	"sort_order": true, "sort_by": true, "cursor": true, "limit": true, "filters": true,
-	"explain": true, // asks for each evaluation's verdict and explanation (not a filter)
+	"explain":    true, // asks for each evaluation's verdict and explanation (not a filter)
+	"annotation": true, // <task>.<tag>:<value>: the traces annotated so (resolved by the handler)
 }
 
 // ParseSpanQuery parses the query string of GET /v2/warehouse/spans. The
