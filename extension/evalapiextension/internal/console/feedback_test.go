@@ -45,7 +45,8 @@ func TestTraceShowsFeedback(t *testing.T) {
 	root := chatSpan("env-a", traceID, "a1", "", now-1000, "svc-a")
 	root.SpanAttributes = map[string]string{"traceloop.association.properties.conversation_id": "conv-7"}
 	child := chatSpan("env-a", traceID, "a2", "a1", now-900, "svc-a")
-	if err := s.store.WriteSpans(context.Background(), []warehouse.Span{root, child}); err != nil {
+	other := chatSpan("env-a", "aaaa0000000000000000000000000008", "b1", "", now-800, "svc-other")
+	if err := s.store.WriteSpans(context.Background(), []warehouse.Span{root, child, other}); err != nil {
 		t.Fatal(err)
 	}
 	post(keyA, "/v2/annotation-tasks/user-feedback/annotations", `{"entity_instance_id":"`+traceID+`","tags":{"thumbs":true}}`)
@@ -75,5 +76,15 @@ func TestTraceShowsFeedback(t *testing.T) {
 	}
 	if strings.Contains(page.body, "<script>alert(1)") || strings.Contains(page.body, "env-b's own feedback") {
 		t.Error("the page shows unescaped feedback text or another environment's feedback")
+	}
+
+	// The traces list filtered by feedback: the trace annotated thumbs
+	// true (by its id), not the other.
+	list := do(t, c, "GET", s.URL+"/ui/traces?range=1h&annotation=user-feedback.thumbs:true", nil)
+	if list.status != 200 || !strings.Contains(list.body, traceID) || strings.Contains(list.body, "svc-other") {
+		t.Errorf("traces annotated thumbs:true: %d, has the trace %v, has the other %v", list.status, strings.Contains(list.body, traceID), strings.Contains(list.body, "svc-other"))
+	}
+	if list := do(t, c, "GET", s.URL+"/ui/traces?range=1h&annotation=thumbs", nil); !strings.Contains(list.body, `is not &lt;task&gt;.&lt;tag&gt;:&lt;value&gt;`) {
+		t.Error("a malformed feedback filter is not explained")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -49,6 +50,9 @@ type listParams struct {
 	// Verdict is "<verdict>:<evaluator>" ("fail:toxicity-detector") or
 	// "<verdict>:*" for any evaluator.
 	Verdict string
+	// Annotation is "<task>.<tag>:<value>": only the traces annotated so
+	// (annotationapi.TraceFilter).
+	Annotation string
 	// View is "traces" (one row per trace) or "spans".
 	View string
 	// Sort is a span sort key (spans view); Order is asc or desc.
@@ -104,6 +108,13 @@ func parseListParams(v url.Values, now time.Time) (p listParams, errs map[string
 			errs["verdict"] = err
 		} else {
 			p.Verdict = s
+		}
+	}
+	if s := strings.TrimSpace(v.Get("annotation")); s != "" {
+		if _, _, _, err := annotationapi.ParseFilterSpec(s); err != nil {
+			errs["annotation"] = err.Error()
+		} else {
+			p.Annotation = s
 		}
 	}
 	p.View = v.Get("view")
@@ -270,6 +281,7 @@ func (p listParams) values(pinned bool) url.Values {
 		v.Add("attr", a)
 	}
 	set("verdict", p.Verdict)
+	set("annotation", p.Annotation)
 	if p.View != "traces" {
 		v.Set("view", p.View)
 	}

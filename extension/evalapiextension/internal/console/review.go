@@ -323,7 +323,11 @@ func (c *Console) queueAndTask(w http.ResponseWriter, r *http.Request, t tenant.
 func (c *Console) nextSpan(ctx context.Context, env string, q reviewQueue, name string) (*warehouse.Span, int64, error) {
 	v, _ := url.ParseQuery(q.Filter)
 	p, _ := parseListParams(v, time.Now())
-	sq := warehouse.SpanQuery{Environments: []string{env}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: p.filters(),
+	filters, err := c.listFilters(ctx, tenant.Tenant{Environment: env}, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	sq := warehouse.SpanQuery{Environments: []string{env}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters,
 		SortBy: warehouse.SortTimestamp, Desc: true, Limit: reviewPage}
 	var matched int64
 	for scanned := 0; scanned < reviewScanLimit; {

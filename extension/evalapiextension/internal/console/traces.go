@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -139,8 +140,11 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 		data.Sorts[string(key)] = sl
 	}
 	data.FirstLink = p.url(false, nil)
-	filters := p.filters()
-	var err error
+	filters, err := c.listFilters(r.Context(), t, p)
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
 	if p.View == "spans" {
 		err = c.listSpans(r, t, p, filters, &data)
 	} else {
@@ -157,6 +161,19 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.render(w, r, http.StatusOK, "traces", page{Title: "Traces", Nav: "traces", Data: data})
+}
+
+// listFilters are p's span filters, its annotation filter resolved.
+func (c *Console) listFilters(ctx context.Context, t tenant.Tenant, p listParams) ([]warehouse.Filter, error) {
+	filters := p.filters()
+	if p.Annotation == "" {
+		return filters, nil
+	}
+	f, err := annotationapi.TraceFilter(ctx, c.opts.Store, t.Environment, p.Annotation)
+	if err != nil {
+		return nil, err
+	}
+	return append(filters, f), nil
 }
 
 func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, filters []warehouse.Filter, data *tracesData) error {
