@@ -26,6 +26,7 @@ import (
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
 
+	"github.com/evalcol/evalcol/connector/evaluationmetricsconnector"
 	"github.com/evalcol/evalcol/exporter/warehouseexporter"
 	"github.com/evalcol/evalcol/extension/evalapiextension"
 	"github.com/evalcol/evalcol/processor/evaluatorprocessor"
@@ -66,6 +67,7 @@ func Components() (otelcol.Factories, error) {
 	}
 	if f.Connectors, err = otelcol.MakeFactoryMap[connector.Factory](
 		forwardconnector.NewFactory(),
+		evaluationmetricsconnector.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
