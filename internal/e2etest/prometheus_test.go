@@ -6,6 +6,9 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -242,5 +245,30 @@ func TestPrometheusExampleScrape(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("scrape:\n%s", body)
+	}
+}
+
+// TestPrometheusAlertRules checks the sample alerting rules of
+// examples/prometheus with promtool and runs their unit tests (a pass rate
+// that drops to 70%, an evaluator that only fails, too few evaluations to
+// judge), on the metric and label names TestPrometheusExampleScrape
+// scrapes. promtool comes with Debian's prometheus package; without it the
+// test is skipped, except in CI (CI set), which installs it.
+func TestPrometheusAlertRules(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("promtool not found in CI: %v", err)
+		}
+		t.Skip("promtool not installed (apt-get install prometheus)")
+	}
+	dir := filepath.Join("..", "..", "examples", "prometheus")
+	for _, args := range [][]string{{"check", "rules", "alerts.yaml"}, {"test", "rules", "alerts.test.yaml"}} {
+		cmd := exec.Command(promtool, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 }
