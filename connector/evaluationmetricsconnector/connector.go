@@ -2,6 +2,7 @@ package evaluationmetricsconnector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/connector/evaluationmetricsconnector/internal/aggregate"
@@ -34,6 +36,12 @@ type evaluationMetrics struct {
 	// flushMu makes flushes one at a time, so that the next consumer
 	// never sees an older cumulative value after a newer one.
 	flushMu sync.Mutex
+	// overflowLogged is set once the warning that max_series was reached
+	// has been logged (under flushMu).
+	overflowLogged bool
+	maxSeries      int
+	// telemetry is the registration of the connector's own metrics.
+	telemetry metric.Registration
 }
 
 var _ connector.Traces = (*evaluationMetrics)(nil)
@@ -43,19 +51,26 @@ func newConnector(set connector.Settings, cfg *Config, next consumer.Metrics) (*
 	if err != nil {
 		return nil, err
 	}
+	agg := aggregate.New(aggregate.Options{
+		Dimensions: dims,
+		MaxSeries:  cfg.MaxSeries,
+		Buckets:    cfg.Histogram.Buckets,
+		Expiration: cfg.MetricsExpiration,
+	})
+	reg, err := registerTelemetry(set.MeterProvider, agg)
+	if err != nil {
+		return nil, err
+	}
 	return &evaluationMetrics{
-		logger: set.Logger,
-		next:   next,
-		agg: aggregate.New(aggregate.Options{
-			Dimensions: dims,
-			MaxSeries:  cfg.MaxSeries,
-			Buckets:    cfg.Histogram.Buckets,
-			Expiration: cfg.MetricsExpiration,
-		}),
-		interval: cfg.MetricsFlushInterval,
-		version:  set.BuildInfo.Version,
-		now:      time.Now,
-		stop:     make(chan struct{}),
+		logger:    set.Logger,
+		next:      next,
+		agg:       agg,
+		telemetry: reg,
+		interval:  cfg.MetricsFlushInterval,
+		maxSeries: cfg.MaxSeries,
+		version:   set.BuildInfo.Version,
+		now:       time.Now,
+		stop:      make(chan struct{}),
 	}, nil
 }
 
@@ -83,22 +98,32 @@ func (c *evaluationMetrics) run() {
 }
 
 // Shutdown stops the periodic flush and sends the metrics a last time, so
-// that a push exporter gets the evaluations of the last interval.
+// that a push exporter gets the evaluations of the last interval. Calls
+// after the first do nothing.
 func (c *evaluationMetrics) Shutdown(ctx context.Context) error {
-	started := c.done != nil
-	c.stopOnce.Do(func() { close(c.stop) })
-	if !started {
+	first := false
+	c.stopOnce.Do(func() {
+		first = true
+		close(c.stop)
+	})
+	if !first {
 		return nil
 	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		return ctx.Err()
+	var errs []error
+	if err := c.telemetry.Unregister(); err != nil {
+		errs = append(errs, fmt.Errorf("unregistering the connector's metrics: %w", err))
 	}
-	if err := c.flush(ctx); err != nil {
-		return fmt.Errorf("last flush of the evaluation metrics: %w", err)
+	if c.done != nil { // started
+		select {
+		case <-c.done:
+			if err := c.flush(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("last flush of the evaluation metrics: %w", err))
+			}
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("waiting for the periodic flush to stop: %w", ctx.Err()))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Capabilities: the connector only reads the spans.
@@ -117,6 +142,11 @@ func (c *evaluationMetrics) ConsumeTraces(_ context.Context, td ptrace.Traces) e
 func (c *evaluationMetrics) flush(ctx context.Context) error {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
+	if st := c.agg.Stats(); st.Overflowed > 0 && !c.overflowLogged {
+		c.overflowLogged = true
+		c.logger.Warn("evaluation metrics reached max_series: the evaluations of new attribute combinations count in the series with otel.metric.overflow=true; lower the dimensions, raise max_series or set metrics_expiration",
+			zap.Int("max_series", c.maxSeries), zap.Int64("overflowed", st.Overflowed))
+	}
 	md := c.agg.Metrics(c.now(), metadata.ScopeName, c.version)
 	if md.DataPointCount() == 0 {
 		return nil

@@ -19,10 +19,12 @@ const (
 	defaultFlushInterval = 15 * time.Second
 )
 
-// defaultBuckets are the default score histogram bounds: tenths of the
-// 0..1 scores most evaluators give (0 alone holds the failed booleans),
-// then a few bounds for counts and perplexities.
-var defaultBuckets = []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 5, 10, 100, 1000}
+// defaultBuckets returns the default score histogram bounds: tenths of
+// the 0..1 scores most evaluators give (0 alone holds the booleans scored
+// 0), then a few bounds for counts and perplexities.
+func defaultBuckets() []float64 {
+	return []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 5, 10, 100, 1000}
+}
 
 // NewFactory returns the factory of the evaluationmetrics connector.
 func NewFactory() connector.Factory {
@@ -35,10 +37,10 @@ func NewFactory() connector.Factory {
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		Dimensions:           append([]string(nil), aggregate.DimensionNames()...),
+		Dimensions:           aggregate.DimensionNames(),
 		MaxSeries:            defaultMaxSeries,
 		MetricsFlushInterval: defaultFlushInterval,
-		Histogram:            HistogramConfig{Buckets: append([]float64(nil), defaultBuckets...)},
+		Histogram:            HistogramConfig{Buckets: defaultBuckets()},
 	}
 }
 

@@ -8,6 +8,7 @@ package aggregate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,8 +91,9 @@ func (d Dimension) String() string { return dimensionNames[d] }
 // Attribute returns the data point attribute key of the dimension.
 func (d Dimension) Attribute() string { return dimensionAttrs[d] }
 
-// DimensionNames returns the configuration names of all dimensions.
-func DimensionNames() []string { return dimensionNames[:] }
+// DimensionNames returns the configuration names of all dimensions, in a
+// new slice.
+func DimensionNames() []string { return slices.Clone(dimensionNames[:]) }
 
 // ParseDimension returns the dimension called name.
 func ParseDimension(name string) (Dimension, error) {
@@ -348,13 +350,16 @@ type Stats struct {
 	// Series is the number of evaluation count series (without the
 	// overflow series).
 	Series int
+	// ScoreSeries is the number of score histogram series (without the
+	// overflow series).
+	ScoreSeries int
 }
 
 // Stats returns the counts so far.
 func (a *Aggregator) Stats() Stats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return Stats{Dropped: a.dropped, Overflowed: a.overflowed, Series: len(a.counts)}
+	return Stats{Dropped: a.dropped, Overflowed: a.overflowed, Series: len(a.counts), ScoreSeries: len(a.hists)}
 }
 
 // Metrics drops the series not updated within the expiration and returns
