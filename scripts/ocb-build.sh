@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the evalcol distribution from builder-config.yaml with the
-# OpenTelemetry Collector Builder v0.164.0 (installed with go install when
+# OpenTelemetry Collector Builder v0.165.0 (installed with go install when
 # missing) and checks that the binary starts with examples/config.yaml.
 #
 #   scripts/ocb-build.sh            # build into ./_build/evalcol and smoke-test it
@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BUILDER_VERSION=v0.164.0
+BUILDER_VERSION=v0.165.0
 GOBIN="$(go env GOPATH)/bin"
 BUILDER="$GOBIN/builder"
 installed=$("$BUILDER" version 2>/dev/null || true)

@@ -31,7 +31,7 @@ func TestLoadConfig(t *testing.T) {
 			}
 			// Slow clients cannot hold the API port: header, body and idle
 			// bounds by default.
-			idle := c.ServerConfig.IdleTimeout
+			var idle time.Duration
 			if ka := c.ServerConfig.Keepalive.Get(); ka != nil {
 				idle = ka.IdleTimeout
 			}

@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/metadata"
@@ -42,11 +43,11 @@ func createDefaultConfig() component.Config {
 	srv.MaxRequestBodySize = defaultMaxBodySize
 	srv.ReadHeaderTimeout = defaultReadHeaderTimeout
 	srv.ReadTimeout = defaultReadTimeout
-	if ka := srv.Keepalive.Get(); ka != nil {
-		ka.IdleTimeout = defaultIdleTimeout
-	} else {
-		srv.IdleTimeout = defaultIdleTimeout
-	}
+	// Keep-alives stay on (the confighttp default); idle connections
+	// close after defaultIdleTimeout.
+	ka := confighttp.NewDefaultKeepaliveServerConfig()
+	ka.IdleTimeout = defaultIdleTimeout
+	srv.Keepalive = configoptional.Some(ka)
 	return &Config{
 		ServerConfig:                srv,
 		Warehouse:                   WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true},

@@ -24,6 +24,9 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
+
+	"github.com/evalcol/evalcol/connector/evaluationmetricsconnector"
 	"github.com/evalcol/evalcol/exporter/warehouseexporter"
 	"github.com/evalcol/evalcol/extension/evalapiextension"
 	"github.com/evalcol/evalcol/processor/evaluatorprocessor"
@@ -57,12 +60,14 @@ func Components() (otelcol.Factories, error) {
 		debugexporter.NewFactory(),
 		otlpexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
+		prometheusexporter.NewFactory(),
 		warehouseexporter.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}
 	if f.Connectors, err = otelcol.MakeFactoryMap[connector.Factory](
 		forwardconnector.NewFactory(),
+		evaluationmetricsconnector.NewFactory(),
 	); err != nil {
 		return otelcol.Factories{}, err
 	}

@@ -1,0 +1,14 @@
+// Written by hand in the shape mdatagen generates (mdatagen is not served
+// here): every test of the package runs under goleak.
+
+package evaluationmetricsconnector
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
