@@ -42,6 +42,10 @@ type DocumentQuery struct {
 	// AfterSeq is the Seq of the last document of the previous page (0
 	// for the first page).
 	AfterSeq int64
+	// AllScopes lists the documents of every scope (Scope is ignored):
+	// for a collector's own background work, never for a tenant's
+	// request.
+	AllScopes bool
 	// Limit bounds the page (1 to MaxDocumentPage; 0 means
 	// MaxDocumentPage).
 	Limit int

@@ -28,8 +28,18 @@ type documentRow struct {
 // order, after the creation sequence number after, at most limit (0: no
 // limit) of the live ones when live is set.
 func (s *Store) latestDocuments(ctx context.Context, kind, scope, id string, after int64, limit int, liveOnly bool) ([]documentRow, error) {
-	where := "kind = ? AND scope = ?"
-	args := []any{kind, scope}
+	return s.latestDocumentsIn(ctx, kind, &scope, id, after, limit, liveOnly)
+}
+
+// latestDocumentsIn is latestDocuments in scope, or in every scope when
+// scope is nil.
+func (s *Store) latestDocumentsIn(ctx context.Context, kind string, scope *string, id string, after int64, limit int, liveOnly bool) ([]documentRow, error) {
+	where := "kind = ?"
+	args := []any{kind}
+	if scope != nil {
+		where += " AND scope = ?"
+		args = append(args, *scope)
+	}
 	if id != "" {
 		where += " AND id = ?"
 		args = append(args, id)
@@ -39,7 +49,7 @@ func (s *Store) latestDocuments(ctx context.Context, kind, scope, id string, aft
 	if liveOnly {
 		outer += " AND deleted = 0"
 	}
-	query := "SELECT id, deleted, created_seq, slug, version, body, created_at, updated_at FROM (SELECT * FROM " +
+	query := "SELECT scope, id, deleted, created_seq, slug, version, body, created_at, updated_at FROM (SELECT * FROM " +
 		s.schema.table("documents") + " WHERE " + where + " ORDER BY kind, scope, id, row_ver DESC LIMIT 1 BY kind, scope, id) WHERE " +
 		outer + " ORDER BY created_seq, id"
 	if limit > 0 {
@@ -58,10 +68,10 @@ func (s *Store) latestDocuments(ctx context.Context, kind, scope, id string, aft
 			body               string
 			created, updatedAt int64
 		)
-		if err := rows.Scan(&r.doc.ID, &deleted, &r.doc.Seq, &r.doc.Slug, &r.doc.Version, &body, &created, &updatedAt); err != nil {
+		if err := rows.Scan(&r.doc.Scope, &r.doc.ID, &deleted, &r.doc.Seq, &r.doc.Slug, &r.doc.Version, &body, &created, &updatedAt); err != nil {
 			return nil, mapErr(err)
 		}
-		r.doc.Kind, r.doc.Scope, r.doc.Body, r.deleted = kind, scope, []byte(body), deleted != 0
+		r.doc.Kind, r.doc.Body, r.deleted = kind, []byte(body), deleted != 0
 		r.doc.CreatedAt, r.doc.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updatedAt).UTC()
 		out = append(out, r)
 	}
@@ -169,7 +179,11 @@ func (s *Store) ListDocuments(ctx context.Context, q warehouse.DocumentQuery) ([
 	if err := s.ready(ctx, "list documents"); err != nil {
 		return nil, err
 	}
-	rows, err := s.latestDocuments(ctx, q.Kind, q.Scope, "", q.AfterSeq, q.DocumentLimit(), true)
+	scope := &q.Scope
+	if q.AllScopes {
+		scope = nil
+	}
+	rows, err := s.latestDocumentsIn(ctx, q.Kind, scope, "", q.AfterSeq, q.DocumentLimit(), true)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", q.Kind, err)
 	}

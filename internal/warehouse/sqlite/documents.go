@@ -58,8 +58,12 @@ func (s *Store) ListDocuments(ctx context.Context, q warehouse.DocumentQuery) ([
 	if err := s.checkOpen("list documents"); err != nil {
 		return nil, err
 	}
+	scope, args := "scope = ?", []any{q.Kind, q.Scope, q.AfterSeq, q.DocumentLimit()}
+	if q.AllScopes {
+		scope, args = "1", []any{q.Kind, q.AfterSeq, q.DocumentLimit()}
+	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents
-		WHERE kind = ? AND scope = ? AND seq > ? ORDER BY seq LIMIT ?`, q.Kind, q.Scope, q.AfterSeq, q.DocumentLimit())
+		WHERE kind = ? AND `+scope+` AND seq > ? ORDER BY seq LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", q.Kind, mapErr(err))
 	}

@@ -110,6 +110,15 @@ func testDocuments(t *testing.T, open Opener) {
 	if got, err := get("other/web", "t1"); err != nil || string(got.Body) != `{"n":4}` {
 		t.Errorf("deleting in one scope changed another: %+v, %v", got, err)
 	}
+	every, err := st.ListDocuments(ctx, warehouse.DocumentQuery{Kind: "annotation_task", AllScopes: true})
+	if err != nil || len(every) != 4 {
+		t.Errorf("ListDocuments of every scope = %d documents, %v; want 4", len(every), err)
+	}
+	for _, d := range every {
+		if d.Scope != "acme/web" && d.Scope != "other/web" {
+			t.Errorf("a document of every scope has scope %q", d.Scope)
+		}
+	}
 	all, err := st.ListDocuments(ctx, warehouse.DocumentQuery{Kind: "annotation_task", Scope: "acme/web"})
 	if err != nil || len(all) != 3 || all[0].ID != "t2" || all[2].ID != "t4" {
 		t.Errorf("ListDocuments after the delete = %+v, %v", all, err)
