@@ -48,6 +48,9 @@ type Config struct {
 	MaxSetupBytesPerEnvironment int64 `mapstructure:"max_setup_bytes_per_environment"`
 	// UI configures the web console served under /ui/ on the API port.
 	UI UIConfig `mapstructure:"ui"`
+	// Alerts configures the evaluation of alert rules and the webhooks
+	// they may notify.
+	Alerts AlertsConfig `mapstructure:"alerts"`
 	// EvaluatorLimits bound the evaluator work of each API key on the
 	// execute endpoints.
 	EvaluatorLimits EvaluatorLimitsConfig `mapstructure:"evaluator_limits"`
@@ -115,6 +118,59 @@ func (r RetentionConfig) validate() []error {
 	}
 	if r.Interval < 0 {
 		errs = append(errs, fmt.Errorf("warehouse.retention.interval: must not be negative, got %s", r.Interval))
+	}
+	return errs
+}
+
+// AlertsConfig configures alerting (/v2/alerts).
+type AlertsConfig struct {
+	// EvaluationInterval is the time between evaluations of the rules
+	// (default 1m).
+	EvaluationInterval time.Duration `mapstructure:"evaluation_interval"`
+	// Webhooks are the only addresses alerts may notify, by name; rules
+	// name them, so that no API call can make the collector reach an
+	// address of its choosing.
+	Webhooks map[string]WebhookConfig `mapstructure:"webhooks"`
+	// ConsoleURL, when set, is linked from notifications (e.g.
+	// https://evalcol.example.com).
+	ConsoleURL string `mapstructure:"console_url"`
+}
+
+// WebhookConfig is one notification target.
+type WebhookConfig struct {
+	// URL is an http(s) address; a secret in it never shows in the API
+	// or the console.
+	URL string `mapstructure:"url"`
+	// Secret signs JSON notifications (X-Evalcol-Signature).
+	Secret configopaque.String `mapstructure:"secret"`
+	// Format is json (default) or slack (a Slack-compatible incoming
+	// webhook payload).
+	Format string `mapstructure:"format"`
+	// Timeout bounds one delivery attempt (default 10s).
+	Timeout time.Duration `mapstructure:"timeout"`
+}
+
+func (a AlertsConfig) validate() []error {
+	var errs []error
+	if a.EvaluationInterval < time.Second {
+		errs = append(errs, fmt.Errorf("alerts.evaluation_interval: must be at least 1s, got %s", a.EvaluationInterval))
+	}
+	for name, w := range a.Webhooks {
+		u, err := url.Parse(w.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("alerts.webhooks.%s.url: must be an http(s) URL", name))
+		}
+		if w.Format != "" && w.Format != "json" && w.Format != "slack" {
+			errs = append(errs, fmt.Errorf("alerts.webhooks.%s.format: %q is not json or slack", name, w.Format))
+		}
+		if w.Timeout < 0 {
+			errs = append(errs, fmt.Errorf("alerts.webhooks.%s.timeout: must not be negative", name))
+		}
+	}
+	if a.ConsoleURL != "" {
+		if u, err := url.Parse(a.ConsoleURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("alerts.console_url: %q is not an http(s) URL", a.ConsoleURL))
+		}
 	}
 	return errs
 }
@@ -220,6 +276,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("warehouse.backend: unknown backend %q (supported: sqlite, clickhouse)", c.Warehouse.Backend))
 	}
 	errs = append(errs, c.Warehouse.Retention.validate()...)
+	errs = append(errs, c.Alerts.validate()...)
 	if len(c.APIKeys) == 0 {
 		errs = append(errs, errors.New("api_keys: at least one API key is required"))
 	}

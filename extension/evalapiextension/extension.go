@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,10 +23,12 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/alertapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/console"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
+	"github.com/evalcol/evalcol/internal/alerting"
 	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/monitor"
@@ -148,6 +151,8 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		proxy = e.proxy
 	}
 	cursors := cursorseal.New(e.cursorKeys(store))
+	notifier := e.notifier()
+	alerts := alertapi.New(store, notifier)
 	api := httpapi.New(httpapi.Options{
 		Cursors:       cursors,
 		OTLPProxy:     proxy,
@@ -157,7 +162,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		MaxBodyBytes:  e.apiMaxBodySize(),
 		Setups:        e.setups,
 		Organizations: e.orgs,
-		Mounts:        []httpapi.Mount{annotationapi.New(store)},
+		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts},
 		MonitoringStatus: &pipelinestatus.Reader{
 			Store: store, Tracker: e.status, CollectorID: e.collectorID, Live: max(3*e.pollInterval(), 30*time.Second),
 			Setups: func(env string) pipelinestatus.SetupSummary {
@@ -214,6 +219,13 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		defer e.wg.Done()
 		e.orgKeys.Run(bg, e.pollInterval())
 	}()
+	runner := &alerting.Runner{Store: store, Notifier: notifier, Logger: e.settings.Logger, Holder: e.collectorID,
+		Interval: e.cfg.Alerts.EvaluationInterval}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		runner.Run(bg)
+	}()
 	reporter := &pipelinestatus.Reporter{Store: store, Tracker: e.status, CollectorID: e.collectorID, Logger: e.settings.Logger}
 	e.wg.Add(1)
 	go func() {
@@ -231,6 +243,15 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		return errors.Join(fmt.Errorf("evalapi: %w", err), e.Shutdown(ctx))
 	}
 	return nil
+}
+
+// notifier sends alert notifications to the configured webhooks.
+func (e *evalAPI) notifier() *alerting.Notifier {
+	n := &alerting.Notifier{Webhooks: map[string]alerting.Webhook{}, ConsoleURL: strings.TrimSuffix(e.cfg.Alerts.ConsoleURL, "/")}
+	for name, w := range e.cfg.Alerts.Webhooks {
+		n.Webhooks[name] = alerting.Webhook{URL: w.URL, Secret: string(w.Secret), Format: w.Format, Timeout: w.Timeout}
+	}
+	return n
 }
 
 func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {

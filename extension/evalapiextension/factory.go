@@ -55,6 +55,7 @@ func createDefaultConfig() component.Config {
 		MaxSetupsPerEnvironment:     setups.DefaultMaxPerEnvironment,
 		MaxSetupBytesPerEnvironment: setups.DefaultMaxBytesPerEnvironment,
 		UI:                          UIConfig{Enabled: true, SessionTTL: defaultSessionTTL},
+		Alerts:                      AlertsConfig{EvaluationInterval: time.Minute},
 
 		OTLPProxyMaxRequestBodySize: defaultReceiverMaxBodySize,
 		EvaluatorLimits: EvaluatorLimitsConfig{

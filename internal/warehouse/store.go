@@ -32,6 +32,9 @@ type Store interface {
 	SessionStore
 	// DocumentStore keeps the small JSON documents of features.
 	DocumentStore
+	// MetricAggregator aggregates metric points (both backends, through
+	// the query path).
+	MetricAggregator
 	// Ping reports whether the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the backend's resources.

@@ -112,7 +112,6 @@ type scoresData struct {
 	WorkflowRows       []workflowRow
 	WorkflowCharts     []*workflowScores
 	Total              int64
-	Unsupported        bool
 	Errors             map[string]string
 }
 
@@ -128,12 +127,7 @@ func (c *Console) scoresPage(w http.ResponseWriter, r *http.Request) {
 		}
 		data.Presets = append(data.Presets, preset{Label: pr.Label, Link: "/ui/scores?" + v.Encode(), Active: p.Range == pr.Key})
 	}
-	agg, ok := c.opts.Store.(warehouse.MetricAggregator)
-	if !ok {
-		data.Unsupported = true
-		c.render(w, r, http.StatusOK, "scores", page{Title: "Scores", Nav: "scores", Data: data})
-		return
-	}
+	agg := c.opts.Store
 	bucket := bucketFor(time.Duration(p.ToMs-p.FromMs) * time.Millisecond)
 	data.BucketLabel = bucket.String()
 	bucketMs := bucket.Milliseconds()
