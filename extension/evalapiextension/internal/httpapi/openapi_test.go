@@ -20,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/alertapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 )
 
@@ -109,7 +110,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	// Every route of the API is documented, with its methods, and every
 	// documented operation is a route.
-	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil)}})
+	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil), alertapi.New(nil, nil)}})
 	type op struct{ path, method string }
 	documented := map[op]bool{}
 	for path, item := range doc.Paths.Map() {
