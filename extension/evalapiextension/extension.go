@@ -187,6 +187,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			GroundTruthAttribute: engine.DefaultGroundTruth, Logger: e.settings.Logger,
 			AcquireEvaluation: api.AcquireEvaluation,
 			TrustedProxies:    proxies,
+			Alerts:            alerts,
 		})
 		if err != nil {
 			_ = ln.Close()

@@ -26,6 +26,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/evaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/alertapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/monitor"
@@ -86,6 +87,8 @@ type Options struct {
 	Logger               *zap.Logger
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// Alerts serves the alerts page; nil hides it.
+	Alerts *alertapi.Service
 	// AcquireEvaluation admits one playground run under the evaluator
 	// limits of the session's API key (httpapi.API.AcquireEvaluation);
 	// nil means no limits. Over a limit it returns a *httpapi.LimitError.
@@ -177,6 +180,9 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /ui/evaluators/{slug}", c.authed(c.playgroundPage))
 	c.mux.HandleFunc("POST /ui/evaluators/{slug}", c.authed(c.runPlayground))
 	c.mux.HandleFunc("GET /ui/playground", c.authed(c.playgroundRedirect))
+	c.mux.HandleFunc("GET /ui/alerts", c.authed(c.alertsPage))
+	c.mux.HandleFunc("POST /ui/alerts", c.authed(c.createAlert))
+	c.mux.HandleFunc("POST /ui/alerts/{id}/{action}", c.authed(c.alertAction))
 	c.mux.HandleFunc("GET /ui/review", c.authed(c.reviewPage))
 	c.mux.HandleFunc("POST /ui/review", c.authed(c.createQueue))
 	c.mux.HandleFunc("GET /ui/review/{id}", c.authed(c.reviewQueuePage))
