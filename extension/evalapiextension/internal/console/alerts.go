@@ -28,8 +28,8 @@ type alertsData struct {
 // alertForm is the new-rule form.
 type alertForm struct {
 	Name, Kind, Evaluator, Workflow, Monitor, Threshold, Direction, Window, MinEvaluations, Repeat string
-	Notify                                                                                           map[string]bool
-	Error                                                                                            string
+	Notify                                                                                         map[string]bool
+	Error                                                                                          string
 }
 
 func (c *Console) alertsPage(w http.ResponseWriter, r *http.Request) {
