@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ func TestReviewInBrowser(t *testing.T) {
 	// Enter: a reply with an insult is bad.
 	first := b.text("#chat")
 	b.run("press s", chromedp.KeyEvent("s"))
-	b.run("wait for the next span", chromedp.WaitVisible(chromedp.ID("notice")))
+	nextSpan(b, first)
 	if notice := b.text("#notice"); !strings.HasPrefix(notice, "Skipped") {
 		t.Fatalf("notice after s: %q", notice)
 	}
@@ -83,7 +84,7 @@ func TestReviewInBrowser(t *testing.T) {
 			t.Fatalf("key %s checked %q", key, checked)
 		}
 		b.run("press Enter", chromedp.KeyEvent("\r"))
-		b.run("wait for the next span", chromedp.WaitVisible(chromedp.ID("notice")))
+		nextSpan(b, chat)
 		if notice := b.text("#notice"); !strings.HasPrefix(notice, "Saved the labels of") {
 			t.Fatalf("notice %q", notice)
 		}
@@ -109,4 +110,25 @@ func TestReviewInBrowser(t *testing.T) {
 	}
 	b.screenshot("agreement")
 	assertNoProblems(t, b)
+}
+
+// nextSpan waits until the review page that was showing the chat text
+// before has been replaced by the next one (a new span, or the end). A
+// page in the middle of loading is not an error, only not there yet.
+func nextSpan(b *browser, before string) {
+	b.t.Helper()
+	const state = `(() => { if (document.readyState !== "complete" || !document.getElementById("notice")) return "";
+		if (document.getElementById("queue-done")) return "done";
+		const chat = document.getElementById("chat"); return chat ? chat.textContent : ""; })()`
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		now, err := chromedp.Run(ctx, chromedp.Evaluate[string](state))
+		cancel()
+		if err == nil && now != "" && now != before {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.t.Fatal("the review page did not move on to the next span")
 }
