@@ -42,6 +42,9 @@ type DocumentQuery struct {
 	// AfterSeq is the Seq of the last document of the previous page (0
 	// for the first page).
 	AfterSeq int64
+	// Offset skips that many documents after AfterSeq (0 to
+	// MaxDocumentOffset).
+	Offset int
 	// AllScopes lists the documents of every scope (Scope is ignored):
 	// for a collector's own background work, never for a tenant's
 	// request.
@@ -53,6 +56,9 @@ type DocumentQuery struct {
 
 // MaxDocumentPage is the largest page ListDocuments returns.
 const MaxDocumentPage = 500
+
+// MaxDocumentOffset bounds DocumentQuery.Offset.
+const MaxDocumentOffset = 1_000_000
 
 // MaxDocumentBytes bounds the body of one document.
 const MaxDocumentBytes = 256 << 10
@@ -92,6 +98,9 @@ func ValidateDocument(d Document) error {
 // DocumentLimit is the page size of q: MaxDocumentPage unless q.Limit is
 // between 1 and it.
 func (q DocumentQuery) DocumentLimit() int {
+	if q.Offset < 0 || q.Offset > MaxDocumentOffset {
+		return 0
+	}
 	if q.Limit <= 0 || q.Limit > MaxDocumentPage {
 		return MaxDocumentPage
 	}

@@ -28,12 +28,12 @@ type documentRow struct {
 // order, after the creation sequence number after, at most limit (0: no
 // limit) of the live ones when live is set.
 func (s *Store) latestDocuments(ctx context.Context, kind, scope, id string, after int64, limit int, liveOnly bool) ([]documentRow, error) {
-	return s.latestDocumentsIn(ctx, kind, &scope, id, after, limit, liveOnly)
+	return s.latestDocumentsIn(ctx, kind, &scope, id, after, limit, 0, liveOnly)
 }
 
 // latestDocumentsIn is latestDocuments in scope, or in every scope when
 // scope is nil.
-func (s *Store) latestDocumentsIn(ctx context.Context, kind string, scope *string, id string, after int64, limit int, liveOnly bool) ([]documentRow, error) {
+func (s *Store) latestDocumentsIn(ctx context.Context, kind string, scope *string, id string, after int64, limit, offset int, liveOnly bool) ([]documentRow, error) {
 	where := "kind = ?"
 	args := []any{kind}
 	if scope != nil {
@@ -53,7 +53,7 @@ func (s *Store) latestDocumentsIn(ctx context.Context, kind string, scope *strin
 		s.schema.table("documents") + " WHERE " + where + " ORDER BY kind, scope, id, row_ver DESC LIMIT 1 BY kind, scope, id) WHERE " +
 		outer + " ORDER BY created_seq, id"
 	if limit > 0 {
-		query += fmt.Sprintf(" LIMIT %d", limit)
+		query += fmt.Sprintf(" LIMIT %d OFFSET %d", limit, max(offset, 0))
 	}
 	rows, err := s.conn.Query(ctx, query, args...)
 	if err != nil {
@@ -183,7 +183,10 @@ func (s *Store) ListDocuments(ctx context.Context, q warehouse.DocumentQuery) ([
 	if q.AllScopes {
 		scope = nil
 	}
-	rows, err := s.latestDocumentsIn(ctx, q.Kind, scope, "", q.AfterSeq, q.DocumentLimit(), true)
+	if q.DocumentLimit() == 0 {
+		return nil, &warehouse.QueryError{Field: "offset", Msg: fmt.Sprintf("%d is not between 0 and %d", q.Offset, warehouse.MaxDocumentOffset)}
+	}
+	rows, err := s.latestDocumentsIn(ctx, q.Kind, scope, "", q.AfterSeq, q.DocumentLimit(), q.Offset, true)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", q.Kind, err)
 	}

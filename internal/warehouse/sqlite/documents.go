@@ -58,12 +58,15 @@ func (s *Store) ListDocuments(ctx context.Context, q warehouse.DocumentQuery) ([
 	if err := s.checkOpen("list documents"); err != nil {
 		return nil, err
 	}
-	scope, args := "scope = ?", []any{q.Kind, q.Scope, q.AfterSeq, q.DocumentLimit()}
+	if q.DocumentLimit() == 0 {
+		return nil, &warehouse.QueryError{Field: "offset", Msg: fmt.Sprintf("%d is not between 0 and %d", q.Offset, warehouse.MaxDocumentOffset)}
+	}
+	scope, args := "scope = ?", []any{q.Kind, q.Scope, q.AfterSeq, q.DocumentLimit(), q.Offset}
 	if q.AllScopes {
-		scope, args = "1", []any{q.Kind, q.AfterSeq, q.DocumentLimit()}
+		scope, args = "1", []any{q.Kind, q.AfterSeq, q.DocumentLimit(), q.Offset}
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents
-		WHERE kind = ? AND `+scope+` AND seq > ? ORDER BY seq LIMIT ?`, args...)
+		WHERE kind = ? AND `+scope+` AND seq > ? ORDER BY seq LIMIT ? OFFSET ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", q.Kind, mapErr(err))
 	}

@@ -62,6 +62,13 @@ func testDocuments(t *testing.T, open Opener) {
 	if err != nil || len(page) != 2 || page[0].ID != "t1" || page[1].ID != "t2" {
 		t.Fatalf("ListDocuments page 1 = %+v, %v", page, err)
 	}
+	skipped, err := st.ListDocuments(ctx, warehouse.DocumentQuery{Kind: "annotation_task", Scope: "acme/web", Offset: 2})
+	if err != nil || len(skipped) != 1 || skipped[0].ID != "t3" {
+		t.Fatalf("ListDocuments with offset 2 = %+v, %v", skipped, err)
+	}
+	if _, err := st.ListDocuments(ctx, warehouse.DocumentQuery{Kind: "annotation_task", Scope: "acme/web", Offset: -1}); !warehouse.IsQueryError(err) {
+		t.Errorf("a negative offset: %v, want a query error", err)
+	}
 	rest, err := st.ListDocuments(ctx, warehouse.DocumentQuery{Kind: "annotation_task", Scope: "acme/web", AfterSeq: page[1].Seq})
 	if err != nil || len(rest) != 1 || rest[0].ID != "t3" {
 		t.Fatalf("ListDocuments page 2 = %+v, %v", rest, err)
