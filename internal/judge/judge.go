@@ -70,6 +70,9 @@ type ProviderConfig struct {
 	MaxRetryWait time.Duration
 	// MaxResponseBytes bounds an answer's body; a larger one fails.
 	MaxResponseBytes int64
+	// Headers are sent with every request (e.g. Azure's api-key); their
+	// values are redacted from error messages like the key.
+	Headers map[string]string
 }
 
 // Message is one message of a prompt; its Content is a template.
@@ -224,7 +227,8 @@ func (c *Client) Run(ctx context.Context, spec Spec, input map[string]any) (Resu
 	modes := p.proto.modes()
 	attempts := 0
 	var lastRefusal *Error
-	for i := p.startMode(spec.Model); i < len(modes); i++ {
+	first := p.startMode(spec.Model)
+	for i := first; i < len(modes); i++ {
 		m := modes[i]
 		ans, n, err := c.send(ctx, p, cl, m)
 		attempts += n
@@ -234,13 +238,18 @@ func (c *Client) Run(ctx context.Context, spec Spec, input map[string]any) (Resu
 			// does not take that mode; try the next one.
 			if errors.As(err, &je) && je.Kind == KindUpstream && (je.Status == http.StatusBadRequest || je.Status == http.StatusUnprocessableEntity) && i+1 < len(modes) {
 				lastRefusal = je
-				p.rememberMode(spec.Model, i+1)
 				continue
 			}
 			if lastRefusal != nil && errors.As(err, &je) && je.Kind == KindUpstream {
 				je.Msg += fmt.Sprintf(" (after %s was refused: %s)", modes[i-1], lastRefusal.Msg)
 			}
 			return Result{}, err
+		}
+		if i > first {
+			// The server refused the better modes and took this one:
+			// start here next time. (Refusals followed by no success,
+			// such as a prompt too long for every mode, teach nothing.)
+			p.rememberMode(spec.Model, i)
 		}
 		out, err := decodeAnswer(ans, spec.OutputSchema)
 		if err != nil {
@@ -372,6 +381,9 @@ func (c *Client) attempt(ctx context.Context, p *provider, body []byte) (answer,
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	for k, v := range p.cfg.Headers {
+		req.Header.Set(k, v)
+	}
 	p.proto.authorize(req.Header, p.cfg.APIKey)
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -425,11 +437,16 @@ func (p *provider) transportError(ctx, actx context.Context, err error) error {
 	return &Error{Kind: KindUpstream, Provider: p.cfg.Name, Msg: msg + ": " + p.redact(err.Error()), err: err}
 }
 
-// redact removes the provider's key from a message (some servers echo
-// it).
+// redact removes the provider's key and header values from a message
+// (some servers echo them).
 func (p *provider) redact(s string) string {
 	if len(p.cfg.APIKey) >= 4 {
 		s = strings.ReplaceAll(s, p.cfg.APIKey, "[redacted]")
+	}
+	for _, v := range p.cfg.Headers {
+		if len(v) >= 4 {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
 	}
 	return s
 }

@@ -133,8 +133,8 @@ func TestOpenAIFallbacks(t *testing.T) {
 			t.Fatalf("%+v, %v", res, err)
 		}
 		msgs := srv.Requests()[2].Body["messages"].([]any)
-		if last := msgs[len(msgs)-1].(map[string]any)["content"].(string); !strings.Contains(last, "Answer with one JSON object") || !strings.Contains(last, "passed (boolean)") {
-			t.Errorf("the text mode's instruction = %q", last)
+		if sys := msgs[0].(map[string]any)["content"].(string); len(msgs) != 2 || !strings.HasPrefix(sys, "You grade support answers.\n\nAnswer with one JSON object") || !strings.Contains(sys, "passed (boolean)") {
+			t.Errorf("the text mode's instruction is not in the leading system message: %v", msgs)
 		}
 	})
 	t.Run("server ignoring response_format", func(t *testing.T) {
@@ -144,14 +144,32 @@ func TestOpenAIFallbacks(t *testing.T) {
 			t.Fatalf("%+v, %v", res, err)
 		}
 	})
-	t.Run("every mode refused", func(t *testing.T) {
-		srv := judgetest.New(t, func(judgetest.Request) judgetest.Reply {
-			return judgetest.OpenAIError(400, "model judge-model does not exist")
+	t.Run("every mode refused, nothing learnt", func(t *testing.T) {
+		srv := judgetest.New(t, func(judgetest.Request) judgetest.Reply { return judgetest.OpenAIError(400, "the prompt is too long") })
+		c := client(t, srv, judge.TypeOpenAI, nil)
+		for range 2 {
+			_, err := c.Run(context.Background(), spec("p"), input)
+			if je := mustError(t, err, judge.KindUpstream, "answered HTTP 400: the prompt is too long"); je.Status != 400 {
+				t.Errorf("status %d, want 400", je.Status)
+			}
+		}
+		reqs := srv.Requests()
+		if len(reqs) != 6 || reqs[3].Body["response_format"] == nil {
+			t.Errorf("%d requests, the second call starting with %v; want 6, each call starting with json_schema", len(reqs), reqs[3].Body)
+		}
+	})
+	t.Run("headers sent, redacted", func(t *testing.T) {
+		srv := judgetest.New(t, func(r judgetest.Request) judgetest.Reply {
+			return judgetest.OpenAIError(401, "bad api-key "+r.Header.Get("Api-Key"))
 		})
-		_, err := client(t, srv, judge.TypeOpenAI, nil).Run(context.Background(), spec("p"), input)
-		je := mustError(t, err, judge.KindUpstream, "answered HTTP 400: model judge-model does not exist")
-		if je.Status != 400 || len(srv.Requests()) != 3 {
-			t.Errorf("status %d after %d requests, want 400 after 3", je.Status, len(srv.Requests()))
+		c := client(t, srv, judge.TypeOpenAI, func(c *judge.ProviderConfig) {
+			c.APIKey = ""
+			c.Headers = map[string]string{"api-key": "azure-secret-1"}
+		})
+		_, err := c.Run(context.Background(), spec("p"), input)
+		mustError(t, err, judge.KindUpstream, "answered HTTP 401: bad api-key [redacted]")
+		if r := srv.Requests()[0]; r.Header.Get("Api-Key") != "azure-secret-1" || r.Header.Get("Authorization") != "" {
+			t.Errorf("headers = %v", r.Header)
 		}
 	})
 }

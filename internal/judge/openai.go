@@ -90,7 +90,14 @@ func (openAI) body(c call, m mode) any {
 		req.Tools = []oaTool{{Type: "function", Function: oaFunction{Name: toolName, Description: "Record the evaluation.", Parameters: c.schema}}}
 		req.ToolChoice = map[string]any{"type": "function", "function": map[string]string{"name": toolName}}
 	case modeText:
-		req.Messages = append(req.Messages, oaMessage{Role: "system", Content: textInstruction(c.outputs, c.schema)})
+		// Into the leading system message (some chat templates refuse a
+		// system message anywhere else).
+		instruction := textInstruction(c.outputs, c.schema)
+		if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
+			req.Messages[0].Content += "\n\n" + instruction
+		} else {
+			req.Messages = append([]oaMessage{{Role: "system", Content: instruction}}, req.Messages...)
+		}
 	}
 	return req
 }
