@@ -159,6 +159,10 @@ func newID() string {
 	return "ce_" + hex.EncodeToString(b[:])
 }
 
+// reservedSlug is the path segment of /v2/evaluators/execute/<slug>, which
+// no evaluator may take.
+const reservedSlug = "execute"
+
 // createResponse is the answer of POST /v2/evaluators (the SDK reads
 // evaluator_id and slug).
 type createResponse struct {
@@ -187,6 +191,10 @@ func (a *API) Create(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.opts.IsPrebuilt(slug) {
 		writeError(w, http.StatusConflict, fmt.Sprintf("slug: %q is a prebuilt evaluator's slug; choose another", slug))
+		return
+	}
+	if slug == reservedSlug {
+		writeError(w, http.StatusConflict, fmt.Sprintf("slug: %q is a path segment of the API (/v2/evaluators/execute/<slug>); choose another", slug))
 		return
 	}
 	existing, err := a.store.list(r.Context(), Scope(t), a.opts.MaxPerProject)

@@ -276,6 +276,7 @@ func TestCustomEvaluatorValidation(t *testing.T) {
 		{"id-shaped slug", patch("slug", `"ce_123"`), 400, "slug:"},
 		{"taken slug", refundJudge, 409, `slug: "refund-policy" is taken by another evaluator of this project`},
 		{"prebuilt slug", patch("slug", `"faithfulness"`), 409, `slug: "faithfulness" is a prebuilt evaluator's slug`},
+		{"reserved slug", patch("slug", `"execute"`), 409, `slug: "execute" is a path segment of the API`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, got := j.do(t, "POST", "/v2/evaluators", authA, []byte(tc.body))
