@@ -33,14 +33,16 @@ function freePort() {
  * ("[]" = only auto monitor setups apply; null keeps the example's). Every
  * replacement must match, so a changed example fails loudly here.
  */
-function configFromExample({ apiPort, grpcPort, httpPort, telemetryPort, dbPath, monitors = "[]" }) {
+function configFromExample({ apiPort, grpcPort, httpPort, telemetryPort, dbPath, monitors = "[]", evalapiExtra = "" }) {
   const example = path.join(REPO_ROOT, "examples", "config.yaml");
   let text = fs.readFileSync(example, "utf8");
   const replace = (what, re, to) => {
     if (!re.test(text)) throw new Error(`e2e: ${example} changed, cannot find ${what} (${re})`);
     text = text.replace(re, to);
   };
-  replace("the API endpoint", /endpoint: 127\.0\.0\.1:8080/, `endpoint: 127.0.0.1:${apiPort}`);
+  // evalapiExtra: YAML of more evalapi settings (e.g. judge providers),
+  // indented for the extension's block (4 spaces).
+  replace("the API endpoint", /endpoint: 127\.0\.0\.1:8080/, `endpoint: 127.0.0.1:${apiPort}${evalapiExtra ? "\n" + evalapiExtra.replace(/\n$/, "") : ""}`);
   replace("the OTLP/gRPC endpoint", /endpoint: 127\.0\.0\.1:4317/, `endpoint: 127.0.0.1:${grpcPort}`);
   replace("the OTLP/HTTP endpoint", /endpoint: 127\.0\.0\.1:4318/, `endpoint: 127.0.0.1:${httpPort}`);
   replace("the warehouse path", /path: \.\/data\/evalcol\.db/, `path: ${JSON.stringify(dbPath)}`);
@@ -58,16 +60,18 @@ function configFromExample({ apiPort, grpcPort, httpPort, telemetryPort, dbPath,
 /**
  * Starts evalcol (the binary at EVALCOL_BIN) with a config derived from the
  * example on free ports and a temporary SQLite file, and waits for /healthz.
+ * evalapiExtra is YAML added to the evalapi extension's block (4 spaces
+ * indented), such as judge providers.
  * Resolves to { apiURL, otlpHTTPURL, otlpGRPCAddr, apiKey, dir, log(), stop() }.
  */
-async function startEvalcol({ monitors = "[]", timeoutMs = 20000 } = {}) {
+async function startEvalcol({ monitors = "[]", evalapiExtra = "", timeoutMs = 20000 } = {}) {
   const bin = process.env.EVALCOL_BIN;
   if (!bin) throw new Error("e2e: set EVALCOL_BIN to an evalcol binary (go build -o /tmp/evalcol ./cmd/evalcol)");
   if (!fs.existsSync(bin)) throw new Error(`e2e: EVALCOL_BIN=${bin} does not exist`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "evalcol-e2e-"));
   const [apiPort, grpcPort, httpPort, telemetryPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const configPath = path.join(dir, "config.yaml");
-  fs.writeFileSync(configPath, configFromExample({ apiPort, grpcPort, httpPort, telemetryPort, dbPath: path.join(dir, "evalcol.db"), monitors }));
+  fs.writeFileSync(configPath, configFromExample({ apiPort, grpcPort, httpPort, telemetryPort, dbPath: path.join(dir, "evalcol.db"), monitors, evalapiExtra }));
 
   let output = "";
   const child = spawn(bin, ["--config", configPath], {

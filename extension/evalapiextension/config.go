@@ -60,6 +60,8 @@ type Config struct {
 	// X-Forwarded-Host for the console's same-site check; anyone else's
 	// X-Forwarded-Host is ignored. Empty (the default) trusts no one.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
+	// Judge configures the LLM judge providers of custom evaluators.
+	Judge JudgeConfig `mapstructure:"judge"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -277,6 +279,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.Warehouse.Retention.validate()...)
 	errs = append(errs, c.Alerts.validate()...)
+	errs = append(errs, c.Judge.validate()...)
 	if len(c.APIKeys) == 0 {
 		errs = append(errs, errors.New("api_keys: at least one API key is required"))
 	}

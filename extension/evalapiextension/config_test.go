@@ -3,6 +3,7 @@ package evalapiextension
 import (
 	"net/netip"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/metadata"
+	"github.com/evalcol/evalcol/internal/judge"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -137,6 +139,26 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "short_retention"), wantErr: "warehouse.retention.spans: must be 0 (keep forever) or at least 1m0s, got 30s"},
 		{id: component.NewIDWithName(metadata.Type, "negative_retention_interval"), wantErr: "warehouse.retention.interval: must not be negative, got -1s"},
 		{id: component.NewIDWithName(metadata.Type, "unknown_retention_field"), wantErr: "span"},
+		{id: component.NewIDWithName(metadata.Type, "judge"), check: func(t *testing.T, c *Config) {
+			got := c.Judge.judgeProviders(func(string) string { return "from-the-environment" })
+			want := []judge.ProviderConfig{
+				{Name: "azure", Type: "openai", BaseURL: "https://acme.openai.azure.com/openai/v1", MaxRetries: 2, Headers: map[string]string{"api-key": "azure-secret"}},
+				{Name: "claude", Type: "anthropic", APIKey: "sk-ant-test", MaxRetries: 2, MaxRetryWait: 30 * time.Second, MaxResponseBytes: 65536},
+				{Name: "local", Type: "openai", BaseURL: "http://localhost:11434/v1", MaxConcurrency: 2, Timeout: 90 * time.Second},
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("providers = %+v, want %+v (the YAML's only, not the environment's)", got, want)
+			}
+		}},
+		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: "judge.providers.Local: the name must match"},
+		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: `judge.providers.Local.type: unknown type "gemini"`},
+		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: `judge.providers.Local.base_url: "localhost:11434" is not an http(s) URL`},
+		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: "judge.providers.Local.timeout: must be between 0 (default 60s) and 10m0s, got -1s"},
+		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: "judge.providers.Local.max_concurrency: must be between 0 (default 4) and 1024, got -1"},
+		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: "judge.providers.Local.max_retries: must be between 0 and 10, got 11"},
+		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: `judge.providers.Local.headers: "Content-Type" is not a header name that may be set`},
+		{id: component.NewIDWithName(metadata.Type, "judge_unknown_field"),
+			wantErr: "judge.providers.local: unknown field(s) base_ur (valid fields: api_key, base_url, headers, max_concurrency, max_response_bytes, max_retries, max_retry_wait, timeout, type)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {
@@ -160,5 +182,22 @@ func TestLoadConfig(t *testing.T) {
 			}
 			tt.check(t, cfg.(*Config))
 		})
+	}
+}
+
+// TestJudgeProvidersFromEnvironment: without judge.providers, openai and
+// anthropic come from the environment variables the official SDKs read.
+func TestJudgeProvidersFromEnvironment(t *testing.T) {
+	env := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1", "OPENAI_API_KEY": "sk-1", "ANTHROPIC_API_KEY": "sk-ant"}
+	got := JudgeConfig{}.judgeProviders(func(k string) string { return env[k] })
+	want := []judge.ProviderConfig{
+		{Name: "openai", Type: "openai", BaseURL: "http://127.0.0.1:8000/v1", APIKey: "sk-1", MaxRetries: 2},
+		{Name: "anthropic", Type: "anthropic", APIKey: "sk-ant", MaxRetries: 2},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("providers = %+v, want %+v", got, want)
+	}
+	if got := (JudgeConfig{}).judgeProviders(func(string) string { return "" }); len(got) != 0 {
+		t.Errorf("no environment: %+v, want none", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,14 +24,17 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
+	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/alertapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/console"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/alerting"
 	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/engine"
+	"github.com/evalcol/evalcol/internal/judge"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/otlpgrpcdecode"
@@ -153,6 +157,13 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	cursors := cursorseal.New(e.cursorKeys(store))
 	notifier := e.notifier()
 	alerts := alertapi.New(store, notifier)
+	judges, err := e.judgeClient()
+	if err != nil {
+		_ = ln.Close()
+		e.setups.Shutdown()
+		_ = store.Close()
+		return fmt.Errorf("evalapi: %w", err)
+	}
 	api := httpapi.New(httpapi.Options{
 		Cursors:       cursors,
 		OTLPProxy:     proxy,
@@ -176,6 +187,10 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			MaxWait:       e.cfg.EvaluatorLimits.MaxWait,
 		},
 		Health: func(r *http.Request) error { return store.Ping(r.Context()) },
+		CustomEvaluators: customevaluators.New(customevaluators.Options{
+			Store: store, Judge: judges, Logger: e.settings.Logger,
+			IsPrebuilt: func(slug string) bool { _, ok := evaluators.Lookup(slug); return ok },
+		}),
 	})
 	var handler http.Handler = api
 	if e.cfg.UI.Enabled {
@@ -290,6 +305,26 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 	default:
 		return nil, fmt.Errorf("evalapi: unknown warehouse backend %q", e.cfg.Warehouse.Backend)
 	}
+}
+
+// judgeClient returns the client of the judge providers: the configured
+// ones, else openai / anthropic from the environment. It logs their names
+// and endpoints, never their keys.
+func (e *evalAPI) judgeClient() (*judge.Client, error) {
+	providers := e.cfg.Judge.judgeProviders(os.Getenv)
+	c, err := judge.New(providers)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range providers {
+		base := "(official endpoint)"
+		if u, err := url.Parse(p.BaseURL); p.BaseURL != "" && err == nil {
+			base = u.Redacted() // no password of a user:password@ URL
+		}
+		e.settings.Logger.Info("judge provider for custom evaluators", zap.String("name", p.Name), zap.String("type", p.Type),
+			zap.String("base_url", base), zap.Bool("api_key_set", p.APIKey != ""))
+	}
+	return c, nil
 }
 
 // retention is the store's retention from the configuration.

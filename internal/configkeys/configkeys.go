@@ -2,8 +2,9 @@
 // a struct with its own Unmarshal method (such as confighttp.ServerConfig).
 // The collector's confmap then decodes with unused keys ignored, so a typo
 // would pass silently; Check restores the error, at the top level and in
-// the nested structs and lists of structs of this module's own types
-// (api_keys[0].enviroment is named as such).
+// the nested structs, lists of structs and maps of structs of this
+// module's own types (api_keys[0].enviroment and
+// judge.providers.local.base_ur are named as such).
 package configkeys
 
 import (
@@ -61,6 +62,23 @@ func check(m map[string]any, t reflect.Type, path string) error {
 			if ownStruct(ft) {
 				if err := check(v, ft, sub); err != nil {
 					return err
+				}
+				continue
+			}
+			// A map of structs of this module (judge.providers.<name>).
+			if ft == nil || ft.Kind() != reflect.Map || !ownStruct(deref(ft.Elem())) {
+				continue
+			}
+			names := make([]string, 0, len(v))
+			for name := range v {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			for _, name := range names {
+				if im, ok := v[name].(map[string]any); ok {
+					if err := check(im, deref(ft.Elem()), join(sub, name)); err != nil {
+						return err
+					}
 				}
 			}
 		case []any:

@@ -56,13 +56,14 @@ type store struct {
 }
 
 type nested struct {
-	Keys  []key  `mapstructure:"keys"`
-	Store store  `mapstructure:"store"`
-	Ptrs  []*key `mapstructure:"ptrs"`
+	Keys  []key          `mapstructure:"keys"`
+	Store store          `mapstructure:"store"`
+	Ptrs  []*key         `mapstructure:"ptrs"`
+	Named map[string]key `mapstructure:"named"`
 }
 
 // TestCheckNested: unknown keys inside this module's nested structs and
-// lists of structs are named with their path.
+// lists and maps of structs are named with their path.
 func TestCheckNested(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -74,6 +75,9 @@ func TestCheckNested(t *testing.T) {
 			"keys[1]: unknown field(s) rol (valid fields: key, role)"},
 		{"typo in a list of pointers", map[string]any{"ptrs": []any{map[string]any{"kee": "k"}}}, "ptrs[0]: unknown field(s) kee"},
 		{"typo in a nested struct", map[string]any{"store": map[string]any{"bakend": "x"}}, "store: unknown field(s) bakend (valid fields: backend)"},
+		{"known keys in a map of structs", map[string]any{"named": map[string]any{"a": map[string]any{"key": "k"}, "b": map[string]any{"role": "r"}}}, ""},
+		{"typo in a map of structs", map[string]any{"named": map[string]any{"a": map[string]any{"key": "k"}, "b": map[string]any{"kye": "k"}}},
+			"named.b: unknown field(s) kye (valid fields: key, role)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -56,6 +56,10 @@ func (a *API) execute(guardrail bool) http.HandlerFunc {
 			return
 		}
 		def, ok := evaluators.Lookup(slug)
+		if !ok && a.opts.CustomEvaluators != nil {
+			a.opts.CustomEvaluators.Execute(w, r, slug, guardrail)
+			return
+		}
 		if !ok {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("unknown evaluator %q", slug))
 			return
@@ -209,19 +213,9 @@ func (a *API) writeEvalError(w http.ResponseWriter, slug string, err error) {
 	writeError(w, status, e.Error())
 }
 
-// evaluatorInfo is one entry of GET /v2/evaluators.
+// evaluatorInfo is one prebuilt entry of GET /v2/evaluators.
 type evaluatorInfo struct {
 	*evaluators.Definition
-	Paths []string `json:"paths"`
-}
-
-func (a *API) listEvaluators(w http.ResponseWriter, _ *http.Request) {
-	defs := evaluators.Catalogue()
-	out := make([]evaluatorInfo, len(defs))
-	for i, d := range defs {
-		out[i] = evaluatorInfo{Definition: d, Paths: []string{
-			"/v2/evaluators/execute/" + d.Slug, "/v2/evaluators/" + d.Slug + "/execute", "/v2/guardrails/" + d.Slug + "/execute",
-		}}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"evaluators": out})
+	Source string   `json:"source"`
+	Paths  []string `json:"paths"`
 }

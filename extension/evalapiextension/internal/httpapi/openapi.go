@@ -359,12 +359,15 @@ func otherSchemas(schemas obj) {
 	field := object("", obj{"name": typed("string", ""), "type": typed("string", ""), "required": typed("boolean", ""), "description": typed("string", ""),
 		"label": typed("string", ""), "enum_values": arrayOf(typed("string", ""), ""), "default": obj{}}, "name", "type", "description", "label")
 	schemas["CatalogueField"] = field
-	schemas["EvaluatorsResponse"] = object("", obj{"evaluators": arrayOf(object("", obj{
+	schemas["PrebuiltEvaluator"] = object("A prebuilt evaluator: no LLM, no key.", obj{
 		"slug": typed("string", ""), "category": typed("string", ""), "description": typed("string", ""),
 		"input_schema": arrayOf(schemaRef("CatalogueField"), ""), "config_schema": obj{"type": []string{"array", "null"}, "items": schemaRef("CatalogueField"), "description": "null when the evaluator takes no config."},
 		"output_schema":  arrayOf(schemaRef("CatalogueField"), ""),
 		"pass_condition": typed("string", ""), "paths": arrayOf(typed("string", ""), ""),
-	}, "slug", "category", "description", "input_schema", "config_schema", "output_schema", "pass_condition", "paths"), "")}, "evaluators")
+		"source": obj{"type": "string", "enum": []string{sourcePrebuilt}},
+	}, "slug", "category", "description", "input_schema", "config_schema", "output_schema", "pass_condition", "paths", "source")
+	schemas["EvaluatorsResponse"] = object("", obj{"evaluators": arrayOf(obj{"oneOf": []obj{schemaRef("PrebuiltEvaluator"), schemaRef("CustomEvaluator")}},
+		"The prebuilt evaluators (source prebuilt), then the project's custom ones (source custom).")}, "evaluators")
 
 	statusProps := obj{
 		"organization_id": typed("string", ""), "environment": typed("string", ""), "project": typed("string", ""),
@@ -438,6 +441,7 @@ func buildOpenAPI() obj {
 		evaluatorSchemas(d, schemas)
 	}
 	setupSchemas(schemas)
+	customEvaluatorSchemas(schemas)
 	explanationSchemas(schemas)
 	otherSchemas(schemas)
 	annotationSchemas(schemas)
@@ -450,7 +454,11 @@ func buildOpenAPI() obj {
 	paths["/healthz"] = obj{"get": obj{"operationId": "healthz", "summary": "Liveness and warehouse health (no key needed).", "tags": []string{"health"}, "security": []obj{},
 		"responses": obj{"200": response("Healthy.", schemaRef("Health")), "503": response("The warehouse is unavailable.", schemaRef("Health"))}}}
 	paths["/v2/openapi.json"] = obj{"get": operation("openapi", "This document.", "meta", obj{"200": response("The OpenAPI 3.1 document.", obj{"type": "object"})}, nil)}
-	paths["/v2/evaluators"] = obj{"get": operation("listEvaluators", "The evaluator catalogue with schemas.", "evaluators", obj{"200": response("The catalogue.", schemaRef("EvaluatorsResponse"))}, nil)}
+	paths["/v2/evaluators"] = obj{"get": operation("listEvaluators", "The evaluator catalogue with schemas: prebuilt and the project's custom evaluators.", "evaluators",
+		obj{"200": response("The catalogue.", schemaRef("EvaluatorsResponse"))},
+		obj{"parameters": []obj{{"name": "source", "in": "query", "required": false, "description": "prebuilt or custom; both when absent.",
+			"schema": obj{"type": "string", "enum": []string{sourcePrebuilt, sourceCustom}}}}})}
+	customEvaluatorPaths(paths)
 	paths["/v2/warehouse/spans"] = obj{"get": operation("getSpans", "Spans of the key's environment.", "spans",
 		obj{"200": response("A page of spans.", schemaRef("SpansResponse"))}, obj{"parameters": spanQueryParams()})}
 	metricsBody := obj{"required": true, "content": obj{"application/json": obj{"schema": schemaRef("MetricsRequest")}}}

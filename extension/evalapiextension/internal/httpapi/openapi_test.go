@@ -110,7 +110,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	// Every route of the API is documented, with its methods, and every
 	// documented operation is a route.
-	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil), alertapi.New(nil, nil)}})
+	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil), alertapi.New(nil, nil)}, CustomEvaluators: customStub{}})
 	type op struct{ path, method string }
 	documented := map[op]bool{}
 	for path, item := range doc.Paths.Map() {
@@ -213,6 +213,7 @@ func concretePath(path string) string {
 type setupsStub struct{ SetupService }
 type orgsStub struct{ OrganizationService }
 type statusStub struct{ StatusService }
+type customStub struct{ CustomEvaluatorService }
 
 // TestEveryEvaluatorAnswersItsSchema runs all 35 evaluators through their
 // three paths with inputs built from the catalogue; the validating server

@@ -51,6 +51,10 @@ type Options struct {
 	// Mounts are the routes of feature packages (annotations, ...),
 	// served behind the API's authentication and body limit.
 	Mounts []Mount
+	// CustomEvaluators serves the custom (LLM judge) evaluators: POST
+	// /v2/evaluators, /v2/evaluators/{id|slug} and the execute paths of
+	// slugs that are not prebuilt; nil disables them.
+	CustomEvaluators CustomEvaluatorService
 	// RunEvaluator runs a validated evaluator request; nil means
 	// (*evaluators.Definition).Run. Tests use it to inject faults.
 	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
@@ -130,8 +134,15 @@ func (a *API) route(pattern string, authenticated bool, handlers map[string]http
 func (a *API) routes() {
 	a.route("/healthz", false, map[string]http.HandlerFunc{http.MethodGet: a.healthz})
 	a.route("/v2/openapi.json", true, map[string]http.HandlerFunc{http.MethodGet: a.openAPI})
-	a.route("/v2/evaluators", true, map[string]http.HandlerFunc{http.MethodGet: a.listEvaluators})
-	// /v2/evaluators/execute/<slug> and the newer /v2/evaluators/<slug>/execute.
+	if a.opts.CustomEvaluators != nil {
+		a.route("/v2/evaluators", true, map[string]http.HandlerFunc{http.MethodGet: a.listEvaluators, http.MethodPost: a.opts.CustomEvaluators.Create})
+		a.route("/v2/evaluators/{ref}", true, map[string]http.HandlerFunc{
+			http.MethodGet: a.evaluator(http.MethodGet), http.MethodPatch: a.evaluator(http.MethodPatch), http.MethodDelete: a.evaluator(http.MethodDelete)})
+	} else {
+		a.route("/v2/evaluators", true, map[string]http.HandlerFunc{http.MethodGet: a.listEvaluators})
+	}
+	// /v2/evaluators/execute/<slug> and the newer /v2/evaluators/<slug>/execute
+	// (of a prebuilt slug, else of a custom evaluator's id or slug).
 	a.route("/v2/evaluators/{first}/{second}", true, map[string]http.HandlerFunc{http.MethodPost: a.execute(false)})
 	a.route("/v2/guardrails/{slug}/execute", true, map[string]http.HandlerFunc{http.MethodPost: a.execute(true)})
 	a.route("/v2/warehouse/spans", true, map[string]http.HandlerFunc{http.MethodGet: a.querySpans})

@@ -1,0 +1,145 @@
+package evalapiextension
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/config/configopaque"
+
+	"github.com/evalcol/evalcol/internal/judge"
+)
+
+// JudgeConfig configures the LLM judges that custom evaluators call.
+type JudgeConfig struct {
+	// Providers are the judge endpoints, by the name evaluators give as
+	// their provider. When none is configured, "openai" and "anthropic"
+	// come from the environment as the official SDKs read it
+	// (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
+	// ANTHROPIC_BASE_URL).
+	Providers map[string]JudgeProviderConfig `mapstructure:"providers"`
+}
+
+// JudgeProviderConfig is one judge endpoint.
+type JudgeProviderConfig struct {
+	// Type is the protocol: openai (Chat Completions: OpenAI, Azure,
+	// vLLM, Ollama, llama.cpp, LiteLLM, ...) or anthropic (Messages).
+	Type string `mapstructure:"type"`
+	// BaseURL is the API's base URL; for openai up to /v1
+	// (http://localhost:11434/v1). Default: the official endpoint.
+	BaseURL string `mapstructure:"base_url"`
+	// APIKey is sent as the protocol's credential (use ${env:...}); empty
+	// sends none. No API answer or page ever shows it.
+	APIKey configopaque.String `mapstructure:"api_key"`
+	// Timeout bounds one HTTP attempt, and the wait for a free slot
+	// (default 60s).
+	Timeout time.Duration `mapstructure:"timeout"`
+	// MaxConcurrency caps the calls in flight to this provider (default 4).
+	MaxConcurrency int `mapstructure:"max_concurrency"`
+	// MaxRetries is how often a 429, 5xx or failed connection is retried
+	// (default 2; 0 disables retries).
+	MaxRetries *int `mapstructure:"max_retries"`
+	// MaxRetryWait is the longest wait before a retry (default 10s); a
+	// provider asking (Retry-After) for longer is not retried.
+	MaxRetryWait time.Duration `mapstructure:"max_retry_wait"`
+	// MaxResponseBytes bounds an answer's body (default 1 MiB).
+	MaxResponseBytes int64 `mapstructure:"max_response_bytes"`
+	// Headers are sent with every request, e.g. Azure OpenAI's api-key
+	// (use ${env:...}); like the key, they are never shown.
+	Headers map[string]configopaque.String `mapstructure:"headers"`
+}
+
+// Bounds of the judge settings.
+const (
+	maxJudgeTimeout          = 10 * time.Minute
+	maxJudgeConcurrency      = 1024
+	maxJudgeRetries          = 10
+	maxJudgeResponseBytes    = 64 << 20
+	defaultJudgeMaxRetries   = judge.DefaultMaxRetries
+	judgeProviderNamePattern = `^[a-z0-9][a-z0-9_.-]{0,62}$`
+)
+
+var (
+	judgeProviderName = regexp.MustCompile(judgeProviderNamePattern)
+	headerName        = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
+)
+
+func (j JudgeConfig) validate() []error {
+	var errs []error
+	names := make([]string, 0, len(j.Providers))
+	for n := range j.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := j.Providers[name]
+		at := "judge.providers." + name
+		if !judgeProviderName.MatchString(name) {
+			errs = append(errs, fmt.Errorf("%s: the name must match %s (lower case; evaluators name it as their provider)", at, judgeProviderNamePattern))
+		}
+		switch p.Type {
+		case judge.TypeOpenAI, judge.TypeAnthropic:
+		case "":
+			errs = append(errs, fmt.Errorf("%s.type: must be set (openai for any Chat Completions server, or anthropic)", at))
+		default:
+			errs = append(errs, fmt.Errorf("%s.type: unknown type %q (use openai for any Chat Completions server, or anthropic)", at, p.Type))
+		}
+		if p.BaseURL != "" {
+			u, err := url.Parse(p.BaseURL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+				errs = append(errs, fmt.Errorf("%s.base_url: %q is not an http(s) URL such as http://localhost:11434/v1", at, p.BaseURL))
+			}
+		}
+		if p.Timeout < 0 || p.Timeout > maxJudgeTimeout {
+			errs = append(errs, fmt.Errorf("%s.timeout: must be between 0 (default 60s) and %s, got %s", at, maxJudgeTimeout, p.Timeout))
+		}
+		if p.MaxConcurrency < 0 || p.MaxConcurrency > maxJudgeConcurrency {
+			errs = append(errs, fmt.Errorf("%s.max_concurrency: must be between 0 (default 4) and %d, got %d", at, maxJudgeConcurrency, p.MaxConcurrency))
+		}
+		if p.MaxRetries != nil && (*p.MaxRetries < 0 || *p.MaxRetries > maxJudgeRetries) {
+			errs = append(errs, fmt.Errorf("%s.max_retries: must be between 0 and %d, got %d", at, maxJudgeRetries, *p.MaxRetries))
+		}
+		if p.MaxRetryWait < 0 || p.MaxRetryWait > maxJudgeTimeout {
+			errs = append(errs, fmt.Errorf("%s.max_retry_wait: must be between 0 (default 10s) and %s, got %s", at, maxJudgeTimeout, p.MaxRetryWait))
+		}
+		for h := range p.Headers {
+			if !headerName.MatchString(h) || strings.EqualFold(h, "Content-Type") || strings.EqualFold(h, "Host") || strings.EqualFold(h, "Content-Length") {
+				errs = append(errs, fmt.Errorf("%s.headers: %q is not a header name that may be set (letters, digits and dashes; not Host, Content-Type or Content-Length)", at, h))
+			}
+		}
+		if p.MaxResponseBytes < 0 || p.MaxResponseBytes > maxJudgeResponseBytes {
+			errs = append(errs, fmt.Errorf("%s.max_response_bytes: must be between 0 (default 1 MiB) and %d, got %d", at, maxJudgeResponseBytes, p.MaxResponseBytes))
+		}
+	}
+	return errs
+}
+
+// judgeProviders returns the configured providers, or, when none is
+// configured, those of the environment getenv reads.
+func (j JudgeConfig) judgeProviders(getenv func(string) string) []judge.ProviderConfig {
+	if len(j.Providers) == 0 {
+		return judge.FromEnvironment(getenv)
+	}
+	out := make([]judge.ProviderConfig, 0, len(j.Providers))
+	for name, p := range j.Providers {
+		retries := defaultJudgeMaxRetries
+		if p.MaxRetries != nil {
+			retries = *p.MaxRetries
+		}
+		var headers map[string]string
+		for k, v := range p.Headers {
+			if headers == nil {
+				headers = map[string]string{}
+			}
+			headers[k] = string(v)
+		}
+		out = append(out, judge.ProviderConfig{Name: name, Type: p.Type, BaseURL: p.BaseURL, APIKey: string(p.APIKey),
+			Timeout: p.Timeout, MaxConcurrency: p.MaxConcurrency, MaxRetries: retries, MaxRetryWait: p.MaxRetryWait,
+			MaxResponseBytes: p.MaxResponseBytes, Headers: headers})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}
