@@ -29,6 +29,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/console"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/alerting"
@@ -173,7 +174,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		MaxBodyBytes:  e.apiMaxBodySize(),
 		Setups:        e.setups,
 		Organizations: e.orgs,
-		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts},
+		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts, datasetapi.New(store)},
 		MonitoringStatus: &pipelinestatus.Reader{
 			Store: store, Tracker: e.status, CollectorID: e.collectorID, Live: max(3*e.pollInterval(), 30*time.Second),
 			Setups: func(env string) pipelinestatus.SetupSummary {

@@ -18,10 +18,16 @@ import (
 // mountAnnotations mounts the annotation routes.
 func mountAnnotations(o *Options) { o.Mounts = append(o.Mounts, annotationapi.New(o.Store)) }
 
-// onBothBackends runs test against the API on SQLite and, when
-// EVALCOL_CLICKHOUSE_ADDR is set, on ClickHouse.
+// onBothBackends runs test against the API with the annotation routes
+// on SQLite and, when EVALCOL_CLICKHOUSE_ADDR is set, on ClickHouse.
 func onBothBackends(t *testing.T, test func(t *testing.T, s *testServer)) {
-	t.Run("sqlite", func(t *testing.T) { test(t, newTestServer(t, mountAnnotations)) })
+	onBothBackendsWith(t, mountAnnotations, test)
+}
+
+// onBothBackendsWith is onBothBackends with the API's options changed by
+// mount.
+func onBothBackendsWith(t *testing.T, mount func(*Options), test func(t *testing.T, s *testServer)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, newTestServer(t, mount)) })
 	t.Run("clickhouse", func(t *testing.T) {
 		addr := os.Getenv("EVALCOL_CLICKHOUSE_ADDR")
 		if addr == "" {
@@ -34,7 +40,7 @@ func onBothBackends(t *testing.T, test func(t *testing.T, s *testServer)) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = st.Close() })
-		test(t, newTestServerOn(t, st, mountAnnotations))
+		test(t, newTestServerOn(t, st, mount))
 	})
 }
 

@@ -22,10 +22,13 @@ import (
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/alertapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
 )
 
 // openAPIRouter loads the served document once, validated.
 var openAPIRouter = sync.OnceValues(func() (routers.Router, error) {
+	// JSONL bodies are checked as text (their schema is a string).
+	openapi3filter.RegisterBodyDecoder("application/x-ndjson", openapi3filter.PlainBodyDecoder)
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(OpenAPI())
 	if err != nil {
@@ -110,7 +113,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	// Every route of the API is documented, with its methods, and every
 	// documented operation is a route.
-	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil), alertapi.New(nil, nil)}, CustomEvaluators: customStub{}})
+	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil), alertapi.New(nil, nil), datasetapi.New(nil)}, CustomEvaluators: customStub{}})
 	type op struct{ path, method string }
 	documented := map[op]bool{}
 	for path, item := range doc.Paths.Map() {

@@ -1,0 +1,129 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
+)
+
+func mountDatasets(o *Options) { o.Mounts = append(o.Mounts, datasetapi.New(o.Store)) }
+
+func TestDatasets(t *testing.T) { onBothBackendsWith(t, mountDatasets, testDatasets) }
+
+// testDatasets: a dataset's life through the API as Traceloop's SDKs
+// drive it: create with columns, add a column, rows ({"Rows"} and
+// {"rows"}, by slug or name), typed values checked, pages, a row changed
+// and deleted, published versions read back as CSV and JSONL and not
+// changed by later edits; another organization sees none of it.
+func testDatasets(t *testing.T, s *testServer) {
+	a, b := "Bearer "+keyA, "Bearer "+keyB
+	status, ds := s.do(t, http.MethodPost, "/v2/datasets", a, []byte(`{"name":"Support questions","description":"golden set",
+		"columns":[{"name":"Question","type":"string","required":true},{"name":"Expected answer","type":"string"}]}`))
+	if status != http.StatusCreated || ds["slug"] != "support-questions" || ds["version"] != nil || ds["published"] != false {
+		t.Fatalf("create: %d %v", status, ds)
+	}
+	cols := ds["columns"].(map[string]any)
+	if cols["question"].(map[string]any)["required"] != true || cols["expected-answer"].(map[string]any)["name"] != "Expected answer" {
+		t.Errorf("columns %v", cols)
+	}
+	if status, body := s.do(t, http.MethodPost, "/v2/datasets", a, []byte(`{"name":"Support questions"}`)); status != http.StatusConflict {
+		t.Errorf("a taken slug: %d %v", status, body)
+	}
+	status, col := s.do(t, http.MethodPost, "/v2/datasets/support-questions/columns", a, []byte(`{"name":"Difficulty","type":"number"}`))
+	if status != http.StatusCreated || col["slug"] != "difficulty" || col["type"] != "number" {
+		t.Fatalf("add column: %d %v", status, col)
+	}
+	for _, tc := range []struct{ name, path, body, want string }{
+		{"a bad column type", "/v2/datasets/support-questions/columns", `{"name":"X","type":"blob"}`, `type: "blob" is not one of string, number, boolean, date, file`},
+		{"a duplicate column", "/v2/datasets/support-questions/columns", `{"name":"Difficulty","type":"string"}`, `name: the dataset has a column "Difficulty"`},
+		{"a row without a required value", "/v2/datasets/support-questions/rows", `{"Rows":[{"difficulty":1}]}`, "rows[0].values.question: the column is required"},
+		{"a value of the wrong type", "/v2/datasets/support-questions/rows", `{"Rows":[{"question":"q","difficulty":"hard"}]}`, "rows[0].values.difficulty: a string is not a number"},
+		{"an unknown column", "/v2/datasets/support-questions/rows", `{"rows":[{"question":"q","mood":"ok"}]}`, "rows[0].values.mood: the dataset has no such column"},
+	} {
+		status, body := s.do(t, http.MethodPost, tc.path, a, []byte(tc.body))
+		if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(body["error"]), tc.want) {
+			t.Errorf("%s: %d %v, want 400 with %q", tc.name, status, body, tc.want)
+		}
+	}
+	// Rows as the Node SDK sends them (by slug, {"Rows"}) and as the
+	// Python SDK does ({"rows"}), by column name too.
+	status, added := s.do(t, http.MethodPost, "/v2/datasets/support-questions/rows", a, []byte(`{"Rows":[
+		{"question":"Where is my parcel?","expected-answer":"Track it at /orders","difficulty":1},
+		{"question":"Can I pay, in \"cash\"?","expected-answer":null,"difficulty":"2"}]}`))
+	if status != http.StatusCreated || len(added["rows"].([]any)) != 2 {
+		t.Fatalf("add rows: %d %v", status, added)
+	}
+	first := added["rows"].([]any)[0].(map[string]any)
+	if first["values"].(map[string]any)["difficulty"] != 1.0 {
+		t.Errorf("row values %v", first["values"])
+	}
+	if status, _ := s.do(t, http.MethodPost, "/v2/datasets/support-questions/rows", a, []byte(`{"rows":[{"Question":"How do I return it?","Difficulty":3}]}`)); status != http.StatusCreated {
+		t.Fatalf("rows by column name: %d", status)
+	}
+	status, page := s.do(t, http.MethodGet, "/v2/datasets/support-questions/rows?limit=2&offset=1", a, nil)
+	if rows := page["rows"].([]any); status != http.StatusOK || len(rows) != 2 || page["total"] != 3.0 ||
+		rows[0].(map[string]any)["values"].(map[string]any)["difficulty"] != 2.0 {
+		t.Fatalf("rows page: %d %v", status, page)
+	}
+
+	// Publish v1, then change a row: v1 stays as it was.
+	if status, pub := s.do(t, http.MethodPost, "/v2/datasets/support-questions/publish", a, []byte(`{}`)); status != http.StatusOK || pub["version"] != "v1" || pub["published"] != true {
+		t.Fatalf("publish: %d %v", status, pub)
+	}
+	id := first["id"].(string)
+	if status, row := s.do(t, http.MethodPut, "/v2/datasets/support-questions/rows/"+id, a, []byte(`{"Values":{"Expected answer":"See the tracking page"}}`)); status != http.StatusOK ||
+		row["values"].(map[string]any)["expected-answer"] != "See the tracking page" || row["values"].(map[string]any)["question"] != "Where is my parcel?" {
+		t.Errorf("update row: %d %v", status, row)
+	}
+	if status, _, _ := s.send(t, http.MethodDelete, "/v2/datasets/support-questions/rows/"+added["rows"].([]any)[1].(map[string]any)["id"].(string), a, nil); status != http.StatusNoContent {
+		t.Errorf("delete row: %d", status)
+	}
+	if status, pub := s.do(t, http.MethodPost, "/v2/datasets/support-questions/publish", a, []byte(`{}`)); status != http.StatusOK || pub["version"] != "v2" {
+		t.Fatalf("publish v2: %d %v", status, pub)
+	}
+	status, versions := s.do(t, http.MethodGet, "/v2/datasets/support-questions/versions", a, nil)
+	if vs := versions["versions"].([]any); status != http.StatusOK || len(vs) != 2 || vs[0].(map[string]any)["row_count"] != 3.0 || vs[1].(map[string]any)["row_count"] != 2.0 {
+		t.Fatalf("versions: %d %v", status, versions)
+	}
+	status, header, csv := s.send(t, http.MethodGet, "/v2/datasets/support-questions/versions/v1", a, nil)
+	want := "Question,Expected answer,Difficulty\nWhere is my parcel?,Track it at /orders,1\n\"Can I pay, in \"\"cash\"\"?\",,2\nHow do I return it?,,3\n"
+	if status != http.StatusOK || !strings.HasPrefix(header.Get("Content-Type"), "text/csv") || string(csv) != want {
+		t.Errorf("v1 as CSV: %d %s\n%s", status, header.Get("Content-Type"), csv)
+	}
+	status, header, jsonl := s.send(t, http.MethodGet, "/v2/datasets/support-questions/versions/v2/jsonl", a, nil)
+	lines := strings.Split(strings.TrimSpace(string(jsonl)), "\n")
+	if status != http.StatusOK || header.Get("Content-Type") != "application/x-ndjson" || len(lines) != 3 || !strings.Contains(lines[0], `"columns"`) ||
+		!strings.Contains(lines[1], `"expected-answer":"See the tracking page"`) {
+		t.Errorf("v2 as JSONL: %d %s\n%s", status, header.Get("Content-Type"), jsonl)
+	}
+	if status, _, _ := s.send(t, http.MethodGet, "/v2/datasets/support-questions/versions/v9", a, nil); status != http.StatusNotFound {
+		t.Errorf("an unknown version: %d", status)
+	}
+
+	// Another organization sees nothing and changes nothing.
+	if status, list := s.do(t, http.MethodGet, "/v2/datasets", b, nil); status != http.StatusOK || len(list["datasets"].([]any)) != 0 {
+		t.Errorf("env-b lists %v", list)
+	}
+	for _, p := range []string{"/v2/datasets/support-questions", "/v2/datasets/support-questions/rows", "/v2/datasets/support-questions/versions/v1/jsonl"} {
+		if status, _, _ := s.send(t, http.MethodGet, p, b, nil); status != http.StatusNotFound {
+			t.Errorf("env-b GET %s: %d", p, status)
+		}
+	}
+	if status, _, _ := s.send(t, http.MethodDelete, "/v2/datasets/support-questions", b, nil); status != http.StatusNotFound {
+		t.Errorf("env-b deletes the dataset: %d", status)
+	}
+
+	// Delete: gone with its rows and versions.
+	if status, _, _ := s.send(t, http.MethodDelete, "/v2/datasets/support-questions", a, nil); status != http.StatusNoContent {
+		t.Fatalf("delete: %d", status)
+	}
+	if status, list := s.do(t, http.MethodGet, "/v2/datasets", a, nil); status != http.StatusOK || len(list["datasets"].([]any)) != 0 {
+		t.Errorf("after delete: %v", list)
+	}
+	if status, ds := s.do(t, http.MethodPost, "/v2/datasets", a, []byte(`{"name":"Support questions"}`)); status != http.StatusCreated || ds["row_count"] != 0.0 {
+		t.Errorf("the slug again after delete: %d %v", status, ds)
+	}
+}
