@@ -136,19 +136,43 @@ func (s *Service) change(ctx context.Context, t tenant.Tenant, key string, fn fu
 // view is a dataset as the API answers it: columns keyed by slug, as
 // Traceloop's SDKs read them.
 func view(ds dataset.Dataset) map[string]any {
-	cols := make(map[string]any, len(ds.Columns))
 	order := make([]string, len(ds.Columns))
 	for i, c := range ds.Columns {
-		cols[c.Slug] = map[string]any{"name": c.Name, "type": c.Type, "required": c.Required, "description": c.Description}
 		order[i] = c.Slug
 	}
 	var version any
 	if ds.Version != "" {
 		version = ds.Version
 	}
-	return map[string]any{"id": ds.ID, "slug": ds.Slug, "name": ds.Name, "description": ds.Description, "columns": cols,
+	return map[string]any{"id": ds.ID, "slug": ds.Slug, "name": ds.Name, "description": ds.Description, "columns": orderedColumns(ds.Columns),
 		"column_order": order, "version": version, "published": ds.Published, "row_count": ds.RowCount,
 		"created_at": ds.CreatedAt, "updated_at": ds.UpdatedAt}
+}
+
+// orderedColumns encodes as a JSON object by column slug, in the
+// columns' order (clients list a dataset's columns in the object's key
+// order; a Go map would sort them).
+type orderedColumns []dataset.Column
+
+// MarshalJSON writes the object.
+func (cs orderedColumns) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, c := range cs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, _ := json.Marshal(c.Slug)
+		v, err := json.Marshal(map[string]any{"name": c.Name, "type": c.Type, "required": c.Required, "description": c.Description})
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
 
 // createRequest is the body of POST /v2/datasets (the Python SDK may send
