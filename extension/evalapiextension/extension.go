@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/console"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/experimentapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/alerting"
@@ -165,6 +167,10 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		_ = store.Close()
 		return fmt.Errorf("evalapi: %w", err)
 	}
+	custom := customevaluators.New(customevaluators.Options{
+		Store: store, Judge: judges, Logger: e.settings.Logger,
+		IsPrebuilt: func(slug string) bool { _, ok := evaluators.Lookup(slug); return ok },
+	})
 	api := httpapi.New(httpapi.Options{
 		Cursors:       cursors,
 		OTLPProxy:     proxy,
@@ -174,7 +180,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		MaxBodyBytes:  e.apiMaxBodySize(),
 		Setups:        e.setups,
 		Organizations: e.orgs,
-		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts, datasetapi.New(store)},
+		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts, datasetapi.New(store), experimentapi.New(store, runEvaluator(custom))},
 		MonitoringStatus: &pipelinestatus.Reader{
 			Store: store, Tracker: e.status, CollectorID: e.collectorID, Live: max(3*e.pollInterval(), 30*time.Second),
 			Setups: func(env string) pipelinestatus.SetupSummary {
@@ -188,10 +194,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			MaxWait:       e.cfg.EvaluatorLimits.MaxWait,
 		},
 		Health: func(r *http.Request) error { return store.Ping(r.Context()) },
-		CustomEvaluators: customevaluators.New(customevaluators.Options{
-			Store: store, Judge: judges, Logger: e.settings.Logger,
-			IsPrebuilt: func(slug string) bool { _, ok := evaluators.Lookup(slug); return ok },
-		}),
+		CustomEvaluators: custom,
 	})
 	var handler http.Handler = api
 	if e.cfg.UI.Enabled {
@@ -260,6 +263,37 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		return errors.Join(fmt.Errorf("evalapi: %w", err), e.Shutdown(ctx))
 	}
 	return nil
+}
+
+// runEvaluator runs a prebuilt evaluator, else a custom one of the
+// tenant, for experiments.
+func runEvaluator(custom *customevaluators.API) experimentapi.Runner {
+	return func(ctx context.Context, t tenant.Tenant, slug string, input, config map[string]any) (experimentapi.Result, error) {
+		if def, ok := evaluators.Lookup(slug); ok {
+			req, err := def.NewRequest(input, config)
+			if err != nil {
+				return experimentapi.Result{}, err
+			}
+			res, err := def.Run(ctx, req)
+			if err != nil {
+				return experimentapi.Result{}, err
+			}
+			return experimentapi.Result{Output: res, Verdict: string(evaluators.VerdictOf(def.Slug, res, "")),
+				Score: experimentapi.ScoreOf(res, def.Score)}, nil
+		}
+		res, v, err := custom.Run(ctx, t, slug, input)
+		if errors.Is(err, warehouse.ErrNotFound) {
+			return experimentapi.Result{}, fmt.Errorf("unknown evaluator %q", slug)
+		}
+		if err != nil {
+			return experimentapi.Result{}, err
+		}
+		out := experimentapi.Result{Output: res.Output, Score: res.Verdict.Score, Version: strconv.FormatInt(v.Version, 10)}
+		if res.Verdict.Passed != nil {
+			out.Verdict = map[bool]string{true: "pass", false: "fail"}[*res.Verdict.Passed]
+		}
+		return out, nil
+	}
 }
 
 // notifier sends alert notifications to the configured webhooks.

@@ -132,6 +132,18 @@ func (a *API) Resolve(ctx context.Context, t tenant.Tenant, ref string) (Version
 	return a.store.get(ctx, Scope(t), ref)
 }
 
+// Run runs the latest version of the tenant's evaluator ref on input
+// (for experiments), returning the judge's result and the version that
+// ran.
+func (a *API) Run(ctx context.Context, t tenant.Tenant, ref string, input map[string]any) (judge.Result, Version, error) {
+	v, err := a.Resolve(ctx, t, ref)
+	if err != nil {
+		return judge.Result{}, v, err
+	}
+	res, err := a.opts.Judge.Run(ctx, v.Definition.Spec(), input)
+	return res, v, err
+}
+
 // VersionOf returns one version of the tenant's evaluator id, also of a
 // deleted one (warehouse.ErrNotFound when there is none).
 func (a *API) VersionOf(ctx context.Context, t tenant.Tenant, id string, version int64) (Version, error) {

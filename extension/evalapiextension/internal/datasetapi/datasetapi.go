@@ -51,9 +51,7 @@ func (s *Service) Routes() []httpjson.Route {
 }
 
 // scope is the document scope of a tenant's datasets.
-func scope(t tenant.Tenant) string {
-	return strconv.Quote(t.OrganizationID) + "/" + strconv.Quote(t.ProjectID)
-}
+func scope(t tenant.Tenant) string { return dataset.Scope(t) }
 
 func newID() string {
 	b := make([]byte, 16)
