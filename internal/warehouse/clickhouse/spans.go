@@ -311,11 +311,16 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 	if err != nil {
 		return out, err
 	}
-	if out.Spans, err = readBySeq(ctx, s, "spans", "seq, "+spanColumns, "timestamp", q.Environments, keys, scanSpanVersion); err != nil {
+	page, cut, err := s.fitKeys(ctx, "spans", spanBytesExpr, "timestamp", q.Environments, keys, r.MaxBytes)
+	if err != nil {
 		return out, err
 	}
-	out.Seqs = keys.seqs
-	if r.NeedsCount(len(out.Spans)) {
+	out.Cut = cut
+	if out.Spans, err = readBySeq(ctx, s, "spans", "seq, "+spanColumns, "timestamp", q.Environments, page, scanSpanVersion); err != nil {
+		return out, err
+	}
+	out.Seqs = page.seqs
+	if r.NeedsCount(len(out.Spans), out.Cut) {
 		// The key query sorted every match (no cursor condition on the
 		// first page), so its rows_before_limit is the total.
 		n, ok := keys.counter.count()
@@ -327,6 +332,64 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		out.Total = int64(n)
 	}
 	return out, nil
+}
+
+// spanBytesExpr is the size of a row of spans as a page counts it
+// (warehouse.RowBytes): the lengths of its texts.
+const spanBytesExpr = `length(input) + length(output) + length(evaluations) +
+	length(arrayStringConcat(resource_keys)) + length(arrayStringConcat(resource_values)) +
+	length(arrayStringConcat(attr_keys)) + length(arrayStringConcat(attr_values)) +
+	length(arrayStringConcat(prompt_keys)) + length(arrayStringConcat(prompt_values)) +
+	length(arrayStringConcat(completion_keys)) + length(arrayStringConcat(completion_values))`
+
+// fitKeys returns the first of keys (in page order) whose rows fit
+// maxBytes (a warehouse.PageBudget: one row at least; 0: no bound), their
+// sizes (sizeExpr) measured by the server, so that the page's rows are
+// read only once they are known to fit; cut reports that keys were left
+// out. A page of one key is not measured.
+func (s *Store) fitKeys(ctx context.Context, table, sizeExpr, timeCol string, envs []string, keys pageKeys,
+	maxBytes int64) (_ pageKeys, cut bool, _ error) {
+	if maxBytes <= 0 || len(keys.seqs) < 2 {
+		return keys, false, nil
+	}
+	args := make([]any, len(keys.seqs))
+	for i, seq := range keys.seqs {
+		args[i] = seq
+	}
+	var w sqlfilter.Where
+	w.In("environment", envs)
+	w.Add(timeCol+" >= ?", keys.minT)
+	w.Add(timeCol+" <= ?", keys.maxT)
+	w.Add("seq IN ("+placeholders(len(keys.seqs))+")", args...)
+	rows, err := s.conn.Query(ctx, "SELECT seq, max("+sizeExpr+") FROM "+s.schema.table(table)+" WHERE "+w.SQL()+" GROUP BY seq", w.Args...)
+	if err != nil {
+		return keys, false, fmt.Errorf("row sizes: %w", mapErr(err))
+	}
+	defer rows.Close()
+	sizes := make(map[int64]uint64, len(keys.seqs))
+	for rows.Next() {
+		var seq int64
+		var n uint64
+		if err := rows.Scan(&seq, &n); err != nil {
+			return keys, false, fmt.Errorf("row sizes: %w", mapErr(err))
+		}
+		sizes[seq] = n
+	}
+	if err := rows.Err(); err != nil {
+		return keys, false, fmt.Errorf("row sizes: %w", mapErr(err))
+	}
+	budget := warehouse.NewPageBudget(maxBytes)
+	for i, seq := range keys.seqs {
+		if budget.Full() {
+			kept := pageKeys{seqs: keys.seqs[:i], times: keys.times[:i], minT: math.MaxInt64, maxT: math.MinInt64, counter: keys.counter}
+			for _, t := range kept.times {
+				kept.minT, kept.maxT = min(kept.minT, t), max(kept.maxT, t)
+			}
+			return kept, true, nil
+		}
+		budget.Add(int(min(sizes[seq], math.MaxInt32)))
+	}
+	return keys, false, nil
 }
 
 // readBySeq reads the rows of the page keys (their sequence numbers,

@@ -159,8 +159,8 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 		}
 		if ok {
 			candidates = &sqlfilter.Where{Conds: append(slices.Clone(w.Conds), cond), Args: append(slices.Clone(w.Args), args...)}
-			if out.Points, err = readPointRows(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
-				append(slices.Clone(candidates.Args), r.Limit, r.Offset)); err != nil {
+			if out.Points, out.Cut, err = readPointRows(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
+				append(slices.Clone(candidates.Args), r.Limit, r.Offset), r.MaxBytes); err != nil {
 				return out, err
 			}
 			found = true
@@ -175,18 +175,18 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 			return out, err
 		}
 		if found {
-			if out.Points, err = readPointsBySeq(ctx, tx, seqs); err != nil {
+			if out.Points, out.Cut, err = readPointsBySeq(ctx, tx, seqs, r.MaxBytes); err != nil {
 				return out, err
 			}
 		}
 	}
 	if !found {
-		if out.Points, err = readPointRows(ctx, tx, pointPageSQL(q, w.SQL()),
-			append(slices.Clone(w.Args), r.Limit, r.Offset)); err != nil {
+		if out.Points, out.Cut, err = readPointRows(ctx, tx, pointPageSQL(q, w.SQL()),
+			append(slices.Clone(w.Args), r.Limit, r.Offset), r.MaxBytes); err != nil {
 			return out, err
 		}
 	}
-	if r.NeedsCount(len(out.Points)) {
+	if r.NeedsCount(len(out.Points), out.Cut) {
 		if s.plainPointReads {
 			out.Total, err = countPointsWhere(ctx, tx, "metric_points", w.SQL(), w.Args)
 		} else {
@@ -199,25 +199,55 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	return out, nil
 }
 
-// readPointRows reads the points query selects (selectPointColumns).
-func readPointRows(ctx context.Context, tx *sql.Tx, query string, args []any) ([]warehouse.MetricPoint, error) {
+// readPointRows reads the points query selects (selectPointColumns)
+// until they hold maxBytes (warehouse.PageBudget; 0: no bound): cut
+// reports that a further row was left out.
+func readPointRows(ctx context.Context, tx *sql.Tx, query string, args []any, maxBytes int64) (_ []warehouse.MetricPoint, cut bool, _ error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, false, mapErr(err)
 	}
 	defer rows.Close()
 	var out []warehouse.MetricPoint
+	budget := warehouse.NewPageBudget(maxBytes)
 	for rows.Next() {
+		if budget.Full() {
+			cut = true
+			break
+		}
 		p, err := scanPoint(rows)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		budget.Add(pointBytes(&p))
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+		return nil, false, mapErr(err)
 	}
-	return out, nil
+	return out, cut, nil
+}
+
+// pointBytesSQL is the size of a row of metric_points as a page counts it
+// (pointBytes), read from the record header.
+const pointBytesSQL = `octet_length(labels) + octet_length(attributes) + octet_length(trace_id) + octet_length(span_id) +
+	coalesce(octet_length(enum_value), 0)`
+
+// pointBytes is the size of a point as a page counts it: its stored
+// texts (the label and attribute maps are stored as JSON of about the
+// same length as their keys and values).
+func pointBytes(p *warehouse.MetricPoint) int {
+	n := len(p.TraceID) + len(p.SpanID)
+	if p.EnumValue != nil {
+		n += len(*p.EnumValue)
+	}
+	for _, m := range []map[string]string{p.Labels, p.Attributes} {
+		n += 2
+		for k, v := range m {
+			n += len(k) + len(v) + 6
+		}
+	}
+	return n
 }
 
 // scanPoint reads a row of selectPointColumns, after the columns of

@@ -31,6 +31,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("SpanPaging", func(t *testing.T) { testSpanPaging(t, open) })
 	t.Run("SpanBadCursor", func(t *testing.T) { testSpanBadCursor(t, open) })
 	t.Run("SpanBadQuery", func(t *testing.T) { testSpanBadQuery(t, open) })
+	t.Run("PageBytes", func(t *testing.T) { testPageBytes(t, open) })
 	t.Run("MetricRoundTrip", func(t *testing.T) { testMetricRoundTrip(t, open) })
 	t.Run("MetricFilters", func(t *testing.T) { testMetricFilters(t, open) })
 	t.Run("MetricSortAndGroups", func(t *testing.T) { testMetricSortAndGroups(t, open) })
