@@ -145,10 +145,28 @@ func TestTimesPast2262Rejected(t *testing.T) {
 // empty partial_success). The first copy is still kept, but the sender is
 // told in partial_success, and the evaluation of the resent content is
 // not stored against the kept span. An identical resend (an SDK retry
-// after a lost answer) is normal: no partial_success.
+// after a lost answer) is normal: no partial_success. On both backends.
 func TestConflictingResendReported(t *testing.T) {
-	config := strings.Replace(testcollector.DefaultConfig, "evaluator: {api: evalapi}",
-		"evaluator: {api: evalapi, monitors: [{name: all, evaluators: [char-count]}]}", 1)
+	withMonitor := func(config string) string {
+		return strings.Replace(config, "evaluator: {api: evalapi}",
+			"evaluator: {api: evalapi, monitors: [{name: all, evaluators: [char-count]}]}", 1)
+	}
+	for _, backend := range []string{"sqlite", "clickhouse"} {
+		t.Run(backend, func(t *testing.T) {
+			config := testcollector.DefaultConfig
+			if backend == "clickhouse" {
+				addr := clickhouseAddr(t)
+				config = clickhouseConfig(addr, testDatabase(t, addr))
+			}
+			if withMonitor(config) == config {
+				t.Fatal("could not add the char-count monitor to the config")
+			}
+			testConflictingResend(t, withMonitor(config))
+		})
+	}
+}
+
+func testConflictingResend(t *testing.T, config string) {
 	c := testcollector.Start(t, config)
 	key := testcollector.DefaultAPIKey
 	now := pcommon.NewTimestampFromTime(time.Now())

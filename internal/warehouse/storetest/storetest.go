@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("MetricPaging", func(t *testing.T) { testMetricPaging(t, open) })
 	t.Run("MetricTenancyAndBadInput", func(t *testing.T) { testMetricTenancyAndBadInput(t, open) })
 	t.Run("IdempotentWrites", func(t *testing.T) { testIdempotentWrites(t, open) })
+	t.Run("SpanConflicts", func(t *testing.T) { testSpanConflicts(t, open) })
 	t.Run("Setups", func(t *testing.T) { testSetups(t, open) })
 	t.Run("SetupsWithoutExternalID", func(t *testing.T) { testSetupsWithoutExternalID(t, open) })
 	t.Run("Organizations", func(t *testing.T) { testOrganizations(t, open) })
