@@ -139,6 +139,11 @@ func BenchmarkQuerySpans(b *testing.B) {
 			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(7)}}}},
 		{"1d_span_name_contains", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
 			Filters: []warehouse.Filter{{Field: "span_name", Operator: warehouse.OpContains, Value: "operation.07"}}}},
+		// Pages SQLite sorts itself (read by sequence number since the
+		// byte bound of pages).
+		{"1h_sort_span_name", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day/24 - 1, SortBy: warehouse.SortSpanName}},
+		{"1d_attr_equals_1pct", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
+			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(7)}}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			q := bc.q

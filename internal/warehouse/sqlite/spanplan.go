@@ -369,8 +369,12 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "":
 		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, plan.selectivity, q, r, &out, &budget)
 	default:
-		query, args := plan.pageSQL(sel, q, r.Limit)
-		err = readSpanRows(ctx, tx, query, args, &out, &budget)
+		query, args, bySeq := plan.pageSQL(sel, q, r.Limit)
+		if bySeq {
+			err = readSpansOfSeqs(ctx, tx, query, args, sel, &out, &budget)
+		} else {
+			err = readSpanRows(ctx, tx, query, args, &out, &budget)
+		}
 	}
 	if err != nil {
 		return out, err
@@ -397,27 +401,56 @@ func (s *Store) readTx(ctx context.Context, op string) (*sql.Tx, error) {
 }
 
 // pageSQL returns the query of one page of plan (every access but the
-// walks).
-func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (string, []any) {
+// walks). Where SQLite sorts the page itself (bySeq: the candidates, the
+// names), the query selects only the page's sequence numbers in order, so
+// that its sorter never holds whole rows (a page of large spans would sit
+// there, outside the page's byte budget); readSpansOfSeqs reads them.
+// Otherwise the rows come in an index's order, read as they stream.
+func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (query string, args []any, bySeq bool) {
 	where, args := sel.where()
 	switch p.access {
 	case accessCandidates:
 		cand, candArgs := p.pr.candidatesSQL(*p.post)
-		return "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
-			sel.order() + " LIMIT ?", append(append(candArgs, args...), limit)
+		return "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
+			sel.order() + " LIMIT ?", append(append(candArgs, args...), limit), true
 	case accessSortIndex:
 		return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY " + sortIndexes[q.SortBy].name + " WHERE " +
-			where + sel.order() + " LIMIT ?", append(args, limit)
+			where + sel.order() + " LIMIT ?", append(args, limit), false
 	}
 	if q.SortBy == warehouse.SortSpanName {
 		// The range's index entries sorted, then the page's spans: only
 		// index entries are read while the conditions need no more (the
 		// time index holds the name).
-		inner := "SELECT seq FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() + " LIMIT ?"
-		return "SELECT " + selectSpanColumns + " FROM spans WHERE seq IN (" + inner + ")" + sel.order(), append(args, limit)
+		return "SELECT seq FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() + " LIMIT ?", append(args, limit), true
 	}
 	return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() +
-		" LIMIT ?", append(args, limit)
+		" LIMIT ?", append(args, limit), false
+}
+
+// readSpansOfSeqs appends to out the spans whose sequence numbers query
+// returns, in its order, as far as budget goes (readSpansBySeq).
+func readSpansOfSeqs(ctx context.Context, tx querier, query string, args []any, sel spanSelect, out *warehouse.SpanRows,
+	budget *warehouse.PageBudget) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return mapErr(err)
+		}
+		seqs = append(seqs, seq)
+	}
+	if err := rows.Close(); err != nil {
+		return mapErr(err)
+	}
+	if err := rows.Err(); err != nil {
+		return mapErr(err)
+	}
+	return readSpansBySeq(ctx, tx, seqs, sel, out, budget)
 }
 
 // walkHours fills out with the page of a time-sorted read through one
@@ -453,10 +486,12 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 			b = lo + width - 1
 		}
 		cand, candArgs := p.pr.cut(a, b).candidatesSQL(*p.post)
-		query := "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND timestamp >= ? AND timestamp <= ? AND " +
+		// The window's page sorted by sequence number alone (SQLite's
+		// sorter then holds no whole rows), its spans read after.
+		query := "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND timestamp >= ? AND timestamp <= ? AND " +
 			where + sel.order() + " LIMIT ?"
 		before := len(out.Spans)
-		if err := readSpanRows(ctx, tx, query, append(append(append(candArgs, a, b), args...), r.Limit-before), out, budget); err != nil {
+		if err := readSpansOfSeqs(ctx, tx, query, append(append(append(candArgs, a, b), args...), r.Limit-before), sel, out, budget); err != nil {
 			return err
 		}
 		if desc {
@@ -671,6 +706,9 @@ func readSpansBySeq(ctx context.Context, tx querier, page []int64, sel spanSelec
 				break
 			}
 			fit.Add(sizes[seq])
+		}
+		if len(page) == 0 {
+			return nil
 		}
 	}
 	return readSpanRows(ctx, tx, "SELECT "+selectSpanColumns+" FROM spans WHERE seq IN ("+placeholders(len(page))+")"+
