@@ -278,3 +278,57 @@ func BenchmarkIntegrityCheck(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueryMetrics reads pages of 50 and 1 000 points over 100 000
+// evaluation points (about an hour): newest first (the time index's
+// order), by value (SQLite's own sort) on the first page and deep in the
+// pagination, and filtered by a label.
+func BenchmarkQueryMetrics(b *testing.B) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const spans, perSpan = 100, 8
+	ts := int64(1_790_000_000_000)
+	for n := 0; n < 100_000; n += spans * perSpan {
+		if err := st.WriteMetricPoints(ctx, benchPoints(n, spans, perSpan, ts)); err != nil {
+			b.Fatal(err)
+		}
+		ts += 30_000
+	}
+	from := int64(1_790_000_000_000)
+	for _, bc := range []struct {
+		name   string
+		q      warehouse.MetricQuery
+		offset int64 // pages to skip, by cursor
+	}{
+		{"newest_50", warehouse.MetricQuery{Limit: 50}, 0},
+		{"newest_1000", warehouse.MetricQuery{Limit: 1000}, 0},
+		{"by_value_50", warehouse.MetricQuery{Limit: 50, SortBy: warehouse.MetricSortNumericValue}, 0},
+		{"by_value_50_page_100", warehouse.MetricQuery{Limit: 50, SortBy: warehouse.MetricSortNumericValue}, 100},
+		{"label_equals_50", warehouse.MetricQuery{Limit: 50, Filters: []warehouse.Filter{{Field: "labels.evaluator_name",
+			Operator: warehouse.OpEquals, Value: "evaluator-3"}}}, 0},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			q := bc.q
+			q.Environments, q.FromMs = []string{"production"}, from
+			for range bc.offset {
+				page, err := st.QueryMetrics(ctx, q)
+				if err != nil || page.NextCursor == "" {
+					b.Fatalf("paging to page %d: %v", bc.offset, err)
+				}
+				if q.Cursor, err = strconv.ParseInt(page.NextCursor, 10, 64); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := st.QueryMetrics(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -159,7 +159,7 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 		}
 		if ok {
 			candidates = &sqlfilter.Where{Conds: append(slices.Clone(w.Conds), cond), Args: append(slices.Clone(w.Args), args...)}
-			if out.Points, out.Cut, err = readPointRows(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
+			if out.Points, out.Cut, err = readPointPage(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
 				append(slices.Clone(candidates.Args), r.Limit, r.Offset), r.MaxBytes); err != nil {
 				return out, err
 			}
@@ -181,7 +181,7 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 		}
 	}
 	if !found {
-		if out.Points, out.Cut, err = readPointRows(ctx, tx, pointPageSQL(q, w.SQL()),
+		if out.Points, out.Cut, err = readPointPage(ctx, tx, pointPageSQL(q, w.SQL()),
 			append(slices.Clone(w.Args), r.Limit, r.Offset), r.MaxBytes); err != nil {
 			return out, err
 		}
@@ -199,56 +199,37 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	return out, nil
 }
 
-// readPointRows reads the points query selects (selectPointColumns)
-// until they hold maxBytes (warehouse.PageBudget; 0: no bound): cut
-// reports that a further row was left out.
-func readPointRows(ctx context.Context, tx *sql.Tx, query string, args []any, maxBytes int64) (_ []warehouse.MetricPoint, cut bool, _ error) {
+// readPointPage reads the page of points whose sequence numbers query
+// selects, in its order, as far as maxBytes goes (readPointsBySeq): SQLite
+// sorts only (sort key, seq), never whole points (a page of large
+// attributes, or the offset's points, would sit in its sorter).
+func readPointPage(ctx context.Context, tx *sql.Tx, query string, args []any, maxBytes int64) (_ []warehouse.MetricPoint, cut bool, _ error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, false, mapErr(err)
 	}
-	defer rows.Close()
-	var out []warehouse.MetricPoint
-	budget := warehouse.NewPageBudget(maxBytes)
+	var seqs []int64
 	for rows.Next() {
-		if budget.Full() {
-			cut = true
-			break
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return nil, false, mapErr(err)
 		}
-		p, err := scanPoint(rows)
-		if err != nil {
-			return nil, false, err
-		}
-		budget.Add(pointBytes(&p))
-		out = append(out, p)
+		seqs = append(seqs, seq)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, false, mapErr(err)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, mapErr(err)
 	}
-	return out, cut, nil
+	return readPointsBySeq(ctx, tx, seqs, maxBytes)
 }
 
 // pointBytesSQL is the size of a row of metric_points as a page counts it
-// (pointBytes), read from the record header.
+// (the lengths of its stored texts), read from the record header.
 const pointBytesSQL = `octet_length(labels) + octet_length(attributes) + octet_length(trace_id) + octet_length(span_id) +
 	coalesce(octet_length(enum_value), 0)`
-
-// pointBytes is the size of a point as a page counts it: its stored
-// texts (the label and attribute maps are stored as JSON of about the
-// same length as their keys and values).
-func pointBytes(p *warehouse.MetricPoint) int {
-	n := len(p.TraceID) + len(p.SpanID)
-	if p.EnumValue != nil {
-		n += len(*p.EnumValue)
-	}
-	for _, m := range []map[string]string{p.Labels, p.Attributes} {
-		n += 2
-		for k, v := range m {
-			n += len(k) + len(v) + 6
-		}
-	}
-	return n
-}
 
 // scanPoint reads a row of selectPointColumns, after the columns of
 // leading (when a query selects more before them).

@@ -578,7 +578,8 @@ func fitPoints(ctx context.Context, tx *sql.Tx, seqs []int64, maxBytes int64) ([
 	return seqs, false, nil
 }
 
-// pointPageSQL is the query of a page of q read by SQLite's own sort.
+// pointPageSQL is the query of the sequence numbers of a page of q, in
+// SQLite's own sort (readPointPage reads their points).
 func pointPageSQL(q warehouse.MetricQuery, where string) string {
 	return pointPageSQLFrom(q, "metric_points", where)
 }
@@ -592,7 +593,7 @@ const candidatesTable = "metric_points NOT INDEXED"
 // candidatesTable).
 func pointPageSQLFrom(q warehouse.MetricQuery, from, where string) string {
 	col, dir := q.SortOrder()
-	return "SELECT " + selectPointColumns + " FROM " + from + " WHERE " + where +
+	return "SELECT seq FROM " + from + " WHERE " + where +
 		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"
 }
 
