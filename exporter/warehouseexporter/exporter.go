@@ -223,7 +223,15 @@ func (e *warehouseExporter) reportConflicts(ctx context.Context, spans []warehou
 }
 
 func (e *warehouseExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
-	pts := spanconv.Metrics(md, e.options(ctx))
+	pts, late := spanconv.MetricPoints(md, e.options(ctx))
+	if late > 0 {
+		// Without a tenant processor in front (which rejects these
+		// first), the sender still learns of them.
+		reason := "time_unix_nano or start_time_unix_nano after " + spanconv.MaxSpanTime().Format(time.RFC3339)
+		e.logger.Warn("dropping metric data points that can never be stored", zap.Int("data_points", late), zap.String("reason", reason))
+		partialsuccess.RejectDataPoints(ctx, "time_out_of_range", int64(late),
+			fmt.Sprintf("%d data point(s) rejected: %s; the other data points were accepted", late, reason))
+	}
 	if p := e.prep; p != nil {
 		p.PreparePoints(pts)
 	}

@@ -193,7 +193,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			Burst:         e.cfg.EvaluatorLimits.Burst,
 			MaxWait:       e.cfg.EvaluatorLimits.MaxWait,
 		},
-		Health: func(r *http.Request) error { return store.Ping(r.Context()) },
+		Health:           func(r *http.Request) error { return store.Ping(r.Context()) },
 		CustomEvaluators: custom,
 	})
 	var handler http.Handler = api

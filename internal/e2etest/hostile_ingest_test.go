@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
@@ -142,10 +145,28 @@ func TestTimesPast2262Rejected(t *testing.T) {
 // empty partial_success). The first copy is still kept, but the sender is
 // told in partial_success, and the evaluation of the resent content is
 // not stored against the kept span. An identical resend (an SDK retry
-// after a lost answer) is normal: no partial_success.
+// after a lost answer) is normal: no partial_success. On both backends.
 func TestConflictingResendReported(t *testing.T) {
-	config := strings.Replace(testcollector.DefaultConfig, "evaluator: {api: evalapi}",
-		"evaluator: {api: evalapi, monitors: [{name: all, evaluators: [char-count]}]}", 1)
+	withMonitor := func(config string) string {
+		return strings.Replace(config, "evaluator: {api: evalapi}",
+			"evaluator: {api: evalapi, monitors: [{name: all, evaluators: [char-count]}]}", 1)
+	}
+	for _, backend := range []string{"sqlite", "clickhouse"} {
+		t.Run(backend, func(t *testing.T) {
+			config := testcollector.DefaultConfig
+			if backend == "clickhouse" {
+				addr := clickhouseAddr(t)
+				config = clickhouseConfig(addr, testDatabase(t, addr))
+			}
+			if withMonitor(config) == config {
+				t.Fatal("could not add the char-count monitor to the config")
+			}
+			testConflictingResend(t, withMonitor(config))
+		})
+	}
+}
+
+func testConflictingResend(t *testing.T, config string) {
 	c := testcollector.Start(t, config)
 	key := testcollector.DefaultAPIKey
 	now := pcommon.NewTimestampFromTime(time.Now())
@@ -249,5 +270,141 @@ func TestGarbageProtobufOverGRPC(t *testing.T) {
 	err = conn.Invoke(bad, "/opentelemetry.proto.collector.trace.v1.TraceService/Export", []byte{0x0f}, &out, grpc.ForceCodecV2(rawCodec{}))
 	if st, _ := status.FromError(err); st.Code() != codes.Unauthenticated {
 		t.Errorf("garbage with a bad key: %v, want Unauthenticated", err)
+	}
+}
+
+// exportMetrics sends md as OTLP/HTTP (protobuf, or JSON when json) to
+// addr with key and returns the export response and its raw body; it fails
+// the test on any answer but 200.
+func exportMetrics(t *testing.T, addr, key string, md pmetric.Metrics, json bool) (pmetricotlp.ExportResponse, []byte) {
+	t.Helper()
+	req := pmetricotlp.NewExportRequestFromMetrics(md)
+	contentType, marshal := "application/x-protobuf", req.MarshalProto
+	if json {
+		contentType, marshal = "application/json", req.MarshalJSON
+	}
+	body, err := marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := http.NewRequest("POST", "http://"+addr+"/v1/metrics", bytes.NewReader(body))
+	r.Header.Set("Content-Type", contentType)
+	r.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST %s/v1/metrics = %d %s", addr, resp.StatusCode, b)
+	}
+	out := pmetricotlp.NewExportResponse()
+	unmarshal := out.UnmarshalProto
+	if json {
+		unmarshal = out.UnmarshalJSON
+	}
+	if err := unmarshal(b); err != nil {
+		t.Fatalf("answer %q is not an OTLP metrics export response: %v", b, err)
+	}
+	return out, b
+}
+
+// latePointMetrics returns metrics with one valid gauge point (metric
+// "valid") and three data points whose time or start time is past 2262:
+// a gauge point in 2300, a histogram point at the uint64 maximum, a sum
+// point starting in 2300.
+func latePointMetrics() pmetric.Metrics {
+	now := pcommon.NewTimestampFromTime(time.Now())
+	year2300 := pcommon.Timestamp(uint64(time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC).Unix()) * 1e9)
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "hostile")
+	ms := rm.ScopeMetrics().AppendEmpty().Metrics()
+	g := ms.AppendEmpty()
+	g.SetName("valid")
+	dp := g.SetEmptyGauge().DataPoints().AppendEmpty()
+	dp.SetTimestamp(now)
+	dp.SetDoubleValue(1)
+	late := g.Gauge().DataPoints().AppendEmpty()
+	late.SetTimestamp(year2300)
+	late.SetDoubleValue(2)
+	h := ms.AppendEmpty()
+	h.SetName("at uint64 max")
+	hp := h.SetEmptyHistogram().DataPoints().AppendEmpty()
+	hp.SetTimestamp(math.MaxUint64)
+	hp.SetCount(1)
+	s := ms.AppendEmpty()
+	s.SetName("starts in 2300")
+	sp := s.SetEmptySum().DataPoints().AppendEmpty()
+	sp.SetStartTimestamp(year2300)
+	sp.SetTimestamp(now)
+	sp.SetIntValue(3)
+	return md
+}
+
+// TestMetricTimesPast2262Rejected: an OTLP metric data point whose time
+// (or start time) is after 2262-04-11 used to be acknowledged and stored
+// at a wrapped time (near 1715, or at 0 for a uint64-max time). Like such
+// spans, it is rejected per data point in partial_success
+// (rejected_data_points, with the reason), over OTLP/HTTP protobuf and
+// JSON and OTLP/gRPC, on both backends, with or without the tenant
+// processor; the valid point of the request is stored alone.
+func TestMetricTimesPast2262Rejected(t *testing.T) {
+	withoutTenant := strings.Replace(strings.Replace(testcollector.DefaultConfig,
+		"processors: [tenant, evaluator]", "processors: [evaluator]", 1),
+		"processors: [tenant]", "processors: []", 1)
+	for _, tc := range []struct {
+		name, config, msg string
+	}{
+		{"sqlite", testcollector.DefaultConfig, "3 data point(s) rejected: time_unix_nano or start_time_unix_nano is after 2262-04-11T23:47:16Z"},
+		{"sqlite without the tenant processor", withoutTenant, "3 data point(s) rejected: time_unix_nano or start_time_unix_nano after 2262-04-11T23:47:16Z; the other data points were accepted"},
+		{"clickhouse", "", "3 data point(s) rejected: time_unix_nano or start_time_unix_nano is after 2262-04-11T23:47:16Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			config := tc.config
+			if tc.name == "clickhouse" {
+				addr := clickhouseAddr(t)
+				config = clickhouseConfig(addr, testDatabase(t, addr))
+			}
+			c := testcollector.Start(t, config)
+			key := testcollector.DefaultAPIKey
+			check := func(how string, ps pmetricotlp.ExportPartialSuccess) {
+				t.Helper()
+				if ps.RejectedDataPoints() != 3 || !strings.HasPrefix(ps.ErrorMessage(), tc.msg) {
+					t.Errorf("%s: partial_success = %d %q, want 3 %q...", how, ps.RejectedDataPoints(), ps.ErrorMessage(), tc.msg)
+				}
+			}
+			resp, _ := exportMetrics(t, c.OTLPHTTP, key, latePointMetrics(), false)
+			check("HTTP protobuf", resp.PartialSuccess())
+			resp, raw := exportMetrics(t, c.OTLPHTTP, key, latePointMetrics(), true)
+			check("HTTP JSON", resp.PartialSuccess())
+			if !strings.Contains(string(raw), `"rejectedDataPoints"`) {
+				t.Errorf("HTTP JSON answer %s does not name rejectedDataPoints", raw)
+			}
+			conn, err := grpc.NewClient(c.OTLPGRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+key)
+			gr, err := pmetricotlp.NewGRPCClient(conn).Export(ctx, pmetricotlp.NewExportRequestFromMetrics(latePointMetrics()))
+			if err != nil {
+				t.Fatalf("gRPC export: %v", err)
+			}
+			check("gRPC", gr.PartialSuccess())
+
+			all := map[string]any{"from_timestamp_sec": 0, "to_timestamp_sec": warehouse.MaxTimestampSec, "metric_source": "otlp"}
+			var got metricsResponse
+			testcollector.Eventually(t, 10*time.Second, func() bool {
+				got = queryMetrics(t, c, maps.Clone(all))
+				return got.Metrics.TotalResults >= 3
+			}, "the valid points stored")
+			time.Sleep(200 * time.Millisecond)
+			got = queryMetrics(t, c, maps.Clone(all))
+			if got.Metrics.TotalResults != 3 || len(got.Metrics.Data) != 1 || got.Metrics.Data[0].MetricName != "valid" {
+				t.Fatalf("stored %d points %+v, want the valid one of each of the 3 requests", got.Metrics.TotalResults, got.Metrics.Data)
+			}
+		})
 	}
 }

@@ -1,12 +1,14 @@
-// Package partialsuccess reports spans a pipeline rejected back to the OTLP
-// sender, in the partial_success field of the export response, as the OTLP
+// Package partialsuccess reports spans and metric data points a pipeline
+// rejected back to the OTLP sender, in the partial_success field of the
+// export response, as the OTLP
 // specification asks ("the server MUST respond with partial_success when it
 // rejects part of the data"). The collector's OTLP receiver never fills
 // that field, so a receiver middleware (HTTP handler wrapper and gRPC
 // interceptor, served by the evalapi extension) puts a Report in the
 // request's context; a processor that drops invalid spans records them on
-// it (Reject); after the pipeline returns, the middleware writes the count
-// and message into the success answer.
+// it (Reject; RejectDataPoints for metric data points); after the pipeline
+// returns, the middleware writes the count and message into the success
+// answer (rejected_spans or rejected_data_points).
 package partialsuccess
 
 import (
@@ -18,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 )
@@ -27,6 +30,9 @@ import (
 type Report struct {
 	mu      sync.Mutex
 	reasons []rejection // in the order first reported
+	// dataPoints: the rejections are of metric data points (a request
+	// carries one signal).
+	dataPoints bool
 }
 
 // rejection is the spans rejected for one reason.
@@ -52,12 +58,23 @@ func NewContext(ctx context.Context) (context.Context, *Report) {
 // gone) add up, and their messages are joined. Without a report in ctx (no
 // middleware on the receiver) it does nothing.
 func Reject(ctx context.Context, reason string, n int64, message string) {
+	reject(ctx, false, reason, n, message)
+}
+
+// RejectDataPoints is Reject for the metric data points of an OTLP
+// metrics export (the answer's rejected_data_points).
+func RejectDataPoints(ctx context.Context, reason string, n int64, message string) {
+	reject(ctx, true, reason, n, message)
+}
+
+func reject(ctx context.Context, dataPoints bool, reason string, n int64, message string) {
 	r, ok := ctx.Value(contextKey{}).(*Report)
 	if !ok || n <= 0 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.dataPoints = r.dataPoints || dataPoints
 	for i := range r.reasons {
 		if rj := &r.reasons[i]; rj.reason == reason {
 			if n > rj.spans {
@@ -83,8 +100,55 @@ func (r *Report) Rejected() (int64, string) {
 	return n, strings.Join(msgs, "; ")
 }
 
-// traceExportMethod is the gRPC method of OTLP trace exports.
-const traceExportMethod = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+// The gRPC methods of OTLP trace and metrics exports.
+const (
+	traceExportMethod   = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+	metricsExportMethod = "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export"
+)
+
+// exportResponse is an OTLP export response of either signal, as the
+// middleware rewrites it.
+type exportResponse interface {
+	UnmarshalProto([]byte) error
+	MarshalProto() ([]byte, error)
+	UnmarshalJSON([]byte) error
+	MarshalJSON() ([]byte, error)
+	// merge adds n rejected items and msg to the partial success.
+	merge(n int64, msg string)
+}
+
+type traceResponse struct{ ptraceotlp.ExportResponse }
+
+func (r traceResponse) merge(n int64, msg string) {
+	ps := r.PartialSuccess()
+	ps.SetRejectedSpans(ps.RejectedSpans() + n)
+	ps.SetErrorMessage(joinMessage(ps.ErrorMessage(), msg))
+}
+
+type metricsResponse struct{ pmetricotlp.ExportResponse }
+
+func (r metricsResponse) merge(n int64, msg string) {
+	ps := r.PartialSuccess()
+	ps.SetRejectedDataPoints(ps.RejectedDataPoints() + n)
+	ps.SetErrorMessage(joinMessage(ps.ErrorMessage(), msg))
+}
+
+// newResponse returns an empty export response of the signal: metrics
+// when dataPoints.
+func newResponse(dataPoints bool) exportResponse {
+	if dataPoints {
+		return metricsResponse{pmetricotlp.NewExportResponse()}
+	}
+	return traceResponse{ptraceotlp.NewExportResponse()}
+}
+
+// joinMessage appends msg to a partial success's message prev.
+func joinMessage(prev, msg string) string {
+	if prev == "" {
+		return msg
+	}
+	return prev + "; " + msg
+}
 
 // otlpMessage is what the collector's internal OTLP gRPC messages
 // implement (the interface of pdata's gRPC codec).
@@ -94,10 +158,10 @@ type otlpMessage interface {
 	UnmarshalProto([]byte) error
 }
 
-// UnaryServerInterceptor reports rejected spans in the partial_success of
-// successful OTLP/gRPC trace exports.
+// UnaryServerInterceptor reports rejected spans and data points in the
+// partial_success of successful OTLP/gRPC trace and metrics exports.
 func UnaryServerInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if info == nil || info.FullMethod != traceExportMethod {
+	if info == nil || (info.FullMethod != traceExportMethod && info.FullMethod != metricsExportMethod) {
 		return handler(ctx, req)
 	}
 	ctx, rep := NewContext(ctx)
@@ -112,11 +176,11 @@ func UnaryServerInterceptor(ctx context.Context, req any, info *grpc.UnaryServer
 	}
 	buf := make([]byte, m.SizeProto())
 	buf = buf[:m.MarshalProto(buf)]
-	out := ptraceotlp.NewExportResponse()
+	out := newResponse(info.FullMethod == metricsExportMethod)
 	if err := out.UnmarshalProto(buf); err != nil {
 		return resp, nil
 	}
-	merge(out, n, msg)
+	out.merge(n, msg)
 	enc, err := out.MarshalProto()
 	if err != nil {
 		return resp, nil
@@ -127,18 +191,9 @@ func UnaryServerInterceptor(ctx context.Context, req any, info *grpc.UnaryServer
 	return resp, nil
 }
 
-// merge adds n rejected spans and msg to a response's partial success.
-func merge(resp ptraceotlp.ExportResponse, n int64, msg string) {
-	ps := resp.PartialSuccess()
-	ps.SetRejectedSpans(ps.RejectedSpans() + n)
-	if prev := ps.ErrorMessage(); prev != "" {
-		msg = prev + "; " + msg
-	}
-	ps.SetErrorMessage(msg)
-}
-
-// HTTPHandler reports rejected spans in the partial_success of successful
-// OTLP/HTTP trace exports (protobuf or JSON, as the receiver answered).
+// HTTPHandler reports rejected spans and data points in the partial_success
+// of successful OTLP/HTTP trace and metrics exports (protobuf or JSON, as
+// the receiver answered).
 // Answers without rejections pass through unbuffered.
 func HTTPHandler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -191,20 +246,23 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // answer it cannot decode is written unchanged.
 func (w *responseWriter) flush() {
 	n, msg := w.report.Rejected()
+	w.report.mu.Lock()
+	dataPoints := w.report.dataPoints
+	w.report.mu.Unlock()
 	body := w.buf.Bytes()
 	mediaType, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type"))
-	resp := ptraceotlp.NewExportResponse()
+	resp := newResponse(dataPoints)
 	var out []byte
 	var err error
 	switch mediaType {
 	case "application/x-protobuf":
 		if err = resp.UnmarshalProto(body); err == nil {
-			merge(resp, n, msg)
+			resp.merge(n, msg)
 			out, err = resp.MarshalProto()
 		}
 	case "application/json":
 		if err = resp.UnmarshalJSON(body); err == nil {
-			merge(resp, n, msg)
+			resp.merge(n, msg)
 			out, err = resp.MarshalJSON()
 		}
 	default:

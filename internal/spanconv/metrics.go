@@ -18,8 +18,19 @@ import (
 // exponential histogram becomes <name>.count and <name>.sum; a summary
 // becomes <name>.count, <name>.sum and <name>.quantile points (label
 // quantile). Data point attributes are the points' attributes; labels are
-// metric_source, service_name, environment and unit.
+// metric_source, service_name, environment and unit. A data point whose
+// time or start time is past MaxSpanTime is left out (see MetricPoints).
 func Metrics(md pmetric.Metrics, opts Options) []warehouse.MetricPoint {
+	pts, _ := MetricPoints(md, opts)
+	return pts
+}
+
+// MetricPoints is Metrics, and also returns how many OTLP data points it
+// left out because their time_unix_nano or start_time_unix_nano is past
+// MaxSpanTime: stored in milliseconds of a signed 64-bit count of
+// nanoseconds, such a time used to wrap (near 1715, or 0 for a uint64-max
+// time), where no query reached the point.
+func MetricPoints(md pmetric.Metrics, opts Options) (_ []warehouse.MetricPoint, late int) {
 	var out []warehouse.MetricPoint
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
@@ -33,17 +44,28 @@ func Metrics(md pmetric.Metrics, opts Options) []warehouse.MetricPoint {
 			ms := sms.At(j).Metrics()
 			for k := 0; k < ms.Len(); k++ {
 				m := ms.At(k)
-				b := pointBuilder{env: env, org: org, service: service, unit: m.Unit(), out: &out}
+				b := pointBuilder{env: env, org: org, service: service, unit: m.Unit(), out: &out, late: &late}
 				b.metric(m)
 			}
 		}
 	}
-	return out
+	return out, late
 }
 
 type pointBuilder struct {
 	env, org, service, unit string
 	out                     *[]warehouse.MetricPoint
+	late                    *int // data points left out: time past MaxSpanTime
+}
+
+// skip reports whether a data point of these times is left out, and
+// counts it.
+func (b pointBuilder) skip(start, ts pcommon.Timestamp) bool {
+	if ValidSpanTime(start) && ValidSpanTime(ts) {
+		return false
+	}
+	*b.late++
+	return true
 }
 
 func (b pointBuilder) add(name string, ts pcommon.Timestamp, attrs pcommon.Map, v float64, extra ...string) {
@@ -71,6 +93,9 @@ func (b pointBuilder) metric(m pmetric.Metric) {
 		dps := m.Histogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
+			if b.skip(dp.StartTimestamp(), dp.Timestamp()) {
+				continue
+			}
 			b.add(name+".count", dp.Timestamp(), dp.Attributes(), float64(dp.Count()))
 			if dp.HasSum() {
 				b.add(name+".sum", dp.Timestamp(), dp.Attributes(), dp.Sum())
@@ -88,6 +113,9 @@ func (b pointBuilder) metric(m pmetric.Metric) {
 		dps := m.ExponentialHistogram().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
+			if b.skip(dp.StartTimestamp(), dp.Timestamp()) {
+				continue
+			}
 			b.add(name+".count", dp.Timestamp(), dp.Attributes(), float64(dp.Count()))
 			if dp.HasSum() {
 				b.add(name+".sum", dp.Timestamp(), dp.Attributes(), dp.Sum())
@@ -97,6 +125,9 @@ func (b pointBuilder) metric(m pmetric.Metric) {
 		dps := m.Summary().DataPoints()
 		for i := 0; i < dps.Len(); i++ {
 			dp := dps.At(i)
+			if b.skip(dp.StartTimestamp(), dp.Timestamp()) {
+				continue
+			}
 			b.add(name+".count", dp.Timestamp(), dp.Attributes(), float64(dp.Count()))
 			b.add(name+".sum", dp.Timestamp(), dp.Attributes(), dp.Sum())
 			qs := dp.QuantileValues()
@@ -111,6 +142,9 @@ func (b pointBuilder) metric(m pmetric.Metric) {
 func (b pointBuilder) numbers(name string, dps pmetric.NumberDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		dp := dps.At(i)
+		if b.skip(dp.StartTimestamp(), dp.Timestamp()) {
+			continue
+		}
 		v := dp.DoubleValue()
 		if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
 			v = float64(dp.IntValue())

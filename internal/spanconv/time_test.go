@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
 // TestTimesPast2262Dropped: the conversion both backends share never turns
@@ -43,5 +44,44 @@ func TestTimesPast2262Dropped(t *testing.T) {
 		if s.Timestamp <= 0 {
 			t.Errorf("span %s stored at %d", s.SpanID, s.Timestamp)
 		}
+	}
+}
+
+// TestMetricTimesPast2262Dropped: a metric data point of any type whose
+// time or start time is past signed 64-bit nanoseconds is left out and
+// counted (per OTLP data point, not per stored point: the histogram's
+// count, sum and buckets are one), never stored at a wrapped time; the
+// last valid nanosecond converts exactly.
+func TestMetricTimesPast2262Dropped(t *testing.T) {
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	last := pcommon.Timestamp(math.MaxInt64)
+	g := ms.AppendEmpty()
+	g.SetName("gauge")
+	g.SetEmptyGauge().DataPoints().AppendEmpty().SetTimestamp(last)
+	g.Gauge().DataPoints().AppendEmpty().SetTimestamp(last + 1)
+	h := ms.AppendEmpty()
+	h.SetName("histogram")
+	hp := h.SetEmptyHistogram().DataPoints().AppendEmpty()
+	hp.SetTimestamp(math.MaxUint64)
+	hp.SetSum(1)
+	hp.BucketCounts().FromRaw([]uint64{1, 2})
+	s := ms.AppendEmpty()
+	s.SetName("sum")
+	sp := s.SetEmptySum().DataPoints().AppendEmpty()
+	sp.SetStartTimestamp(math.MaxUint64)
+	sp.SetTimestamp(last)
+	e := ms.AppendEmpty()
+	e.SetName("exponential")
+	e.SetEmptyExponentialHistogram().DataPoints().AppendEmpty().SetTimestamp(last + 1)
+	q := ms.AppendEmpty()
+	q.SetName("summary")
+	q.SetEmptySummary().DataPoints().AppendEmpty().SetTimestamp(last + 1)
+	pts, late := MetricPoints(md, Options{DefaultEnvironment: "default"})
+	if late != 5 {
+		t.Errorf("late = %d, want 5", late)
+	}
+	if len(pts) != 1 || pts[0].MetricName != "gauge" || pts[0].EventTime != math.MaxInt64/1_000_000 {
+		t.Errorf("points %+v, want only the gauge's at %d ms", pts, int64(math.MaxInt64/1_000_000))
 	}
 }

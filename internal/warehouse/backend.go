@@ -38,8 +38,14 @@ type SpanRead struct {
 	Snapshot int64
 	After    SpanKey
 	Limit    int
+	// MaxBytes bounds the page by size: the backend stops adding spans
+	// once the spans it has read hold MaxBytes or more (RowBytes), always
+	// returning one at least, and then sets SpanRows.Cut when a further
+	// span matches. 0: no bound but Limit.
+	MaxBytes int64
 	// Count asks for the number of all matches within the snapshot
-	// (SpanRows.Total) when the read returns Limit spans (NeedsCount).
+	// (SpanRows.Total) when the read returns Limit spans or is cut by
+	// MaxBytes (NeedsCount).
 	Count bool
 }
 
@@ -61,9 +67,9 @@ func (r SpanRead) AfterValue() any {
 	return r.After.Str
 }
 
-// NeedsCount reports whether a backend that read n spans for r must count
-// all matches.
-func (r SpanRead) NeedsCount(n int) bool { return r.Count && n >= r.Limit }
+// NeedsCount reports whether a backend that read n spans for r, cut by
+// MaxBytes or not, must count all matches.
+func (r SpanRead) NeedsCount(n int, cut bool) bool { return r.Count && (n >= r.Limit || cut) }
 
 // SpanRows is a backend's answer to a SpanRead.
 type SpanRows struct {
@@ -74,6 +80,9 @@ type SpanRows struct {
 	Snapshot int64
 	// Total counts every match within the snapshot, when NeedsCount.
 	Total int64
+	// Cut reports that the read stopped before Limit spans because they
+	// held SpanRead.MaxBytes, and that more spans match after the last one.
+	Cut bool
 }
 
 // MetricRead asks a backend for metric points: those matching Query with
@@ -91,15 +100,22 @@ type MetricRead struct {
 	Snapshot int64
 	Offset   int64
 	Limit    int
+	// MaxBytes bounds the page by size as SpanRead.MaxBytes does: the
+	// backend stops adding points once they hold MaxBytes or more
+	// (RowBytes), one at least, and sets MetricRows.Cut when a further
+	// point matches. 0: no bound but Limit.
+	MaxBytes int64
 	// Count asks for the number of all matches within the snapshot
 	// (MetricRows.Total) unless the page is the whole result
 	// (NeedsCount).
 	Count bool
 }
 
-// NeedsCount reports whether a backend that read n points for r must
-// count all matches.
-func (r MetricRead) NeedsCount(n int) bool { return r.Count && (r.Offset > 0 || n >= r.Limit) }
+// NeedsCount reports whether a backend that read n points for r, cut by
+// MaxBytes or not, must count all matches.
+func (r MetricRead) NeedsCount(n int, cut bool) bool {
+	return r.Count && (r.Offset > 0 || n >= r.Limit || cut)
+}
 
 // MetricRows is a backend's answer to a MetricRead.
 type MetricRows struct {
@@ -108,4 +124,47 @@ type MetricRows struct {
 	Snapshot int64
 	// Total counts every match within the snapshot, when NeedsCount.
 	Total int64
+	// Cut reports that the read stopped before Limit points because they
+	// held MetricRead.MaxBytes, and that more points match after the last.
+	Cut bool
+}
+
+// DefaultPageBytes is the size bound of one page of spans or metric
+// points (SpanRead.MaxBytes, MetricRead.MaxBytes) that QueryPath asks
+// for: a page holds at most this many bytes of stored attributes and
+// content, plus the one row that passed it. A client paging with the
+// cursor still sees every row exactly once; only the pages are shorter
+// than limit. Memory per request is bounded by it (BENCHMARKS.md, "Page
+// size by bytes").
+const DefaultPageBytes = 4 << 20
+
+// PageBudget counts the bytes of the rows a backend adds to a page
+// against MaxBytes (0: no bound).
+type PageBudget struct {
+	max, used int64
+}
+
+// NewPageBudget returns a budget of maxBytes (0: unbounded).
+func NewPageBudget(maxBytes int64) PageBudget { return PageBudget{max: maxBytes} }
+
+// Full reports whether the page is full by bytes: a row may still be
+// added while it is not (so a page always holds one row at least).
+func (b *PageBudget) Full() bool { return b.max > 0 && b.used >= b.max }
+
+// Unbounded reports whether the budget bounds nothing (MaxBytes 0).
+func (b *PageBudget) Unbounded() bool { return b.max <= 0 }
+
+// Add counts a row of n bytes (RowBytes) added to the page.
+func (b *PageBudget) Add(n int) { b.used += int64(n) }
+
+// RowBytes is the size estimate of a stored row that a PageBudget
+// counts: the sum of the lengths of its stored texts (attribute,
+// label and content encodings), before decoding. It is what grows with
+// what a tenant sends; the fixed-size columns are left out.
+func RowBytes(texts ...string) int {
+	n := 0
+	for _, s := range texts {
+		n += len(s)
+	}
+	return n
 }

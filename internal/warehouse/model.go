@@ -93,6 +93,10 @@ type SpanPage struct {
 	TotalResults int64
 	// NextCursor is "" on the last page.
 	NextCursor string
+	// CutByBytes reports that the page holds fewer spans than the query's
+	// limit because they reached the page's size bound (DefaultPageBytes);
+	// NextCursor continues after the last of them.
+	CutByBytes bool
 }
 
 // Metric sources.
@@ -147,6 +151,10 @@ type MetricPage struct {
 	// TotalResults counts every point matching the query as of the first
 	// page.
 	TotalResults int64
+	// CutByBytes reports that the page holds fewer points than the
+	// query's limit because they reached the page's size bound
+	// (DefaultPageBytes); NextCursor continues after the last of them.
+	CutByBytes bool
 }
 
 // EncodeEvaluations renders evaluations as a JSON array for storage. An

@@ -39,7 +39,7 @@ func (b *recordingBackend) ReadSpans(_ context.Context, r SpanRead) (SpanRows, e
 		}
 		out.Spans, out.Seqs = append(out.Spans, sp), append(out.Seqs, seq)
 	}
-	if r.NeedsCount(len(out.Spans)) {
+	if r.NeedsCount(len(out.Spans), out.Cut) {
 		out.Total = int64(len(b.spans))
 	}
 	return out, nil
@@ -53,7 +53,7 @@ func (b *recordingBackend) ReadMetricPoints(_ context.Context, r MetricRead) (Me
 	}
 	end := min(int(r.Offset)+r.Limit, len(b.points))
 	out.Points = b.points[min(int(r.Offset), end):end]
-	if r.NeedsCount(len(out.Points)) {
+	if r.NeedsCount(len(out.Points), out.Cut) {
 		out.Total = int64(len(b.points))
 	}
 	return out, nil

@@ -22,7 +22,7 @@ func TestDocumentation(t *testing.T) { telemetrytest.Documentation(t, ".", *upda
 
 // TestTelemetryMatchesMetadata runs both signals' processors with data
 // that takes every path that records a metric (a resource whose declared
-// environment disagrees with its key's, a span with all-zero ids, a span ending after 2262) and
+// environment disagrees with its key's, a span with all-zero ids, a span ending after 2262, a data point after 2262) and
 // compares what they recorded with metadata.yaml.
 func TestTelemetryMatchesMetadata(t *testing.T) {
 	tel := componenttest.NewTelemetry()
@@ -50,6 +50,9 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	}
 	md2 := generateLifecycleTestMetrics()
 	md2.ResourceMetrics().At(0).Resource().Attributes().PutStr("deployment.environment", "declared-env")
+	lateMetric := md2.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().AppendEmpty()
+	lateMetric.SetName("after 2262")
+	lateMetric.SetEmptyGauge().DataPoints().AppendEmpty().SetTimestamp(pcommon.Timestamp(math.MaxUint64))
 	for _, run := range []func() error{
 		func() error { return tp.Start(context.Background(), componenttest.NewNopHost()) },
 		func() error { return mp.Start(context.Background(), componenttest.NewNopHost()) },

@@ -24,6 +24,7 @@ import (
 const (
 	MetricEnvironmentOverrides = "otelcol_processor_tenant_environment_overrides"
 	MetricRejectedSpans        = "otelcol_processor_tenant_rejected_spans"
+	MetricRejectedDataPoints   = "otelcol_processor_tenant_rejected_data_points"
 )
 
 // maxLoggedValue caps a declared environment in the debug log (it is
@@ -43,6 +44,9 @@ type tenantProcessor struct {
 	logger    *zap.Logger
 	overrides metric.Int64Counter
 	rejected  metric.Int64Counter
+	// rejectedPoints counts the metric data points rejected (reason
+	// time_out_of_range).
+	rejectedPoints metric.Int64Counter
 	// the reason attribute of rejected, built once
 	reasonInvalidID, reasonTimeOutOfRange metric.AddOption
 }
@@ -61,8 +65,14 @@ func newTenantProcessor(set processor.Settings) (*tenantProcessor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", MetricRejectedSpans, err)
 	}
+	rejectedPoints, err := meter.Int64Counter(MetricRejectedDataPoints,
+		metric.WithDescription("Metric data points rejected because their time_unix_nano or start_time_unix_nano is after 2262-04-11 (reason time_out_of_range); reported to the sender in the OTLP partial_success."),
+		metric.WithUnit("{datapoint}"))
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", MetricRejectedDataPoints, err)
+	}
 	return &tenantProcessor{
-		logger: set.Logger, overrides: overrides, rejected: rejected,
+		logger: set.Logger, overrides: overrides, rejected: rejected, rejectedPoints: rejectedPoints,
 		reasonInvalidID:      metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reasonInvalidID))),
 		reasonTimeOutOfRange: metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", reasonTimeOutOfRange))),
 	}, nil
@@ -97,6 +107,16 @@ func (p *tenantProcessor) processMetrics(ctx context.Context, md pmetric.Metrics
 	t, overrides, ok := tenant.StampMetrics(ctx, md)
 	if ok {
 		p.recordOverrides(ctx, t, overrides, "metrics")
+	}
+	if bad := removeLatePoints(md); bad > 0 {
+		msg := fmt.Sprintf("%d data point(s) rejected: time_unix_nano or start_time_unix_nano is after %s (the largest time a signed 64-bit count of nanoseconds holds); the other data points were accepted",
+			bad, spanconv.MaxSpanTime().Format(time.RFC3339))
+		partialsuccess.RejectDataPoints(ctx, reasonTimeOutOfRange, int64(bad), msg)
+		p.rejectedPoints.Add(ctx, int64(bad), p.reasonTimeOutOfRange)
+		p.logger.Debug("rejected metric data points", zap.Int("times_out_of_range", bad))
+		if md.DataPointCount() == 0 {
+			return md, processorhelper.ErrSkipProcessingData
+		}
 	}
 	return md, nil
 }
@@ -156,4 +176,62 @@ func removeInvalidSpans(td ptrace.Traces) invalidSpans {
 		}
 	}
 	return bad
+}
+
+// removeLatePoints removes the metric data points whose time or start time
+// is past spanconv.MaxSpanTime (a point is stored at its time in ms; past
+// 2262 it used to wrap, near 1715 or at 0, where no query found it) and
+// the metrics left without points, and returns how many points it
+// removed. Rejected, not clamped, for the reasons removeInvalidSpans gives.
+func removeLatePoints(md pmetric.Metrics) int {
+	bad := 0
+	late := func(start, ts pcommon.Timestamp) bool {
+		if spanconv.ValidSpanTime(start) && spanconv.ValidSpanTime(ts) {
+			return false
+		}
+		bad++
+		return true
+	}
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			sms.At(j).Metrics().RemoveIf(func(m pmetric.Metric) bool {
+				switch m.Type() {
+				case pmetric.MetricTypeGauge:
+					return removePoints(m.Gauge().DataPoints(), late)
+				case pmetric.MetricTypeSum:
+					return removePoints(m.Sum().DataPoints(), late)
+				case pmetric.MetricTypeHistogram:
+					return removePoints(m.Histogram().DataPoints(), late)
+				case pmetric.MetricTypeExponentialHistogram:
+					return removePoints(m.ExponentialHistogram().DataPoints(), late)
+				case pmetric.MetricTypeSummary:
+					return removePoints(m.Summary().DataPoints(), late)
+				}
+				return false
+			})
+		}
+	}
+	return bad
+}
+
+// timedPoint is a metric data point of any type.
+type timedPoint interface {
+	StartTimestamp() pcommon.Timestamp
+	Timestamp() pcommon.Timestamp
+}
+
+// pointSlice is a slice of metric data points of any type.
+type pointSlice[P timedPoint] interface {
+	RemoveIf(func(P) bool)
+	Len() int
+}
+
+// removePoints removes the points of dps that late reports and whether
+// dps is left empty having held points.
+func removePoints[P timedPoint, S pointSlice[P]](dps S, late func(start, ts pcommon.Timestamp) bool) bool {
+	n := dps.Len()
+	dps.RemoveIf(func(p P) bool { return late(p.StartTimestamp(), p.Timestamp()) })
+	return n > 0 && dps.Len() == 0
 }

@@ -46,6 +46,19 @@ func BenchmarkWriteSpans(b *testing.B) {
 	}
 }
 
+// BenchmarkWriteSpansReport is BenchmarkWriteSpans through
+// WriteSpansReport (what the exporter calls): the write and the read of
+// the stored copies' content hashes that tells conflicting duplicates.
+func BenchmarkWriteSpansReport(b *testing.B) {
+	ctx := context.Background()
+	st := openTestStore(b, serverAddr(b))
+	defer st.Close()
+	spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error {
+		_, err := st.WriteSpansReport(ctx, spans)
+		return err
+	})
+}
+
 // BenchmarkWriteTraceRanges is the trace index's share of WriteSpans:
 // the span_traces insert alone for batches of 1 000 spans (one trace
 // each, as spangen makes them), to compare with BenchmarkWriteSpans.

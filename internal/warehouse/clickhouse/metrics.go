@@ -144,10 +144,15 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	if err != nil {
 		return out, err
 	}
-	if out.Points, err = readBySeq(ctx, s, "metric_points", pointColumns, "event_time", q.Environments, keys, scanPoint); err != nil {
+	page, cut, err := s.fitKeys(ctx, "metric_points", pointBytesExpr, "event_time", q.Environments, keys, r.MaxBytes)
+	if err != nil {
 		return out, err
 	}
-	if r.NeedsCount(len(out.Points)) {
+	out.Cut = cut
+	if out.Points, err = readBySeq(ctx, s, "metric_points", pointColumns, "event_time", q.Environments, page, scanPoint); err != nil {
+		return out, err
+	}
+	if r.NeedsCount(len(out.Points), out.Cut) {
 		// The page query sorted every match before LIMIT offset, n.
 		n, ok := keys.counter.count()
 		if !ok || n < uint64(r.Offset)+uint64(len(out.Points)) {
@@ -160,6 +165,12 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	}
 	return out, nil
 }
+
+// pointBytesExpr is the size of a row of metric_points as a page counts
+// it (warehouse.RowBytes): the lengths of its texts.
+const pointBytesExpr = `length(trace_id) + length(span_id) + length(ifNull(enum_value, '')) +
+	length(arrayStringConcat(label_keys)) + length(arrayStringConcat(label_values)) +
+	length(arrayStringConcat(attr_keys)) + length(arrayStringConcat(attr_values))`
 
 // pointKey is the sort key of metric_points: copies of a point share it.
 const pointKey = "environment, event_time, metric_name, source, trace_id, span_id, identity"

@@ -201,11 +201,16 @@ func (sc schema) goMigrations() []*goose.Migration {
 		// (warehouse.VerdictIndex), which verdict filters search. Spans
 		// stored before it hold '' (no verdicts to filter on).
 		sc.addColumn(7, "00007_verdicts", "spans", "verdicts", "String"),
+		// A hash of each span's content (spanContentHash), so that a
+		// resent span with other content (a conflicting duplicate) is
+		// told from an identical resend. Spans stored before it hold 0
+		// (unknown: a duplicate of them is not checked).
+		sc.addColumn(10, "00010_span_content_hash", "spans", "content_hash", "UInt64"),
 	}
 }
 
 // latestGoMigration is the highest version of goMigrations.
-const latestGoMigration = 7
+const latestGoMigration = 10
 
 // addColumn is a migration that adds column (of type typ) to table: to
 // the shards' local table and the Distributed one on a cluster.

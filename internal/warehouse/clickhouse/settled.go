@@ -171,7 +171,8 @@ type keyRead struct {
 // pageKeys is the result of a keyRead.
 type pageKeys struct {
 	seqs       []int64
-	minT, maxT int64 // of the rows read
+	times      []int64 // times[i] is the time of seqs[i]
+	minT, maxT int64   // of the rows read
 	counter    *limitCounter
 }
 
@@ -222,7 +223,7 @@ func (s *Store) runKeyQuery(ctx context.Context, query string, args []any) (page
 		if err := rows.Scan(&seq, &t); err != nil {
 			return keys, mapErr(err)
 		}
-		keys.seqs = append(keys.seqs, seq)
+		keys.seqs, keys.times = append(keys.seqs, seq), append(keys.times, t)
 		keys.minT, keys.maxT = min(keys.minT, t), max(keys.maxT, t)
 	}
 	if err := rows.Err(); err != nil {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
+	"maps"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -19,9 +22,10 @@ const spanColumns = `environment, timestamp, seq, ver, duration, total_tokens, t
 	resource_keys, resource_values, attr_keys, attr_values, prompt_keys, prompt_values,
 	completion_keys, completion_values, input, output, evaluations`
 
-// spanInsertColumns are the columns a span insert writes: spanColumns and
-// the verdict index, which only filters read.
-const spanInsertColumns = spanColumns + ", verdicts"
+// spanInsertColumns are the columns a span insert writes: spanColumns, the
+// verdict index, which only filters read, and the content hash, which
+// only conflict checks read.
+const spanInsertColumns = spanColumns + ", verdicts, content_hash"
 
 // WriteSpans stores spans in one insert (one batch: all or none). Writes
 // are idempotent: a re-sent span has the same sort key (environment,
@@ -43,7 +47,12 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	for i := range spans {
 		cols.add(&spans[i])
 	}
-	seqs := s.clock.next(len(spans))
+	return s.writeColumns(ctx, cols)
+}
+
+// writeColumns inserts the spans of cols with new sequence numbers.
+func (s *Store) writeColumns(ctx context.Context, cols *spanColumnsData) error {
+	seqs := s.clock.next(len(cols.env))
 	vers := make([]uint64, len(seqs))
 	for i, seq := range seqs {
 		vers[i] = version(seq)
@@ -52,6 +61,125 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 		return fmt.Errorf("write spans: %w", err)
 	}
 	return nil
+}
+
+var _ warehouse.SpanConflictWriter = (*Store)(nil)
+
+// WriteSpansReport is WriteSpans, and reports the conflicting duplicates
+// (warehouse.SpanConflictWriter): spans of the same environment, trace
+// id, span id and start time as a span stored first (by an earlier write,
+// or earlier in spans) but with another content hash (spanContentHash).
+// Every duplicate is skipped, the first copy kept as ever; an identical
+// resend is not reported. The stored copies' hashes are read in one query
+// over the batch's time range. Two collectors writing the same new span
+// at the same moment may both miss the other's copy: the first stored is
+// still the one kept, but the conflict goes unreported.
+func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (rep warehouse.SpanWriteReport, err error) {
+	if err := s.ready(ctx, "write spans"); err != nil {
+		return rep, err
+	}
+	if len(spans) == 0 {
+		return rep, nil
+	}
+	cols := newSpanColumnsData(len(spans))
+	for i := range spans {
+		cols.add(&spans[i])
+	}
+	stored, err := s.storedHashes(ctx, spans)
+	if err != nil {
+		return rep, fmt.Errorf("write spans: %w", err)
+	}
+	first := make(map[spanIdentity]uint64, len(spans))
+	keep := make([]int, 0, len(spans))
+	for i := range spans {
+		id := identityOf(&spans[i])
+		h := cols.contentHash[i]
+		if prev, ok := stored[id]; ok {
+			if prev != 0 && prev != h {
+				rep.Conflicts = append(rep.Conflicts, i)
+			}
+			continue
+		}
+		if prev, ok := first[id]; ok {
+			if prev != h {
+				rep.Conflicts = append(rep.Conflicts, i)
+			}
+			continue
+		}
+		first[id] = h
+		keep = append(keep, i)
+	}
+	if len(keep) == 0 {
+		return rep, nil
+	}
+	fresh := spans
+	if len(keep) < len(spans) {
+		fresh = make([]warehouse.Span, len(keep))
+		for j, i := range keep {
+			fresh[j] = spans[i]
+		}
+		cols = newSpanColumnsData(len(fresh))
+		for i := range fresh {
+			cols.add(&fresh[i])
+		}
+	}
+	if err := s.writeTraceRanges(ctx, fresh); err != nil {
+		return rep, fmt.Errorf("write spans: %w", err)
+	}
+	return rep, s.writeColumns(ctx, cols)
+}
+
+// spanIdentity is what makes two spans the same span: the sort key of
+// spans.
+type spanIdentity struct {
+	env, traceID, spanID string
+	timestamp            int64
+}
+
+func identityOf(sp *warehouse.Span) spanIdentity {
+	return spanIdentity{sp.Environment, sp.TraceID, sp.SpanID, sp.Timestamp}
+}
+
+// storedHashes returns the content hashes of the stored spans that have
+// the identity of one of spans: of each, the first stored copy's (the
+// highest version; evaluations appended later keep its content).
+func (s *Store) storedHashes(ctx context.Context, spans []warehouse.Span) (map[spanIdentity]uint64, error) {
+	envs, traces := map[string]bool{}, map[string]bool{}
+	lo, hi := spans[0].Timestamp, spans[0].Timestamp
+	for i := range spans {
+		envs[spans[i].Environment], traces[spans[i].TraceID] = true, true
+		lo, hi = min(lo, spans[i].Timestamp), max(hi, spans[i].Timestamp)
+	}
+	var w sqlfilter.Where
+	w.In("environment", slices.Collect(maps.Keys(envs)))
+	w.Add("timestamp >= ?", lo)
+	w.Add("timestamp <= ?", hi)
+	w.In("trace_id", slices.Collect(maps.Keys(traces)))
+	rows, err := s.conn.Query(ctx, "SELECT environment, timestamp, trace_id, span_id, argMax(content_hash, ver) FROM "+
+		s.schema.table("spans")+" WHERE "+w.SQL()+" GROUP BY environment, timestamp, trace_id, span_id", w.Args...)
+	if err != nil {
+		return nil, fmt.Errorf("stored content hashes: %w", mapErr(err))
+	}
+	defer rows.Close()
+	want := make(map[spanIdentity]bool, len(spans))
+	for i := range spans {
+		want[identityOf(&spans[i])] = true
+	}
+	out := map[spanIdentity]uint64{}
+	for rows.Next() {
+		var id spanIdentity
+		var h uint64
+		if err := rows.Scan(&id.env, &id.timestamp, &id.traceID, &id.spanID, &h); err != nil {
+			return nil, fmt.Errorf("stored content hashes: %w", mapErr(err))
+		}
+		if want[id] {
+			out[id] = h
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("stored content hashes: %w", mapErr(err))
+	}
+	return out, nil
 }
 
 // insertSpans inserts the spans of cols, with their sequence numbers and
@@ -165,6 +293,7 @@ type spanColumnsData struct {
 	statusCode, statusMsg, workflow, entity, agent, reqModel, respModel, vendor, input, output []string
 	evaluations, verdicts                                                                      []string
 	timestamp, duration, tokens                                                                []int64
+	contentHash                                                                                []uint64
 	resKeys, resValues, attrKeys, attrValues, promptKeys, promptValues, complKeys, complValues [][]string
 }
 
@@ -178,6 +307,7 @@ func newSpanColumnsData(n int) *spanColumnsData {
 	for _, p := range []*[]int64{&c.timestamp, &c.duration, &c.tokens} {
 		*p = make([]int64, 0, n)
 	}
+	c.contentHash = make([]uint64, 0, n)
 	for _, p := range []*[][]string{&c.resKeys, &c.resValues, &c.attrKeys, &c.attrValues, &c.promptKeys,
 		&c.promptValues, &c.complKeys, &c.complValues} {
 		*p = make([][]string, 0, n)
@@ -220,6 +350,39 @@ func (c *spanColumnsData) add(sp *warehouse.Span) {
 		*m.keys = append(*m.keys, k)
 		*m.vals = append(*m.vals, v)
 	}
+	i := len(c.env) - 1
+	c.contentHash = append(c.contentHash, spanContentHash(sp.Duration, [][]string{c.resKeys[i], c.resValues[i], c.attrKeys[i],
+		c.attrValues[i], c.promptKeys[i], c.promptValues[i], c.complKeys[i], c.complValues[i],
+		{sp.Input, sp.Output, sp.ParentSpanID, sp.TraceState, sp.SpanName, sp.SpanKind, sp.ServiceName, sp.ScopeName,
+			sp.ScopeVersion, sp.StatusCode, sp.StatusMessage}}))
+}
+
+// castagnoli is the CRC-32C table (hardware-accelerated on amd64 and
+// arm64); it is never written after init.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// spanContentHash is the content_hash of a span: in the high 32 bits
+// CRC-32C of everything a sender controls in the span but its identity
+// (environment, trace and span id) and start time, which the sort key
+// covers, as stored (the parts: attribute, content and resource arrays,
+// the texts); in the low 32 bits an FNV-1a hash of the parts' lengths and
+// the duration, so that parts cannot shift into each other. It leaves out
+// the evaluations (a resent span may be evaluated differently, yet it is
+// the same span). Never 0, which marks a span stored without a hash.
+// CRC-32C as on SQLite: it runs at several GB/s on every span's path.
+func spanContentHash(duration int64, parts [][]string) uint64 {
+	const prime64 = 1099511628211
+	var crc uint32
+	lengths := uint64(14695981039346656037)
+	for _, part := range parts {
+		for _, s := range part {
+			crc = crc32.Update(crc, castagnoli, unsafe.Slice(unsafe.StringData(s), len(s)))
+			lengths = (lengths ^ uint64(len(s))) * prime64
+		}
+		lengths = (lengths ^ 0xff) * prime64
+	}
+	lengths = (lengths ^ uint64(duration)) * prime64
+	return max(uint64(crc)<<32|lengths&0xffffffff, 1)
 }
 
 // values returns the columns in the order of spanInsertColumns.
@@ -227,7 +390,8 @@ func (c *spanColumnsData) values(seqs []int64, vers []uint64) []any {
 	return []any{c.env, c.timestamp, seqs, vers, c.duration, c.tokens, c.traceID, c.spanID, c.parentID,
 		c.traceState, c.name, c.kind, c.service, c.scopeName, c.scopeVersion, c.statusCode, c.statusMsg,
 		c.workflow, c.entity, c.agent, c.reqModel, c.respModel, c.vendor, c.resKeys, c.resValues, c.attrKeys,
-		c.attrValues, c.promptKeys, c.promptValues, c.complKeys, c.complValues, c.input, c.output, c.evaluations, c.verdicts}
+		c.attrValues, c.promptKeys, c.promptValues, c.complKeys, c.complValues, c.input, c.output, c.evaluations, c.verdicts,
+		c.contentHash}
 }
 
 // version is the ReplacingMergeTree version of a row: the first insertion
@@ -311,11 +475,16 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 	if err != nil {
 		return out, err
 	}
-	if out.Spans, err = readBySeq(ctx, s, "spans", "seq, "+spanColumns, "timestamp", q.Environments, keys, scanSpanVersion); err != nil {
+	page, cut, err := s.fitKeys(ctx, "spans", spanBytesExpr, "timestamp", q.Environments, keys, r.MaxBytes)
+	if err != nil {
 		return out, err
 	}
-	out.Seqs = keys.seqs
-	if r.NeedsCount(len(out.Spans)) {
+	out.Cut = cut
+	if out.Spans, err = readBySeq(ctx, s, "spans", "seq, "+spanColumns, "timestamp", q.Environments, page, scanSpanVersion); err != nil {
+		return out, err
+	}
+	out.Seqs = page.seqs
+	if r.NeedsCount(len(out.Spans), out.Cut) {
 		// The key query sorted every match (no cursor condition on the
 		// first page), so its rows_before_limit is the total.
 		n, ok := keys.counter.count()
@@ -327,6 +496,64 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		out.Total = int64(n)
 	}
 	return out, nil
+}
+
+// spanBytesExpr is the size of a row of spans as a page counts it
+// (warehouse.RowBytes): the lengths of its texts.
+const spanBytesExpr = `length(input) + length(output) + length(evaluations) +
+	length(arrayStringConcat(resource_keys)) + length(arrayStringConcat(resource_values)) +
+	length(arrayStringConcat(attr_keys)) + length(arrayStringConcat(attr_values)) +
+	length(arrayStringConcat(prompt_keys)) + length(arrayStringConcat(prompt_values)) +
+	length(arrayStringConcat(completion_keys)) + length(arrayStringConcat(completion_values))`
+
+// fitKeys returns the first of keys (in page order) whose rows fit
+// maxBytes (a warehouse.PageBudget: one row at least; 0: no bound), their
+// sizes (sizeExpr) measured by the server, so that the page's rows are
+// read only once they are known to fit; cut reports that keys were left
+// out. A page of one key is not measured.
+func (s *Store) fitKeys(ctx context.Context, table, sizeExpr, timeCol string, envs []string, keys pageKeys,
+	maxBytes int64) (_ pageKeys, cut bool, _ error) {
+	if maxBytes <= 0 || len(keys.seqs) < 2 {
+		return keys, false, nil
+	}
+	args := make([]any, len(keys.seqs))
+	for i, seq := range keys.seqs {
+		args[i] = seq
+	}
+	var w sqlfilter.Where
+	w.In("environment", envs)
+	w.Add(timeCol+" >= ?", keys.minT)
+	w.Add(timeCol+" <= ?", keys.maxT)
+	w.Add("seq IN ("+placeholders(len(keys.seqs))+")", args...)
+	rows, err := s.conn.Query(ctx, "SELECT seq, max("+sizeExpr+") FROM "+s.schema.table(table)+" WHERE "+w.SQL()+" GROUP BY seq", w.Args...)
+	if err != nil {
+		return keys, false, fmt.Errorf("row sizes: %w", mapErr(err))
+	}
+	defer rows.Close()
+	sizes := make(map[int64]uint64, len(keys.seqs))
+	for rows.Next() {
+		var seq int64
+		var n uint64
+		if err := rows.Scan(&seq, &n); err != nil {
+			return keys, false, fmt.Errorf("row sizes: %w", mapErr(err))
+		}
+		sizes[seq] = n
+	}
+	if err := rows.Err(); err != nil {
+		return keys, false, fmt.Errorf("row sizes: %w", mapErr(err))
+	}
+	budget := warehouse.NewPageBudget(maxBytes)
+	for i, seq := range keys.seqs {
+		if budget.Full() {
+			kept := pageKeys{seqs: keys.seqs[:i], times: keys.times[:i], minT: math.MaxInt64, maxT: math.MinInt64, counter: keys.counter}
+			for _, t := range kept.times {
+				kept.minT, kept.maxT = min(kept.minT, t), max(kept.maxT, t)
+			}
+			return kept, true, nil
+		}
+		budget.Add(int(min(sizes[seq], math.MaxInt32)))
+	}
+	return keys, false, nil
 }
 
 // readBySeq reads the rows of the page keys (their sequence numbers,

@@ -139,6 +139,11 @@ func BenchmarkQuerySpans(b *testing.B) {
 			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(7)}}}},
 		{"1d_span_name_contains", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
 			Filters: []warehouse.Filter{{Field: "span_name", Operator: warehouse.OpContains, Value: "operation.07"}}}},
+		// Pages SQLite sorts itself (read by sequence number since the
+		// byte bound of pages).
+		{"1h_sort_span_name", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day/24 - 1, SortBy: warehouse.SortSpanName}},
+		{"1d_attr_equals_1pct", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
+			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(7)}}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			q := bc.q
@@ -270,6 +275,60 @@ func BenchmarkIntegrityCheck(b *testing.B) {
 			gib := float64(info.Size()) / (1 << 30)
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/gib, "ms/GiB")
 			b.ReportMetric(float64((spangen.CPUTime()-cpu).Milliseconds())/float64(b.N)/gib, "cpu-ms/GiB")
+		})
+	}
+}
+
+// BenchmarkQueryMetrics reads pages of 50 and 1 000 points over 100 000
+// evaluation points (about an hour): newest first (the time index's
+// order), by value (SQLite's own sort) on the first page and deep in the
+// pagination, and filtered by a label.
+func BenchmarkQueryMetrics(b *testing.B) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	const spans, perSpan = 100, 8
+	ts := int64(1_790_000_000_000)
+	for n := 0; n < 100_000; n += spans * perSpan {
+		if err := st.WriteMetricPoints(ctx, benchPoints(n, spans, perSpan, ts)); err != nil {
+			b.Fatal(err)
+		}
+		ts += 30_000
+	}
+	from := int64(1_790_000_000_000)
+	for _, bc := range []struct {
+		name   string
+		q      warehouse.MetricQuery
+		offset int64 // pages to skip, by cursor
+	}{
+		{"newest_50", warehouse.MetricQuery{Limit: 50}, 0},
+		{"newest_1000", warehouse.MetricQuery{Limit: 1000}, 0},
+		{"by_value_50", warehouse.MetricQuery{Limit: 50, SortBy: warehouse.MetricSortNumericValue}, 0},
+		{"by_value_50_page_100", warehouse.MetricQuery{Limit: 50, SortBy: warehouse.MetricSortNumericValue}, 100},
+		{"label_equals_50", warehouse.MetricQuery{Limit: 50, Filters: []warehouse.Filter{{Field: "labels.evaluator_name",
+			Operator: warehouse.OpEquals, Value: "evaluator-3"}}}, 0},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			q := bc.q
+			q.Environments, q.FromMs = []string{"production"}, from
+			for range bc.offset {
+				page, err := st.QueryMetrics(ctx, q)
+				if err != nil || page.NextCursor == "" {
+					b.Fatalf("paging to page %d: %v", bc.offset, err)
+				}
+				if q.Cursor, err = strconv.ParseInt(page.NextCursor, 10, 64); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := st.QueryMetrics(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -159,8 +159,8 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 		}
 		if ok {
 			candidates = &sqlfilter.Where{Conds: append(slices.Clone(w.Conds), cond), Args: append(slices.Clone(w.Args), args...)}
-			if out.Points, err = readPointRows(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
-				append(slices.Clone(candidates.Args), r.Limit, r.Offset)); err != nil {
+			if out.Points, out.Cut, err = readPointPage(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
+				append(slices.Clone(candidates.Args), r.Limit, r.Offset), r.MaxBytes); err != nil {
 				return out, err
 			}
 			found = true
@@ -175,18 +175,18 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 			return out, err
 		}
 		if found {
-			if out.Points, err = readPointsBySeq(ctx, tx, seqs); err != nil {
+			if out.Points, out.Cut, err = readPointsBySeq(ctx, tx, seqs, r.MaxBytes); err != nil {
 				return out, err
 			}
 		}
 	}
 	if !found {
-		if out.Points, err = readPointRows(ctx, tx, pointPageSQL(q, w.SQL()),
-			append(slices.Clone(w.Args), r.Limit, r.Offset)); err != nil {
+		if out.Points, out.Cut, err = readPointPage(ctx, tx, pointPageSQL(q, w.SQL()),
+			append(slices.Clone(w.Args), r.Limit, r.Offset), r.MaxBytes); err != nil {
 			return out, err
 		}
 	}
-	if r.NeedsCount(len(out.Points)) {
+	if r.NeedsCount(len(out.Points), out.Cut) {
 		if s.plainPointReads {
 			out.Total, err = countPointsWhere(ctx, tx, "metric_points", w.SQL(), w.Args)
 		} else {
@@ -199,26 +199,37 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	return out, nil
 }
 
-// readPointRows reads the points query selects (selectPointColumns).
-func readPointRows(ctx context.Context, tx *sql.Tx, query string, args []any) ([]warehouse.MetricPoint, error) {
+// readPointPage reads the page of points whose sequence numbers query
+// selects, in its order, as far as maxBytes goes (readPointsBySeq): SQLite
+// sorts only (sort key, seq), never whole points (a page of large
+// attributes, or the offset's points, would sit in its sorter).
+func readPointPage(ctx context.Context, tx *sql.Tx, query string, args []any, maxBytes int64) (_ []warehouse.MetricPoint, cut bool, _ error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, false, mapErr(err)
 	}
-	defer rows.Close()
-	var out []warehouse.MetricPoint
+	var seqs []int64
 	for rows.Next() {
-		p, err := scanPoint(rows)
-		if err != nil {
-			return nil, err
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return nil, false, mapErr(err)
 		}
-		out = append(out, p)
+		seqs = append(seqs, seq)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, false, mapErr(err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+		return nil, false, mapErr(err)
 	}
-	return out, nil
+	return readPointsBySeq(ctx, tx, seqs, maxBytes)
 }
+
+// pointBytesSQL is the size of a row of metric_points as a page counts it
+// (the lengths of its stored texts), read from the record header.
+const pointBytesSQL = `octet_length(labels) + octet_length(attributes) + octet_length(trace_id) + octet_length(span_id) +
+	coalesce(octet_length(enum_value), 0)`
 
 // scanPoint reads a row of selectPointColumns, after the columns of
 // leading (when a query selects more before them).

@@ -505,14 +505,23 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 	return seqs, true, nil
 }
 
-// readPointsBySeq reads the points of seqs, in that order.
-func readPointsBySeq(ctx context.Context, tx *sql.Tx, seqs []int64) ([]warehouse.MetricPoint, error) {
+// readPointsBySeq reads the points of seqs, in that order: with maxBytes
+// (warehouse.PageBudget; 0: no bound), only the first that fit it, and cut
+// reports that others were left out.
+func readPointsBySeq(ctx context.Context, tx *sql.Tx, seqs []int64, maxBytes int64) (_ []warehouse.MetricPoint, cut bool, _ error) {
 	if len(seqs) == 0 {
-		return nil, nil
+		return nil, false, nil
+	}
+	if len(seqs) > 1 && maxBytes > 0 {
+		// Their sizes from the record headers first.
+		var err error
+		if seqs, cut, err = fitPoints(ctx, tx, seqs, maxBytes); err != nil {
+			return nil, false, err
+		}
 	}
 	rows, err := tx.QueryContext(ctx, "SELECT seq, "+selectPointColumns+" FROM metric_points WHERE seq IN ("+placeholders(len(seqs))+")", asArgs(seqs)...)
 	if err != nil {
-		return nil, fmt.Errorf("read points: %w", mapErr(err))
+		return nil, false, fmt.Errorf("read points: %w", mapErr(err))
 	}
 	defer rows.Close()
 	bySeq := make(map[int64]warehouse.MetricPoint, len(seqs))
@@ -520,25 +529,57 @@ func readPointsBySeq(ctx context.Context, tx *sql.Tx, seqs []int64) ([]warehouse
 		var seq int64
 		p, err := scanPoint(rows, &seq)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		bySeq[seq] = p
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read points: %w", mapErr(err))
+		return nil, false, fmt.Errorf("read points: %w", mapErr(err))
 	}
 	out := make([]warehouse.MetricPoint, 0, len(seqs))
 	for _, s := range seqs {
 		p, ok := bySeq[s]
 		if !ok {
-			return nil, fmt.Errorf("read points: point %d vanished", s)
+			return nil, false, fmt.Errorf("read points: point %d vanished", s)
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return out, cut, nil
 }
 
-// pointPageSQL is the query of a page of q read by SQLite's own sort.
+// fitPoints returns the first of seqs (in page order) whose points fit
+// maxBytes (warehouse.PageBudget: one at least), and whether others were
+// left out.
+func fitPoints(ctx context.Context, tx *sql.Tx, seqs []int64, maxBytes int64) ([]int64, bool, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT seq, "+pointBytesSQL+" FROM metric_points WHERE seq IN ("+placeholders(len(seqs))+")", asArgs(seqs)...)
+	if err != nil {
+		return nil, false, fmt.Errorf("point sizes: %w", mapErr(err))
+	}
+	sizes := make(map[int64]int, len(seqs))
+	for rows.Next() {
+		var seq int64
+		var n int
+		if err := rows.Scan(&seq, &n); err != nil {
+			rows.Close()
+			return nil, false, fmt.Errorf("point sizes: %w", mapErr(err))
+		}
+		sizes[seq] = n
+	}
+	if err := rows.Close(); err != nil {
+		return nil, false, fmt.Errorf("point sizes: %w", mapErr(err))
+	}
+	budget := warehouse.NewPageBudget(maxBytes)
+	for i, seq := range seqs {
+		if budget.Full() {
+			return seqs[:i], true, nil
+		}
+		budget.Add(sizes[seq])
+	}
+	return seqs, false, nil
+}
+
+// pointPageSQL is the query of the sequence numbers of a page of q, in
+// SQLite's own sort (readPointPage reads their points).
 func pointPageSQL(q warehouse.MetricQuery, where string) string {
 	return pointPageSQLFrom(q, "metric_points", where)
 }
@@ -552,7 +593,7 @@ const candidatesTable = "metric_points NOT INDEXED"
 // candidatesTable).
 func pointPageSQLFrom(q warehouse.MetricQuery, from, where string) string {
 	col, dir := q.SortOrder()
-	return "SELECT " + selectPointColumns + " FROM " + from + " WHERE " + where +
+	return "SELECT seq FROM " + from + " WHERE " + where +
 		" ORDER BY " + col + " " + dir + ", seq " + dir + " LIMIT ? OFFSET ?"
 }
 

@@ -358,23 +358,28 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		plan = s.forceAccess(plan)
 	}
 	sel := newSpanSelect(q, r, snapshot)
-	out.Spans = make([]warehouse.Span, 0, r.Limit)
-	out.Seqs = make([]int64, 0, r.Limit)
+	out.Spans = make([]warehouse.Span, 0, min(r.Limit, 64))
+	out.Seqs = make([]int64, 0, min(r.Limit, 64))
+	budget := warehouse.NewPageBudget(r.MaxBytes)
 	switch {
 	case plan.access == accessHourWalk:
-		err = s.walkHours(ctx, tx, plan, sel, r, &out)
+		err = s.walkHours(ctx, tx, plan, sel, r, &out, &budget)
 	case plan.access == accessNameMerge:
-		err = mergeNames(ctx, tx, sel, q, r, &out)
+		err = mergeNames(ctx, tx, sel, q, r, &out, &budget)
 	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "":
-		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, plan.selectivity, q, r, &out)
+		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, plan.selectivity, q, r, &out, &budget)
 	default:
-		query, args := plan.pageSQL(sel, q, r.Limit)
-		err = readSpanRows(ctx, tx, query, args, &out)
+		query, args, bySeq := plan.pageSQL(sel, q, r.Limit)
+		if bySeq {
+			err = readSpansOfSeqs(ctx, tx, query, args, sel, &out, &budget)
+		} else {
+			err = readSpanRows(ctx, tx, query, args, &out, &budget)
+		}
 	}
 	if err != nil {
 		return out, err
 	}
-	if r.NeedsCount(len(out.Spans)) {
+	if r.NeedsCount(len(out.Spans), out.Cut) {
 		if out.Total, err = plan.count(ctx, tx, q, sel, snapshot); err != nil {
 			return out, fmt.Errorf("count: %w", err)
 		}
@@ -396,36 +401,65 @@ func (s *Store) readTx(ctx context.Context, op string) (*sql.Tx, error) {
 }
 
 // pageSQL returns the query of one page of plan (every access but the
-// walks).
-func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (string, []any) {
+// walks). Where SQLite sorts the page itself (bySeq: the candidates, the
+// names), the query selects only the page's sequence numbers in order, so
+// that its sorter never holds whole rows (a page of large spans would sit
+// there, outside the page's byte budget); readSpansOfSeqs reads them.
+// Otherwise the rows come in an index's order, read as they stream.
+func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (query string, args []any, bySeq bool) {
 	where, args := sel.where()
 	switch p.access {
 	case accessCandidates:
 		cand, candArgs := p.pr.candidatesSQL(*p.post)
-		return "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
-			sel.order() + " LIMIT ?", append(append(candArgs, args...), limit)
+		return "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
+			sel.order() + " LIMIT ?", append(append(candArgs, args...), limit), true
 	case accessSortIndex:
 		return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY " + sortIndexes[q.SortBy].name + " WHERE " +
-			where + sel.order() + " LIMIT ?", append(args, limit)
+			where + sel.order() + " LIMIT ?", append(args, limit), false
 	}
 	if q.SortBy == warehouse.SortSpanName {
 		// The range's index entries sorted, then the page's spans: only
 		// index entries are read while the conditions need no more (the
 		// time index holds the name).
-		inner := "SELECT seq FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() + " LIMIT ?"
-		return "SELECT " + selectSpanColumns + " FROM spans WHERE seq IN (" + inner + ")" + sel.order(), append(args, limit)
+		return "SELECT seq FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() + " LIMIT ?", append(args, limit), true
 	}
 	return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY spans_env_time WHERE " + where + sel.order() +
-		" LIMIT ?", append(args, limit)
+		" LIMIT ?", append(args, limit), false
+}
+
+// readSpansOfSeqs appends to out the spans whose sequence numbers query
+// returns, in its order, as far as budget goes (readSpansBySeq).
+func readSpansOfSeqs(ctx context.Context, tx querier, query string, args []any, sel spanSelect, out *warehouse.SpanRows,
+	budget *warehouse.PageBudget) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return mapErr(err)
+		}
+		seqs = append(seqs, seq)
+	}
+	if err := rows.Close(); err != nil {
+		return mapErr(err)
+	}
+	if err := rows.Err(); err != nil {
+		return mapErr(err)
+	}
+	return readSpansBySeq(ctx, tx, seqs, sel, out, budget)
 }
 
 // walkHours fills out with the page of a time-sorted read through one
 // filter's postings: windows of start time in the sort direction, from the
 // cursor on, at first as wide as the estimate says a page's matches take
 // (an hour at least) and doubling while they come back short, until the
-// page is full or the postings end.
+// page is full (by count or budget) or the postings end.
 func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanSelect, r warehouse.SpanRead,
-	out *warehouse.SpanRows) error {
+	out *warehouse.SpanRows, budget *warehouse.PageBudget) error {
 	lo, hi := p.pr.bounds()
 	desc := sel.dir == "DESC"
 	if !r.First {
@@ -444,7 +478,7 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 			width = max(width, hi-lo+1)
 		}
 	}
-	for lo <= hi && len(out.Spans) < r.Limit {
+	for lo <= hi && len(out.Spans) < r.Limit && !out.Cut {
 		a, b := lo, hi
 		if desc && hi-lo >= width {
 			a = hi - width + 1
@@ -452,10 +486,12 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 			b = lo + width - 1
 		}
 		cand, candArgs := p.pr.cut(a, b).candidatesSQL(*p.post)
-		query := "SELECT " + selectSpanColumns + " FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND timestamp >= ? AND timestamp <= ? AND " +
+		// The window's page sorted by sequence number alone (SQLite's
+		// sorter then holds no whole rows), its spans read after.
+		query := "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND timestamp >= ? AND timestamp <= ? AND " +
 			where + sel.order() + " LIMIT ?"
 		before := len(out.Spans)
-		if err := readSpanRows(ctx, tx, query, append(append(append(candArgs, a, b), args...), r.Limit-before), out); err != nil {
+		if err := readSpansOfSeqs(ctx, tx, query, append(append(append(candArgs, a, b), args...), r.Limit-before), sel, out, budget); err != nil {
 			return err
 		}
 		if desc {
@@ -544,18 +580,26 @@ func complementFilter(f warehouse.Filter) (warehouse.Filter, bool) {
 	return f, true
 }
 
-// readSpanRows appends the spans query returns to out.
-func readSpanRows(ctx context.Context, tx querier, query string, args []any, out *warehouse.SpanRows) error {
+// readSpanRows appends the spans query returns to out, until budget is
+// full: then, when the query has a further row, it sets out.Cut and stops
+// (the row is not read).
+func readSpanRows(ctx context.Context, tx querier, query string, args []any, out *warehouse.SpanRows,
+	budget *warehouse.PageBudget) error {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return mapErr(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		sp, seq, err := scanSpan(rows)
+		if budget.Full() {
+			out.Cut = true
+			break
+		}
+		sp, seq, size, err := scanSpan(rows)
 		if err != nil {
 			return err
 		}
+		budget.Add(size)
 		out.Spans = append(out.Spans, sp)
 		out.Seqs = append(out.Seqs, seq)
 	}
@@ -582,7 +626,7 @@ func totalSpans(ctx context.Context, q querier, envs []string) (int64, error) {
 // alone), and their spans are checked against the filters in that order
 // until the page is full.
 func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect, selectivity float64, q warehouse.SpanQuery,
-	r warehouse.SpanRead, out *warehouse.SpanRows) error {
+	r warehouse.SpanRead, out *warehouse.SpanRows, budget *warehouse.PageBudget) error {
 	col, numeric := q.SortBy.Column()
 	_, _, cmpOp := q.SortOrder()
 	var page []int64
@@ -621,15 +665,54 @@ func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect,
 		after = sel.after
 		b, ok, err = nextBucket(ctx, tx, idx, q.Environments, b, true, q.Desc)
 	}
-	if err != nil || len(page) == 0 {
+	if err != nil {
 		return err
 	}
-	seqs := make([]any, len(page))
-	for i, seq := range page {
-		seqs[i] = seq
+	return readSpansBySeq(ctx, tx, page, sel, out, budget)
+}
+
+// readSpansBySeq appends the spans of page (sequence numbers in page
+// order) to out, in sel's order: only the first ones whose sizes (read
+// from the record headers first) fit budget, so that sorting them never
+// holds more; out.Cut when others are left out.
+func readSpansBySeq(ctx context.Context, tx querier, page []int64, sel spanSelect, out *warehouse.SpanRows,
+	budget *warehouse.PageBudget) error {
+	if len(page) == 0 {
+		return nil
 	}
-	return readSpanRows(ctx, tx, "SELECT "+selectSpanColumns+" FROM spans WHERE seq IN ("+placeholders(len(seqs))+")"+
-		sel.order(), seqs, out)
+	if len(page) > 1 && !budget.Unbounded() {
+		rows, err := tx.QueryContext(ctx, "SELECT seq, "+spanBytesSQL+" FROM spans WHERE seq IN ("+placeholders(len(page))+")",
+			asArgs(page)...)
+		if err != nil {
+			return fmt.Errorf("span sizes: %w", mapErr(err))
+		}
+		sizes := make(map[int64]int, len(page))
+		for rows.Next() {
+			var seq int64
+			var n int
+			if err := rows.Scan(&seq, &n); err != nil {
+				rows.Close()
+				return fmt.Errorf("span sizes: %w", mapErr(err))
+			}
+			sizes[seq] = n
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("span sizes: %w", mapErr(err))
+		}
+		fit := *budget
+		for i, seq := range page {
+			if fit.Full() {
+				page, out.Cut = page[:i], true
+				break
+			}
+			fit.Add(sizes[seq])
+		}
+		if len(page) == 0 {
+			return nil
+		}
+	}
+	return readSpanRows(ctx, tx, "SELECT "+selectSpanColumns+" FROM spans WHERE seq IN ("+placeholders(len(page))+")"+
+		sel.order(), asArgs(page), out, budget)
 }
 
 // takeMatches appends to page, in order, the sequence numbers of entries
@@ -799,7 +882,8 @@ func spanTimes(ctx context.Context, tx querier, q warehouse.SpanQuery) (earliest
 // snapshot and the cursor checked on the index), at most a page and
 // only those that still beat the worst one kept once the page is full;
 // the page is the top of those.
-func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.SpanQuery, r warehouse.SpanRead, out *warehouse.SpanRows) error {
+func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.SpanQuery, r warehouse.SpanRead,
+	out *warehouse.SpanRows, budget *warehouse.PageBudget) error {
 	lo, hi, ok, err := spanTimes(ctx, tx, q)
 	if err != nil || !ok {
 		return err
@@ -846,13 +930,9 @@ func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.Spa
 			}
 		}
 	}
-	if len(best) == 0 {
-		return nil
-	}
-	seqs := make([]any, len(best))
+	seqs := make([]int64, len(best))
 	for i, e := range best {
 		seqs[i] = e.Seq
 	}
-	return readSpanRows(ctx, tx, "SELECT "+selectSpanColumns+" FROM spans WHERE seq IN ("+placeholders(len(seqs))+")"+
-		sel.order(), seqs, out)
+	return readSpansBySeq(ctx, tx, seqs, sel, out, budget)
 }

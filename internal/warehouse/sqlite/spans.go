@@ -28,6 +28,12 @@ const selectSpanColumns = `seq, environment, timestamp, duration, total_tokens, 
 	(SELECT attributes FROM resources WHERE id = spans.resource_id), span_attributes, prompts, completions,
 	input, output, evaluations`
 
+// spanBytesSQL is the size of a row of spans as scanSpan counts it,
+// read from the record headers (octet_length does not load the texts).
+const spanBytesSQL = `octet_length(span_attributes) + octet_length(prompts) + octet_length(completions) +
+	octet_length(input) + octet_length(output) + octet_length(evaluations) +
+	coalesce((SELECT octet_length(attributes) FROM resources WHERE id = spans.resource_id), 0)`
+
 // derivedContent is what the prompts column holds for a span whose
 // content is derived from its attributes at read (a stored map is JSON,
 // never empty).
@@ -158,7 +164,10 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	return rep, nil
 }
 
-func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {
+// scanSpan reads a row of selectSpanColumns: the span, its sequence
+// number and its size as a page counts it (warehouse.RowBytes of its
+// stored texts; spanBytesSQL is the same in SQL).
+func scanSpan(rows *sql.Rows) (warehouse.Span, int64, int, error) {
 	var (
 		sp                          warehouse.Span
 		seq                         int64
@@ -170,14 +179,15 @@ func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {
 		&sp.ScopeVersion, &sp.StatusCode, &sp.StatusMessage, &sp.WorkflowName, &sp.EntityName, &sp.AgentName,
 		&sp.RequestModel, &sp.ResponseModel, &sp.Vendor, &res, &attrs, &prompts, &compls, &sp.Input, &sp.Output,
 		&evals); err != nil {
-		return sp, 0, mapErr(err)
+		return sp, 0, 0, mapErr(err)
 	}
+	size := warehouse.RowBytes(res, attrs, prompts, compls, sp.Input, sp.Output, evals)
 	var err error
 	if sp.ResourceAttributes, err = decodeMap(res); err != nil {
-		return sp, 0, fmt.Errorf("span %d resource_attributes: %w", seq, err)
+		return sp, 0, 0, fmt.Errorf("span %d resource_attributes: %w", seq, err)
 	}
 	if sp.SpanAttributes, err = decodeMap(attrs); err != nil {
-		return sp, 0, fmt.Errorf("span %d span_attributes: %w", seq, err)
+		return sp, 0, 0, fmt.Errorf("span %d span_attributes: %w", seq, err)
 	}
 	if prompts == derivedContent {
 		// The content is derived from the attributes; a stored input or
@@ -192,18 +202,18 @@ func scanSpan(rows *sql.Rows) (warehouse.Span, int64, error) {
 		}
 	} else {
 		if sp.Prompts, err = decodeMap(prompts); err != nil {
-			return sp, 0, fmt.Errorf("span %d prompts: %w", seq, err)
+			return sp, 0, 0, fmt.Errorf("span %d prompts: %w", seq, err)
 		}
 		if sp.Completions, err = decodeMap(compls); err != nil {
-			return sp, 0, fmt.Errorf("span %d completions: %w", seq, err)
+			return sp, 0, 0, fmt.Errorf("span %d completions: %w", seq, err)
 		}
 	}
 	if evals != "" && evals != "[]" {
 		if err := json.Unmarshal([]byte(evals), &sp.Evaluations); err != nil {
-			return sp, 0, fmt.Errorf("span %d evaluations: %w", seq, err)
+			return sp, 0, 0, fmt.Errorf("span %d evaluations: %w", seq, err)
 		}
 	}
-	return sp, seq, nil
+	return sp, seq, size, nil
 }
 
 // encodeMap renders a string map as a JSON object ("{}" for none), keys

@@ -92,13 +92,16 @@ type tracesData struct {
 	FromInput, ToInput string
 	Rows               []listRow
 	Matched            int64
-	NextLink           string
-	FirstLink          string
-	ViewLinks          map[string]string
-	Sorts              map[string]sortLink
-	OrderLink          string
-	Evaluators         []string
-	VerdictLabel       string
+	// CutByBytes: the spans of this page reached the page's size bound
+	// (warehouse.DefaultPageBytes) before its limit; the next page goes on.
+	CutByBytes   bool
+	NextLink     string
+	FirstLink    string
+	ViewLinks    map[string]string
+	Sorts        map[string]sortLink
+	OrderLink    string
+	Evaluators   []string
+	VerdictLabel string
 }
 
 func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
@@ -228,6 +231,7 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 		return err
 	}
 	data.Matched = page.TotalResults
+	data.CutByBytes = page.CutByBytes
 	for _, s := range page.Spans {
 		row := listRow{
 			Link:  traceLink(s.TraceID, s.Timestamp, s.SpanID),

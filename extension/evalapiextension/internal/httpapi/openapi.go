@@ -12,6 +12,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
 // The OpenAPI 3.1 document of the API, served at GET /v2/openapi.json. The
@@ -461,15 +462,21 @@ func buildOpenAPI() obj {
 		obj{"parameters": []obj{{"name": "source", "in": "query", "required": false, "description": "prebuilt or custom; both when absent.",
 			"schema": obj{"type": "string", "enum": []string{sourcePrebuilt, sourceCustom}}}}})}
 	customEvaluatorPaths(paths)
+	// A page cut by bytes (warehouse.DefaultPageBytes) says so.
+	withPageCut := func(r obj) obj {
+		r["headers"] = obj{PageCutHeader: obj{"description": fmt.Sprintf("bytes: the page holds fewer rows than limit because they reached %d bytes of stored attributes and content; next_cursor continues after its last row. Absent otherwise.", warehouse.DefaultPageBytes),
+			"schema": obj{"type": "string", "enum": []string{"bytes"}}}}
+		return r
+	}
 	paths["/v2/warehouse/spans"] = obj{"get": operation("getSpans", "Spans of the key's environment.", "spans",
-		obj{"200": response("A page of spans.", schemaRef("SpansResponse"))}, obj{"parameters": spanQueryParams()})}
+		obj{"200": withPageCut(response("A page of spans.", schemaRef("SpansResponse")))}, obj{"parameters": spanQueryParams()})}
 	metricsBody := obj{"required": true, "content": obj{"application/json": obj{"schema": schemaRef("MetricsRequest")}}}
 	metricsOps := func(prefix string, params []obj) obj {
 		return obj{
-			"post": operation(prefix+"Post", "Metric points grouped by name.", "metrics", obj{"200": response("A page of metrics.", schemaRef("MetricsResponse"))},
+			"post": operation(prefix+"Post", "Metric points grouped by name.", "metrics", obj{"200": withPageCut(response("A page of metrics.", schemaRef("MetricsResponse")))},
 				obj{"requestBody": metricsBody, "parameters": params}),
 			"get": operation(prefix+"Get", "Metric points grouped by name (the body's fields as query parameters).", "metrics",
-				obj{"200": response("A page of metrics.", schemaRef("MetricsResponse"))}, obj{"parameters": append(append([]obj{}, params...), metricQueryParams()...)}),
+				obj{"200": withPageCut(response("A page of metrics.", schemaRef("MetricsResponse")))}, obj{"parameters": append(append([]obj{}, params...), metricQueryParams()...)}),
 		}
 	}
 	paths["/v2/metrics"] = metricsOps("metrics", nil)

@@ -84,6 +84,19 @@ func newSpanJSONExplained(s warehouse.Span, explain bool) spanJSON {
 // for other readers that show a span's JSON (the console).
 func SpanView(s warehouse.Span) any { return newSpanJSON(s) }
 
+// PageCutHeader is the response header of a span or metric page that
+// holds fewer rows than its limit because they reached the page's size
+// bound (warehouse.DefaultPageBytes); its value is "bytes". The body keeps
+// the shape of the spec: next_cursor continues after the last row.
+const PageCutHeader = "X-Evalcol-Page-Cut"
+
+// markCut sets PageCutHeader on a page cut by bytes.
+func markCut(w http.ResponseWriter, cut bool) {
+	if cut {
+		w.Header().Set(PageCutHeader, "bytes")
+	}
+}
+
 type spanPageView struct {
 	Data         []spanJSON `json:"data"`
 	PageSize     int        `json:"page_size"`
@@ -129,6 +142,7 @@ func (a *API) querySpans(w http.ResponseWriter, r *http.Request) {
 		a.writeStoreError(w, err)
 		return
 	}
+	markCut(w, page.CutByBytes)
 	view := spanPageView{Data: make([]spanJSON, len(page.Spans)), PageSize: len(page.Spans), TotalResults: page.TotalResults, NextCursor: next}
 	for i, s := range page.Spans {
 		view.Data[i] = newSpanJSONExplained(s, explain)
@@ -196,6 +210,7 @@ func (a *API) queryMetrics(w http.ResponseWriter, r *http.Request, q warehouse.M
 		a.writeStoreError(w, err)
 		return
 	}
+	markCut(w, page.CutByBytes)
 	view := metricsView{Data: make([]groupView, len(page.Groups)), NextCursor: next, TotalPoints: page.TotalPoints, TotalResults: page.TotalResults}
 	for i, g := range page.Groups {
 		gv := groupView{MetricName: g.MetricName, OrganizationID: g.OrganizationID, Points: make([]pointView, len(g.Points))}
