@@ -567,6 +567,18 @@ func ScoreOf(out map[string]any, field string) *float64 {
 	case int64:
 		f := float64(v)
 		return &f
+	case int:
+		f := float64(v)
+		return &f
+	case float32:
+		f := float64(v)
+		return &f
+	case bool:
+		f := 0.0
+		if v {
+			f = 1
+		}
+		return &f
 	case string:
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			return &f

@@ -448,12 +448,14 @@ func buildOpenAPI() obj {
 	annotationSchemas(schemas)
 	alertSchemas(schemas)
 	datasetSchemas(schemas)
+	experimentSchemas(schemas)
 
 	paths := obj{}
 	evaluatorPaths(paths)
 	annotationPaths(paths)
 	alertPaths(paths)
 	datasetPaths(paths)
+	experimentPaths(paths)
 	paths["/healthz"] = obj{"get": obj{"operationId": "healthz", "summary": "Liveness and warehouse health (no key needed).", "tags": []string{"health"}, "security": []obj{},
 		"responses": obj{"200": response("Healthy.", schemaRef("Health")), "503": response("The warehouse is unavailable.", schemaRef("Health"))}}}
 	paths["/v2/openapi.json"] = obj{"get": operation("openapi", "This document.", "meta", obj{"200": response("The OpenAPI 3.1 document.", obj{"type": "object"})}, nil)}

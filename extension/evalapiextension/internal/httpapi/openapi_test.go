@@ -23,6 +23,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/alertapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/experimentapi"
 )
 
 // openAPIRouter loads the served document once, validated.
@@ -113,7 +114,7 @@ func TestOpenAPIDocument(t *testing.T) {
 
 	// Every route of the API is documented, with its methods, and every
 	// documented operation is a route.
-	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil), alertapi.New(nil, nil), datasetapi.New(nil)}, CustomEvaluators: customStub{}})
+	api := New(Options{Setups: &setupsStub{}, Organizations: &orgsStub{}, MonitoringStatus: statusStub{}, Mounts: []Mount{annotationapi.New(nil), alertapi.New(nil, nil), datasetapi.New(nil), experimentapi.New(nil, nil)}, CustomEvaluators: customStub{}})
 	type op struct{ path, method string }
 	documented := map[op]bool{}
 	for path, item := range doc.Paths.Map() {

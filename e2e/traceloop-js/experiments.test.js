@@ -1,0 +1,78 @@
+// End-to-end: an experiment run with the Traceloop Node SDK 0.27.0's own
+// client (client.experiment.run, issue 27) over a dataset version kept in
+// evalcol: the SDK reads the version's rows, runs the app (a task) on
+// each, and has evalcol's evaluators judge every output; two runs of two
+// app versions compare in evalcol's run summaries; the run exports as
+// CSV and JSON.
+"use strict";
+
+const { test, before, after } = require("node:test");
+const assert = require("node:assert/strict");
+
+const { TraceloopClient } = require("@traceloop/node-server-sdk");
+const { startEvalcol, apiClient } = require("../lib/evalcol.js");
+
+let evalcol;
+let client;
+let api;
+
+before(async () => {
+  evalcol = await startEvalcol({ monitors: "[]" });
+  client = new TraceloopClient({ apiKey: evalcol.apiKey, appName: "experiments-e2e", baseUrl: evalcol.apiURL });
+  api = apiClient(evalcol.apiURL, evalcol.apiKey);
+  const ds = await client.datasets.create({ name: "Greetings" });
+  await ds.addColumn([{ name: "prompt", type: "string", required: true }]);
+  const fresh = await client.datasets.get("greetings");
+  await fresh.addRows([{ prompt: "Say hello to Ann" }, { prompt: "Say hello to Bob" }, { prompt: "Say hello to Cy" }]);
+  await fresh.publish();
+});
+
+after(async () => {
+  if (evalcol) await evalcol.stop();
+});
+
+test("two runs of an app over a dataset version, judged and compared", async () => {
+  const polite = async (row) => ({ text: `Hello, ${row.prompt.split(" ").pop()}! Nice to meet you.` });
+  const rude = async (row) => ({ text: `${row.prompt.split(" ").pop()}, you are a stupid idiot.` });
+  const runs = [];
+  for (const task of [polite, rude]) {
+    const res = await client.experiment.run(task, {
+      datasetSlug: "greetings",
+      datasetVersion: "v1",
+      evaluators: ["toxicity-detector", "char-count"],
+      experimentSlug: "greeting-bot",
+    });
+    assert.deepEqual(res.errors, []);
+    assert.equal(res.taskResults.length, 3);
+    assert.equal(res.evaluations.length, 6, "two evaluators on three rows");
+    runs.push(res);
+  }
+  // The SDK got each evaluator's result from its stream URL.
+  const tox = runs[1].evaluations.filter((e) => e && "is_safe" in e);
+  assert.equal(tox.length, 3);
+
+  const summary = await api.get("/v2/experiments/greeting-bot");
+  assert.equal(summary.status, 200, JSON.stringify(summary.body));
+  assert.equal(summary.body.runs.length, 2);
+  const byID = Object.fromEntries(summary.body.runs.map((r) => [r.id, r]));
+  const politeRun = byID[runs[0].runId];
+  const rudeRun = byID[runs[1].runId];
+  assert.equal(politeRun.tasks, 3);
+  assert.equal(politeRun.evaluators["toxicity-detector"].pass, 3);
+  assert.equal(rudeRun.evaluators["toxicity-detector"].fail, 3);
+  assert.equal(politeRun.dataset_version, "v1");
+
+  const csv = await client.experiment.toCsvString("greeting-bot", runs[1].runId);
+  assert.ok(csv.startsWith("task_id,input,output,char-count.verdict,char-count.result,toxicity-detector.verdict,toxicity-detector.result"), csv);
+  assert.equal(csv.trim().split("\n").length, 4);
+  const json = JSON.parse(await client.experiment.toJsonString("greeting-bot", runs[1].runId));
+  assert.equal(json.length, 3);
+  assert.equal(json[0].evaluations["toxicity-detector"].verdict, "fail");
+});
+
+test("an unknown dataset version is an error the SDK reports", async () => {
+  await assert.rejects(
+    client.experiment.run(async () => ({ text: "x" }), { datasetSlug: "greetings", datasetVersion: "v9", evaluators: ["char-count"] }),
+    /version "v9" of dataset "greetings"/,
+  );
+});
