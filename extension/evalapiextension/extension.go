@@ -269,17 +269,8 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 // tenant, for experiments.
 func runEvaluator(custom *customevaluators.API) experimentapi.Runner {
 	return func(ctx context.Context, t tenant.Tenant, slug string, input, config map[string]any) (experimentapi.Result, error) {
-		if def, ok := evaluators.Lookup(slug); ok {
-			req, err := def.NewRequest(input, config)
-			if err != nil {
-				return experimentapi.Result{}, err
-			}
-			res, err := def.Run(ctx, req)
-			if err != nil {
-				return experimentapi.Result{}, err
-			}
-			return experimentapi.Result{Output: res, Verdict: string(evaluators.VerdictOf(def.Slug, res, "")),
-				Score: experimentapi.ScoreOf(res, def.Score)}, nil
+		if res, ok, err := experimentapi.RunPrebuilt(ctx, slug, input, config); ok {
+			return res, err
 		}
 		res, v, err := custom.Run(ctx, t, slug, input)
 		if errors.Is(err, warehouse.ErrNotFound) {

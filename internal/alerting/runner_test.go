@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,53 +12,16 @@ import (
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/alerting"
+	"github.com/evalcol/evalcol/internal/alerting/alertingtest"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
-// receiver is a real HTTP webhook receiver that checks each JSON
-// notification's HMAC signature.
-type receiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	got      []alerting.Payload
-	badSig   int
-	failNext int // answer 503 to this many requests first
-}
-
-func newReceiver(t *testing.T, secret string) *receiver {
-	rc := &receiver{}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		defer rc.mu.Unlock()
-		if rc.failNext > 0 {
-			rc.failNext--
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		if alerting.Sign(secret, r.Header.Get(alerting.HeaderTimestamp), body) != r.Header.Get(alerting.HeaderSignature) {
-			rc.badSig++
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		var p alerting.Payload
-		if err := json.Unmarshal(body, &p); err != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		rc.got = append(rc.got, p)
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *receiver) events() []string {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
+// events lists the notifications rc accepted as environment:event.
+func events(rc *alertingtest.Receiver) []string {
 	var out []string
-	for _, p := range rc.got {
+	for _, p := range rc.Payloads() {
 		out = append(out, p.Environment+":"+p.Event)
 	}
 	return out
@@ -123,7 +83,7 @@ func stores(t *testing.T) map[string]warehouse.Store {
 func TestRunnerFiresRepeatsResolves(t *testing.T) {
 	for name, st := range stores(t) {
 		t.Run(name, func(t *testing.T) {
-			rc := newReceiver(t, "s3cret")
+			rc := alertingtest.NewReceiver(t, "s3cret")
 			clock := time.Now().Add(-time.Hour).Truncate(time.Minute)
 			rn := &alerting.Runner{Store: st.(alerting.Store), Holder: "c1", Interval: time.Minute, Settle: time.Millisecond,
 				Now:      func() time.Time { return clock },
@@ -141,7 +101,7 @@ func TestRunnerFiresRepeatsResolves(t *testing.T) {
 			}
 			writeResults(t, st, "staging", clock.Add(-time.Minute), 10, 10)
 			writeResults(t, st, "prod", clock.Add(-time.Minute), 10, 5) // 50 %
-			rc.failNext = 1
+			rc.FailNext(1)
 			step(0)  // fired (after one 503)
 			step(5)  // still firing, no repeat
 			step(16) // 21 min: repeat... but the window (10 min) is empty now: stays firing, no decision
@@ -153,13 +113,13 @@ func TestRunnerFiresRepeatsResolves(t *testing.T) {
 			writeResults(t, st, "prod", clock.Add(-time.Minute), 10, 10)
 			step(0) // only the last 10 in the window: 100 %: resolved
 			step(1)
-			got := rc.events()
+			got := events(rc)
 			want := []string{"prod:fired", "prod:repeated", "prod:resolved"}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("notifications %v, want %v", got, want)
 			}
-			if rc.badSig > 0 {
-				t.Errorf("%d notifications with a bad signature", rc.badSig)
+			if n := rc.BadSignatures(); n > 0 {
+				t.Errorf("%d notifications with a bad signature", n)
 			}
 			_, s, err := alerting.LoadState(context.Background(), st, "prod", "r1")
 			if err != nil || s.Status != alerting.StatusOK || len(s.History) != 3 {
@@ -180,7 +140,7 @@ func TestRunnerFiresRepeatsResolves(t *testing.T) {
 func TestTwoRunnersFireOnce(t *testing.T) {
 	for name, st := range stores(t) {
 		t.Run(name, func(t *testing.T) {
-			rc := newReceiver(t, "k")
+			rc := alertingtest.NewReceiver(t, "k")
 			now := time.Now()
 			for i := range 3 {
 				env := fmt.Sprintf("env-%d", i)
@@ -206,7 +166,7 @@ func TestTwoRunnersFireOnce(t *testing.T) {
 				wg.Wait()
 				now = now.Add(time.Minute)
 			}
-			got := rc.events()
+			got := events(rc)
 			if len(got) != 3 {
 				t.Errorf("deliveries %v, want one fired per environment", got)
 			}

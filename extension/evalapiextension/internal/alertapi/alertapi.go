@@ -5,10 +5,7 @@
 package alertapi
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpjson"
 	"github.com/evalcol/evalcol/internal/alerting"
+	"github.com/evalcol/evalcol/internal/randid"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -73,29 +71,9 @@ type View struct {
 	State alerting.State `json:"state"`
 }
 
-func newID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	return hex.EncodeToString(b)
-}
-
 func decodeRule(w http.ResponseWriter, r *http.Request) (alerting.Rule, bool) {
 	var rule alerting.Rule
-	body, ok := httpjson.ReadBody(w, r)
-	if !ok {
-		return rule, false
-	}
-	if err := httpjson.DecodeObject(body, new(json.RawMessage)); err != nil {
-		httpjson.WriteError(w, http.StatusBadRequest, err.Error())
-		return rule, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rule); err != nil {
-		httpjson.WriteError(w, http.StatusBadRequest, "request body: "+err.Error())
-		return rule, false
-	}
-	return rule, true
+	return rule, httpjson.ReadStrict(w, r, &rule)
 }
 
 func storeError(w http.ResponseWriter, err error) {
@@ -155,7 +133,7 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 // Create stores a new rule of env after validating it; the error is a
 // *alerting.FieldError for a bad rule.
 func (s *Service) Create(ctx context.Context, env string, rule alerting.Rule) (alerting.Rule, error) {
-	rule.ID = newID()
+	rule.ID = randid.New()
 	if err := rule.Validate(s.webhookSet()); err != nil {
 		return rule, err
 	}

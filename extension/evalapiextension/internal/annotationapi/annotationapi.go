@@ -7,10 +7,7 @@
 package annotationapi
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +20,7 @@ import (
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpjson"
 	"github.com/evalcol/evalcol/internal/annotation"
+	"github.com/evalcol/evalcol/internal/randid"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -61,37 +59,12 @@ func Scope(t tenant.Tenant) string {
 	return strconv.Quote(t.OrganizationID) + "/" + strconv.Quote(t.ProjectID)
 }
 
-func newID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	return hex.EncodeToString(b)
-}
-
 // taskRequest is the body of POST and PUT /v2/annotation-tasks.
 type taskRequest struct {
 	Slug        string           `json:"slug"`
 	Name        string           `json:"name"`
 	Description string           `json:"description"`
 	Tags        []annotation.Tag `json:"tags"`
-}
-
-// decodeStrict decodes one JSON object, refusing unknown fields.
-func decodeStrict(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, ok := httpjson.ReadBody(w, r)
-	if !ok {
-		return false
-	}
-	if err := httpjson.DecodeObject(body, new(json.RawMessage)); err != nil {
-		httpjson.WriteError(w, http.StatusBadRequest, err.Error())
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		httpjson.WriteError(w, http.StatusBadRequest, "request body: "+err.Error())
-		return false
-	}
-	return true
 }
 
 func tenantOf(w http.ResponseWriter, r *http.Request) (tenant.Tenant, bool) {
@@ -139,10 +112,10 @@ func (s *Service) createTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req taskRequest
-	if !decodeStrict(w, r, &req) {
+	if !httpjson.ReadStrict(w, r, &req) {
 		return
 	}
-	t := annotation.Task{ID: newID(), Slug: req.Slug, Name: req.Name, Description: req.Description, Tags: req.Tags, Version: 1}
+	t := annotation.Task{ID: randid.New(), Slug: req.Slug, Name: req.Name, Description: req.Description, Tags: req.Tags, Version: 1}
 	if err := t.Validate(); err != nil {
 		httpjson.WriteError(w, http.StatusBadRequest, err.Error())
 		return
@@ -252,7 +225,7 @@ func (s *Service) updateTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req taskRequest
-	if !decodeStrict(w, r, &req) {
+	if !httpjson.ReadStrict(w, r, &req) {
 		return
 	}
 	t, ok := s.task(w, r, ten, r.PathValue("task"))
@@ -324,7 +297,7 @@ func (s *Service) createAnnotation(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a := annotation.Annotation{ID: newID(), Task: t.Slug, EntityInstanceID: strings.TrimSpace(req.EntityInstanceID),
+	a := annotation.Annotation{ID: randid.New(), Task: t.Slug, EntityInstanceID: strings.TrimSpace(req.EntityInstanceID),
 		Source: req.Source, Flow: req.Flow, CreatedAt: s.now().UTC()}
 	if req.Actor != nil {
 		a.ActorType, a.ActorID = req.Actor.Type, req.Actor.ID

@@ -1,19 +1,14 @@
 package console_test
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/evalcol/evalcol/internal/alerting"
+	"github.com/evalcol/evalcol/internal/alerting/alertingtest"
 	"github.com/evalcol/evalcol/internal/testcollector"
 )
 
@@ -26,21 +21,7 @@ func TestAlertsInBrowser(t *testing.T) {
 	if chromiumPath() == "" {
 		t.Skip("no chromium binary (install Debian's chromium, or set EVALCOL_CHROMIUM): the browser suite needs a real browser")
 	}
-	var mu sync.Mutex
-	var got []alerting.Payload
-	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if alerting.Sign("whsec", r.Header.Get(alerting.HeaderTimestamp), body) != r.Header.Get(alerting.HeaderSignature) {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		var p alerting.Payload
-		_ = json.Unmarshal(body, &p)
-		mu.Lock()
-		got = append(got, p)
-		mu.Unlock()
-	}))
-	defer rc.Close()
+	rc := alertingtest.NewReceiver(t, "whsec")
 	config := strings.Replace(consoleConfig, "    setup_poll_interval: 200ms\n", "    setup_poll_interval: 200ms\n    alerts:\n      evaluation_interval: 1s\n      webhooks:\n        ops: {url: "+rc.URL+"/hook, secret: whsec}\n", 1)
 	c := testcollector.Start(t, config)
 	b := newBrowser(t, "http://"+c.API)
@@ -61,11 +42,9 @@ func TestAlertsInBrowser(t *testing.T) {
 	}
 	b.eventually("/ui/alerts", `document.querySelector("#alerts .chip.state").textContent === "firing" && document.querySelector("#alerts .history").textContent.includes("ops: 200")`, 15*time.Second)
 	b.screenshot("alerts")
-	mu.Lock()
-	if len(got) != 1 || got[0].Event != "fired" || got[0].Environment != "production" || got[0].RuleName != "production is silent" {
+	if got := rc.Payloads(); len(got) != 1 || got[0].Event != "fired" || got[0].Environment != "production" || got[0].RuleName != "production is silent" {
 		t.Errorf("notifications %+v, want one fired", got)
 	}
-	mu.Unlock()
 
 	if status := b.submit("#alerts button.silence"); status != 200 || !strings.Contains(b.text("#alerts"), "silenced until") {
 		t.Fatalf("silence: %d %q", status, b.text("#alerts"))
@@ -84,10 +63,8 @@ func TestAlertsInBrowser(t *testing.T) {
 	if h := b.text("#alerts .history"); !strings.Contains(h, "resolved") || !strings.Contains(h, "silenced") {
 		t.Errorf("history %q", h)
 	}
-	mu.Lock()
-	if len(got) != 2 || got[1].Event != "test" {
+	if got := rc.Payloads(); len(got) != 2 || got[1].Event != "test" {
 		t.Errorf("notifications %+v, want fired then test (the resolution was silenced)", got)
 	}
-	mu.Unlock()
 	assertNoProblems(t, b)
 }

@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/internal/annotation"
+	"github.com/evalcol/evalcol/internal/randid"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -62,12 +62,6 @@ type reviewClaim struct {
 	Reviewer  string   `json:"reviewer"`
 	Until     int64    `json:"until"` // Unix ms
 	SkippedBy []string `json:"skipped_by,omitempty"`
-}
-
-func randomID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	return hex.EncodeToString(b)
 }
 
 // sampled reports whether a span is in a queue's sample: a hash of its
@@ -229,7 +223,7 @@ func (c *Console) createQueue(w http.ResponseWriter, r *http.Request) {
 		c.renderReviewList(w, r, http.StatusBadRequest, f)
 		return
 	}
-	q := reviewQueue{ID: randomID(), Name: f.Name, Task: f.Task, Filter: f.Filter, SamplePercent: sample}
+	q := reviewQueue{ID: randid.New(), Name: f.Name, Task: f.Task, Filter: f.Filter, SamplePercent: sample}
 	body, _ := json.Marshal(q)
 	if err := c.opts.Store.CreateDocument(r.Context(), warehouse.Document{Kind: queueKind, Scope: t.Environment, ID: q.ID, Body: body}); err != nil {
 		c.unavailable(w, r, err)
@@ -511,7 +505,7 @@ func (c *Console) labelSpan(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, back+"?notice="+url.QueryEscape(truncate(16, spanID)+" was already labelled by "+prior[0].ActorID+"; nothing changed."), http.StatusSeeOther)
 		return
 	}
-	a := annotation.Annotation{ID: randomID(), Task: task.Slug, EntityInstanceID: spanID, Tags: tags, Source: "console",
+	a := annotation.Annotation{ID: randid.New(), Task: task.Slug, EntityInstanceID: spanID, Tags: tags, Source: "console",
 		Flow: "review:" + q.ID, ActorType: "user", ActorID: name, CreatedAt: time.Now().UTC()}
 	if err := c.opts.Store.WriteMetricPoints(r.Context(), annotation.Points(t.Environment, t.OrganizationID, a)); err != nil {
 		c.unavailable(w, r, err)

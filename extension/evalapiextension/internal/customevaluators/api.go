@@ -10,8 +10,6 @@ package customevaluators
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +22,7 @@ import (
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpjson"
 	"github.com/evalcol/evalcol/internal/judge"
+	"github.com/evalcol/evalcol/internal/randid"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -165,11 +164,7 @@ func (a *API) List(ctx context.Context, t tenant.Tenant) ([]Evaluator, error) {
 
 // newID returns a new evaluator id: "ce_" and 128 random bits (no slug
 // starts so).
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return "ce_" + hex.EncodeToString(b[:])
-}
+func newID() string { return "ce_" + randid.New() }
 
 // reservedSlug is the path segment of /v2/evaluators/execute/<slug>, which
 // no evaluator may take.

@@ -8,8 +8,6 @@ package datasetapi
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpjson"
 	"github.com/evalcol/evalcol/internal/dataset"
+	"github.com/evalcol/evalcol/internal/randid"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -52,12 +51,6 @@ func (s *Service) Routes() []httpjson.Route {
 
 // scope is the document scope of a tenant's datasets.
 func scope(t tenant.Tenant) string { return dataset.Scope(t) }
-
-func newID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	return hex.EncodeToString(b)
-}
 
 // errNotFound names what is missing.
 type errNotFound struct{ what string }
@@ -200,7 +193,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) {
 		answerError(w, &dataset.FieldError{Field: "slug", Msg: fmt.Sprintf("%q is not a dataset slug: 1 to 64 of a-z, 0-9 and '-'", req.Slug)})
 		return
 	}
-	ds := dataset.Dataset{ID: newID(), Slug: req.Slug, Name: req.Name, Description: req.Description}
+	ds := dataset.Dataset{ID: randid.New(), Slug: req.Slug, Name: req.Name, Description: req.Description}
 	for i, c := range req.Columns {
 		col, err := ds.NewColumn(c)
 		if err != nil {
@@ -471,7 +464,7 @@ func (s *Service) storeRows(ctx context.Context, ds dataset.Dataset, rows []map[
 	now := s.now().UTC()
 	out := make([]dataset.Row, 0, len(rows))
 	for _, values := range rows {
-		row := dataset.Row{ID: newID(), Values: values, CreatedAt: now, UpdatedAt: now}
+		row := dataset.Row{ID: randid.New(), Values: values, CreatedAt: now, UpdatedAt: now}
 		body, _ := json.Marshal(row)
 		if err := s.store.CreateDocument(ctx, warehouse.Document{Kind: dataset.RowKind, Scope: ds.ID, ID: row.ID, Body: body}); err != nil {
 			return out, err

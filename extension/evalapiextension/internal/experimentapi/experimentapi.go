@@ -11,9 +11,7 @@ package experimentapi
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +20,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpjson"
 	"github.com/evalcol/evalcol/internal/dataset"
+	"github.com/evalcol/evalcol/internal/randid"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -57,6 +57,24 @@ type Result struct {
 // an input with a config.
 type Runner func(ctx context.Context, t tenant.Tenant, slug string, input, config map[string]any) (Result, error)
 
+// RunPrebuilt runs the prebuilt evaluator slug (ok false when there is
+// none of that slug).
+func RunPrebuilt(ctx context.Context, slug string, input, config map[string]any) (res Result, ok bool, err error) {
+	def, ok := evaluators.Lookup(slug)
+	if !ok {
+		return Result{}, false, nil
+	}
+	req, err := def.NewRequest(input, config)
+	if err != nil {
+		return Result{}, true, err
+	}
+	out, err := def.Run(ctx, req)
+	if err != nil {
+		return Result{}, true, err
+	}
+	return Result{Output: out, Verdict: string(evaluators.VerdictOf(def.Slug, out, "")), Score: ScoreOf(out, def.Score)}, true, nil
+}
+
 // Service serves the experiment routes.
 type Service struct {
 	store warehouse.DocumentStore
@@ -80,12 +98,6 @@ func (s *Service) Routes() []httpjson.Route {
 		{Pattern: "/v2/experiments/{slug}/runs/{run}/executions/{execution}", Handlers: map[string]http.HandlerFunc{http.MethodGet: s.execution}},
 		{Pattern: "/v2/experiments/{slug}/runs/{run}/export/{format}", Handlers: map[string]http.HandlerFunc{http.MethodGet: s.export}},
 	}
-}
-
-func newID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	return hex.EncodeToString(b)
 }
 
 // Experiment is an experiment's stored body.
@@ -221,7 +233,7 @@ func (s *Service) initialize(w http.ResponseWriter, r *http.Request) {
 	exp, _, err := getBody[Experiment](r.Context(), s.store, Kind, dataset.Scope(t), req.Slug, "experiment")
 	var nf notFound
 	if errors.As(err, &nf) {
-		exp = Experiment{ID: newID(), Slug: req.Slug, DatasetSlug: req.DatasetSlug, EvaluatorSlugs: req.EvaluatorSlugs,
+		exp = Experiment{ID: randid.New(), Slug: req.Slug, DatasetSlug: req.DatasetSlug, EvaluatorSlugs: req.EvaluatorSlugs,
 			Metadata: req.ExperimentMetadata, CreatedAt: s.now().UTC()}
 		err = put(r.Context(), s.store, Kind, dataset.Scope(t), exp.ID, exp.Slug, exp)
 		if errors.Is(err, warehouse.ErrConflict) { // created meanwhile by another run
@@ -232,7 +244,7 @@ func (s *Service) initialize(w http.ResponseWriter, r *http.Request) {
 		answerError(w, err)
 		return
 	}
-	run := Run{ID: newID(), ExperimentID: exp.ID, DatasetSlug: req.DatasetSlug, DatasetVersion: req.DatasetVersion,
+	run := Run{ID: randid.New(), ExperimentID: exp.ID, DatasetSlug: req.DatasetSlug, DatasetVersion: req.DatasetVersion,
 		EvaluatorSlugs: req.EvaluatorSlugs, Metadata: req.ExperimentRunMetadata, CreatedAt: s.now().UTC()}
 	if err := put(r.Context(), s.store, RunKind, exp.ID, run.ID, "", run); err != nil {
 		answerError(w, err)
@@ -274,7 +286,7 @@ func (s *Service) createTask(w http.ResponseWriter, r *http.Request) {
 		answerError(w, err)
 		return
 	}
-	task := Task{ID: newID(), Input: req.Input, Output: req.Output, CreatedAt: s.now().UTC()}
+	task := Task{ID: randid.New(), Input: req.Input, Output: req.Output, CreatedAt: s.now().UTC()}
 	if err := put(r.Context(), s.store, TaskKind, run.ID, task.ID, "", task); err != nil {
 		answerError(w, err)
 		return
@@ -323,7 +335,7 @@ func (s *Service) execute(w http.ResponseWriter, r *http.Request) {
 			input[k] = v
 		}
 	}
-	ex := Execution{ID: newID(), TaskID: task.ID, EvaluatorSlug: req.EvaluatorSlug, CreatedAt: s.now().UTC()}
+	ex := Execution{ID: randid.New(), TaskID: task.ID, EvaluatorSlug: req.EvaluatorSlug, CreatedAt: s.now().UTC()}
 	res, err := s.run(r.Context(), t, req.EvaluatorSlug, input, req.EvaluatorConfig)
 	if err != nil {
 		ex.Error = err.Error()

@@ -2,36 +2,20 @@ package httpapi
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/alertapi"
 	"github.com/evalcol/evalcol/internal/alerting"
+	"github.com/evalcol/evalcol/internal/alerting/alertingtest"
 )
 
 // TestAlertRules: rules are created, read, replaced, silenced, tested
 // against a real receiver and deleted through the API; notify may only
 // name configured webhooks; another environment sees none of it.
 func TestAlertRules(t *testing.T) {
-	var mu sync.Mutex
-	var got []alerting.Payload
-	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if alerting.Sign("hook-secret", r.Header.Get(alerting.HeaderTimestamp), body) != r.Header.Get(alerting.HeaderSignature) {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		var p alerting.Payload
-		_ = json.Unmarshal(body, &p)
-		mu.Lock()
-		got = append(got, p)
-		mu.Unlock()
-	}))
-	defer rc.Close()
+	rc := alertingtest.NewReceiver(t, "hook-secret")
 	notifier := &alerting.Notifier{Webhooks: map[string]alerting.Webhook{"ops": {URL: rc.URL + "/hook?token=url-secret", Secret: "hook-secret"}}}
 	s := newTestServer(t, func(o *Options) { o.Mounts = append(o.Mounts, alertapi.New(o.Store, notifier)) })
 	a, b := "Bearer "+keyA, "Bearer "+keyB
@@ -92,11 +76,9 @@ func TestAlertRules(t *testing.T) {
 	if status != http.StatusOK || len(deliveries) != 1 || deliveries[0].(map[string]any)["status"] != 200.0 {
 		t.Errorf("test: %d %v", status, tested)
 	}
-	mu.Lock()
-	if len(got) != 1 || got[0].Event != "test" || got[0].RuleName != "toxicity drops" || got[0].Environment != "env-a" {
+	if got := rc.Payloads(); len(got) != 1 || got[0].Event != "test" || got[0].RuleName != "toxicity drops" || got[0].Environment != "env-a" {
 		t.Errorf("the receiver got %+v", got)
 	}
-	mu.Unlock()
 	if status, _, _ := s.send(t, http.MethodDelete, "/v2/alerts/"+id, a, nil); status != http.StatusNoContent {
 		t.Errorf("delete: %d", status)
 	}

@@ -7,27 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/experimentapi"
 	"github.com/evalcol/evalcol/internal/tenant"
 )
 
-// prebuiltOnly runs prebuilt evaluators, as the extension's runner does
-// for them.
+// prebuiltOnly runs prebuilt evaluators only.
 func prebuiltOnly(ctx context.Context, _ tenant.Tenant, slug string, input, config map[string]any) (experimentapi.Result, error) {
-	def, ok := evaluators.Lookup(slug)
+	res, ok, err := experimentapi.RunPrebuilt(ctx, slug, input, config)
 	if !ok {
-		return experimentapi.Result{}, fmt.Errorf("unknown evaluator %q", slug)
+		return res, fmt.Errorf("unknown evaluator %q", slug)
 	}
-	req, err := def.NewRequest(input, config)
-	if err != nil {
-		return experimentapi.Result{}, err
-	}
-	res, err := def.Run(ctx, req)
-	if err != nil {
-		return experimentapi.Result{}, err
-	}
-	return experimentapi.Result{Output: res, Verdict: string(evaluators.VerdictOf(slug, res, "")), Score: experimentapi.ScoreOf(res, def.Score)}, nil
+	return res, err
 }
 
 func TestExperiments(t *testing.T) {

@@ -82,3 +82,23 @@ func ReadObject(w http.ResponseWriter, r *http.Request, v any) bool {
 	}
 	return true
 }
+
+// ReadStrict is ReadObject refusing fields v does not have (400 naming
+// the field), for bodies a person writes, where a typo should not pass.
+func ReadStrict(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, ok := ReadBody(w, r)
+	if !ok {
+		return false
+	}
+	if err := DecodeObject(body, new(json.RawMessage)); err != nil {
+		WriteError(w, http.StatusBadRequest, err.Error())
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		WriteError(w, http.StatusBadRequest, "request body: "+err.Error())
+		return false
+	}
+	return true
+}

@@ -1,8 +1,6 @@
 package setups
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/randid"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -43,18 +42,11 @@ var entityKeys = map[string]monitor.InitRule{
 	monitor.EntityModel:    {Source: monitor.SourceSpanAttributes, Key: "gen_ai.request.model"},
 }
 
-// newID returns a random 128-bit hex id.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // build makes the setup a request describes for tenant t, keeping id and
 // creation time of prev when it replaces one (prev nil on create).
 func build(r Request, t tenant.Tenant, now time.Time, prev *warehouse.MonitorSetup) warehouse.MonitorSetup {
 	s := warehouse.MonitorSetup{
-		ID: newID(), ExternalID: r.ExternalID, EntityType: r.EntityType, EntityValue: r.EntityValue,
+		ID: randid.New(), ExternalID: r.ExternalID, EntityType: r.EntityType, EntityValue: r.EntityValue,
 		OrgID: t.OrganizationID, ProjectID: t.ProjectID, EnvProjectID: envProjectID(t),
 		Environment: t.Environment, CreatedAt: now, UpdatedAt: now, Selector: r.Selector,
 		SampleRate: r.SampleRate, Version: 1,
