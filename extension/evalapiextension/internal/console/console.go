@@ -180,6 +180,8 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /ui/evaluators/{slug}", c.authed(c.playgroundPage))
 	c.mux.HandleFunc("POST /ui/evaluators/{slug}", c.authed(c.runPlayground))
 	c.mux.HandleFunc("GET /ui/playground", c.authed(c.playgroundRedirect))
+	c.mux.HandleFunc("GET /ui/experiments", c.authed(c.experimentsPage))
+	c.mux.HandleFunc("GET /ui/experiments/{slug}", c.authed(c.experimentPage))
 	c.mux.HandleFunc("GET /ui/alerts", c.authed(c.alertsPage))
 	c.mux.HandleFunc("POST /ui/alerts", c.authed(c.createAlert))
 	c.mux.HandleFunc("POST /ui/alerts/{id}/{action}", c.authed(c.alertAction))

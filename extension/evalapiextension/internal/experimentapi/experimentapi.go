@@ -146,6 +146,13 @@ type notFound struct{ what string }
 
 func (e notFound) Error() string { return e.what + " not found" }
 
+// IsNotFound reports whether err says that an experiment, run, task or
+// execution does not exist.
+func IsNotFound(err error) bool {
+	var nf notFound
+	return errors.As(err, &nf)
+}
+
 type badRequest struct{ msg string }
 
 func (e badRequest) Error() string { return e.msg }
