@@ -48,8 +48,11 @@ test("two runs of an app over a dataset version, judged and compared", async () 
     runs.push(res);
   }
   // The SDK got each evaluator's result from its stream URL.
-  const tox = runs[1].evaluations.filter((e) => e && "is_safe" in e);
+  // Each evaluation is the result at its stream URL, the evaluator's
+  // output under evaluator_result (as Traceloop's backend answers).
+  const tox = runs[1].evaluations.filter((e) => e && e.evaluator_result && "is_safe" in e.evaluator_result);
   assert.equal(tox.length, 3);
+  assert.ok(tox.every((e) => e.verdict === "fail"), JSON.stringify(tox));
 
   const summary = await api.get("/v2/experiments/greeting-bot");
   assert.equal(summary.status, 200, JSON.stringify(summary.body));

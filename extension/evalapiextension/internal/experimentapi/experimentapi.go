@@ -369,10 +369,13 @@ func (s *Service) execution(w http.ResponseWriter, r *http.Request) {
 		answerError(w, err)
 		return
 	}
-	out := map[string]any{"execution_id": ex.ID, "evaluator_slug": ex.EvaluatorSlug, "result": ex.Result, "verdict": ex.Verdict, "status": "completed"}
+	// Traceloop's shape: the evaluator's output under
+	// result.evaluator_result (the SDK hands result on as it is).
+	result := map[string]any{"evaluator_result": ex.Result, "verdict": ex.Verdict}
+	out := map[string]any{"execution_id": ex.ID, "evaluator_slug": ex.EvaluatorSlug, "result": result, "status": "completed"}
 	if ex.Error != "" {
 		out["status"], out["error"] = "failed", ex.Error
-		out["result"] = map[string]any{"error": ex.Error}
+		result["evaluator_result"], result["error"] = nil, ex.Error
 	}
 	httpjson.WriteJSON(w, http.StatusOK, out)
 }

@@ -69,7 +69,7 @@ func testExperiments(t *testing.T, s *testServer) {
 		switch {
 		case status != http.StatusOK || res["execution_id"] != ex["execution_id"]:
 			t.Errorf("the result of %s: %d %v", tc.slug, status, res)
-		case tc.wantErr == "" && res["result"].(map[string]any)["char_count"] != 11.0:
+		case tc.wantErr == "" && res["result"].(map[string]any)["evaluator_result"].(map[string]any)["char_count"] != 11.0:
 			t.Errorf("char-count result %v", res)
 		case tc.wantErr != "" && (res["status"] != "failed" || res["error"] != tc.wantErr):
 			t.Errorf("a failed execution: %v", res)
