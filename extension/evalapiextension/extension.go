@@ -160,6 +160,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	cursors := cursorseal.New(e.cursorKeys(store))
 	notifier := e.notifier()
 	alerts := alertapi.New(store, notifier)
+	datasets := datasetapi.New(store)
 	judges, err := e.judgeClient()
 	if err != nil {
 		_ = ln.Close()
@@ -180,7 +181,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		MaxBodyBytes:  e.apiMaxBodySize(),
 		Setups:        e.setups,
 		Organizations: e.orgs,
-		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts, datasetapi.New(store), experimentapi.New(store, runEvaluator(custom))},
+		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts, datasets, experimentapi.New(store, runEvaluator(custom))},
 		MonitoringStatus: &pipelinestatus.Reader{
 			Store: store, Tracker: e.status, CollectorID: e.collectorID, Live: max(3*e.pollInterval(), 30*time.Second),
 			Setups: func(env string) pipelinestatus.SetupSummary {
@@ -207,6 +208,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			AcquireEvaluation: api.AcquireEvaluation,
 			TrustedProxies:    proxies,
 			Alerts:            alerts,
+			Datasets:          datasets,
 		})
 		if err != nil {
 			_ = ln.Close()

@@ -27,6 +27,7 @@ import (
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/alertapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/monitor"
@@ -89,6 +90,8 @@ type Options struct {
 	Now func() time.Time
 	// Alerts serves the alerts page; nil hides it.
 	Alerts *alertapi.Service
+	// Datasets takes a review queue's labelled spans; nil hides that.
+	Datasets *datasetapi.Service
 	// AcquireEvaluation admits one playground run under the evaluator
 	// limits of the session's API key (httpapi.API.AcquireEvaluation);
 	// nil means no limits. Over a limit it returns a *httpapi.LimitError.
@@ -190,6 +193,7 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /ui/review/{id}", c.authed(c.reviewQueuePage))
 	c.mux.HandleFunc("POST /ui/review/{id}", c.authed(c.labelSpan))
 	c.mux.HandleFunc("GET /ui/review/{id}/agreement", c.authed(c.agreementPage))
+	c.mux.HandleFunc("POST /ui/review/{id}/dataset", c.authed(c.addToDataset))
 	c.mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
 		c.renderError(w, r, http.StatusNotFound, "Page not found", "There is no console page at "+r.URL.Path+".")
 	})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
 	"github.com/evalcol/evalcol/internal/annotation"
+	"github.com/evalcol/evalcol/internal/dataset"
 	"github.com/evalcol/evalcol/internal/randid"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -517,4 +518,108 @@ func (c *Console) labelSpan(w http.ResponseWriter, r *http.Request) {
 		c.opts.Logger.Warn("release a review claim", zap.String("queue", q.ID), zap.Error(err))
 	}
 	http.Redirect(w, r, back+"?notice="+url.QueryEscape("Saved the labels of "+truncate(16, spanID)+"."), http.StatusSeeOther)
+}
+
+// spanText is a span's prompts (or input) and completions (or output) as
+// plain text, the messages one per line.
+func spanText(s *warehouse.Span) (input, output string) {
+	join := func(ms []message, fallback string) string {
+		if len(ms) == 0 {
+			return fallback
+		}
+		parts := make([]string, len(ms))
+		for i, m := range ms {
+			parts[i] = m.Content
+			if m.Role != "" {
+				parts[i] = m.Role + ": " + m.Content
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return join(messages(s.Prompts, "llm.prompts."), s.Input), join(messages(s.Completions, "llm.completions."), s.Output)
+}
+
+// labelledRows turns a queue's labelled spans into dataset rows: the
+// span and trace ids, the conversation, and one column per tag.
+func labelledRows(task annotation.Task, labels []annotation.Annotation, spans []warehouse.Span) ([]dataset.Column, []map[string]any) {
+	cols := []dataset.Column{{Slug: "span-id", Name: "span_id", Type: dataset.TypeString}, {Slug: "trace-id", Name: "trace_id", Type: dataset.TypeString},
+		{Slug: "input", Name: "input", Type: dataset.TypeString}, {Slug: "output", Name: "output", Type: dataset.TypeString}}
+	for _, tag := range task.Tags {
+		typ := dataset.TypeString
+		switch tag.Type {
+		case annotation.TypeBoolean:
+			typ = dataset.TypeBoolean
+		case annotation.TypeNumber:
+			typ = dataset.TypeNumber
+		}
+		cols = append(cols, dataset.Column{Slug: dataset.SlugOf(tag.Name), Name: tag.Name, Type: typ})
+	}
+	bySpan := map[string]*warehouse.Span{}
+	for i := range spans {
+		bySpan[spans[i].SpanID] = &spans[i]
+	}
+	seen := map[string]bool{}
+	var rows []map[string]any
+	for _, a := range labels { // newest first: the latest label of a span
+		sp := bySpan[a.EntityInstanceID]
+		if sp == nil || seen[sp.SpanID] {
+			continue
+		}
+		seen[sp.SpanID] = true
+		in, out := spanText(sp)
+		row := map[string]any{"span-id": sp.SpanID, "trace-id": sp.TraceID, "input": in, "output": out}
+		for _, tag := range task.Tags {
+			switch v := a.Tags[tag.Name].(type) {
+			case nil:
+			case []string:
+				row[dataset.SlugOf(tag.Name)] = strings.Join(v, ", ")
+			default:
+				row[dataset.SlugOf(tag.Name)] = v
+			}
+		}
+		rows = append(rows, row)
+	}
+	return cols, rows
+}
+
+// addToDataset adds a queue's labelled spans to a dataset of the
+// project, once each.
+func (c *Console) addToDataset(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Datasets == nil {
+		c.renderError(w, r, http.StatusNotFound, "Datasets unavailable", "Datasets are not served by this collector.")
+		return
+	}
+	t, _ := tenant.FromContext(r.Context())
+	q, task, ok := c.queueAndTask(w, r, t)
+	if !ok {
+		return
+	}
+	labels, err := c.queueLabels(r.Context(), t.Environment, q)
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
+	ids := make([]string, 0, len(labels))
+	for _, a := range labels {
+		ids = append(ids, a.EntityInstanceID)
+	}
+	spans, err := c.labelledSpans(r.Context(), t.Environment, ids)
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
+	cols, rows := labelledRows(task, labels, spans)
+	name := strings.TrimSpace(r.PostFormValue("dataset"))
+	back := "/ui/review/" + url.PathEscape(q.ID)
+	ds, added, err := c.opts.Datasets.Append(r.Context(), t, name, cols, "span-id", rows)
+	var fe *dataset.FieldError
+	if errors.As(err, &fe) {
+		http.Redirect(w, r, back+"?notice="+url.QueryEscape("Not added: "+err.Error()), http.StatusSeeOther)
+		return
+	}
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
+	http.Redirect(w, r, back+"?notice="+url.QueryEscape(fmt.Sprintf("Added %d labelled spans to dataset %s (%d rows).", added, ds.Slug, ds.RowCount)), http.StatusSeeOther)
 }

@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -23,7 +25,7 @@ var reviewSpanField = regexp.MustCompile(`name="span_id" value="([^"]+)"`)
 // toxicity-detector verdict is fail for the even ones.
 func reviewServer(t *testing.T, n int) *testServer {
 	t.Helper()
-	s := newTestServerAPI(t, false, nil, func(o *httpapi.Options) { o.Mounts = append(o.Mounts, annotationapi.New(o.Store)) })
+	s := newTestServerAPI(t, false, func(o *Options) { o.Datasets = datasetapi.New(o.Store) }, func(o *httpapi.Options) { o.Mounts = append(o.Mounts, annotationapi.New(o.Store), datasetapi.New(o.Store)) })
 	for _, key := range []string{keyA, keyB} {
 		req, _ := http.NewRequest("POST", s.URL+"/v2/annotation-tasks", bytes.NewReader([]byte(
 			`{"slug":"quality","name":"Answer quality","tags":[{"name":"good","type":"boolean","required":true},{"name":"note","type":"text"}]}`)))
@@ -189,6 +191,37 @@ func TestReviewQueue(t *testing.T) {
 	}
 	if goodFail > 0 && !strings.Contains(ag.body, `id="disagreements"`) {
 		t.Error("the agreement page lists no disagreement")
+	}
+
+	// The labelled spans go to a dataset in one action, once each.
+	_, page = shown(t, s, alice, q)
+	for i, want := range []string{"Added 6 labelled spans to dataset toxic-replies (6 rows).", "Added 0 labelled spans to dataset toxic-replies (6 rows)."} {
+		r := do(t, alice, "POST", s.URL+q+"/dataset", url.Values{"csrf": {csrf(t, page.body)}, "dataset": {"Toxic replies"}})
+		if loc, _ := url.QueryUnescape(r.header.Get("Location")); !strings.Contains(loc, want) {
+			t.Errorf("add to dataset %d: %d %s, want %q", i, r.status, loc, want)
+		}
+	}
+	req, _ := http.NewRequest("GET", s.URL+"/v2/datasets/toxic-replies/rows?limit=10", nil)
+	req.Header.Set("Authorization", "Bearer "+keyA)
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows struct {
+		Rows []struct {
+			Values map[string]any `json:"values"`
+		} `json:"rows"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&rows)
+	resp.Body.Close()
+	if len(rows.Rows) != 6 {
+		t.Fatalf("the dataset holds %d rows, want 6", len(rows.Rows))
+	}
+	for _, r := range rows.Rows {
+		v := r.Values
+		if _, ok := v["good"].(bool); !ok || v["span-id"] == "" || !strings.Contains(fmt.Sprint(v["input"]), "user: secret question of env-a") || !strings.Contains(fmt.Sprint(v["output"]), "assistant: answer of env-a") {
+			t.Errorf("a dataset row %v", v)
+		}
 	}
 
 	// Another environment's session does not see the queue.

@@ -474,6 +474,70 @@ func (s *Service) storeRows(ctx context.Context, ds dataset.Dataset, rows []map[
 	return out, nil
 }
 
+// Append adds rows to the tenant's dataset named name (created with
+// columns cols when it does not exist; columns it lacks are added),
+// leaving out the rows whose value of the column key equals that of a row
+// the dataset holds. It returns the dataset and how many rows it added.
+func (s *Service) Append(ctx context.Context, t tenant.Tenant, name string, cols []dataset.Column, key string, rows []map[string]any) (dataset.Dataset, int, error) {
+	slug := dataset.SlugOf(name)
+	if err := dataset.CheckName("name", name); err != nil {
+		return dataset.Dataset{}, 0, err
+	}
+	if !dataset.ValidSlug(slug) {
+		return dataset.Dataset{}, 0, &dataset.FieldError{Field: "name", Msg: fmt.Sprintf("%q makes no slug: use letters or digits", name)}
+	}
+	if _, err := s.load(ctx, t, slug); err != nil {
+		var nf errNotFound
+		if !errors.As(err, &nf) {
+			return dataset.Dataset{}, 0, err
+		}
+		ds := dataset.Dataset{ID: randid.New(), Slug: slug, Name: name}
+		body, _ := json.Marshal(ds)
+		if err := s.store.CreateDocument(ctx, warehouse.Document{Kind: dataset.Kind, Scope: scope(t), ID: ds.ID, Slug: ds.Slug, Body: body}); err != nil && !errors.Is(err, warehouse.ErrConflict) {
+			return dataset.Dataset{}, 0, err
+		}
+	}
+	var fresh []map[string]any
+	ds, err := s.change(ctx, t, slug, func(ds *dataset.Dataset) error {
+		for _, c := range cols {
+			if _, ok := ds.Column(c.Slug); ok {
+				continue
+			}
+			col, err := ds.NewColumn(c)
+			if err != nil {
+				return err
+			}
+			ds.Columns = append(ds.Columns, col)
+		}
+		have := map[any]bool{}
+		existing, err := s.allRows(ctx, *ds)
+		if err != nil {
+			return err
+		}
+		for _, r := range existing {
+			have[r[key]] = true
+		}
+		fresh = fresh[:0]
+		for _, r := range rows {
+			if !have[r[key]] {
+				fresh = append(fresh, r)
+			}
+		}
+		if fresh, err = s.checkRows(ds, fresh); err != nil {
+			return err
+		}
+		ds.RowCount += len(fresh)
+		return nil
+	})
+	if err != nil {
+		return ds, 0, err
+	}
+	if _, err := s.storeRows(ctx, ds, fresh); err != nil {
+		return ds, 0, err
+	}
+	return ds, len(fresh), nil
+}
+
 // decodeStrictRows reads {"Rows": [...]} (Node SDK) or {"rows": [...]}
 // (Python SDK).
 func decodeRows(body []byte) ([]map[string]any, error) {
