@@ -25,7 +25,9 @@ var reviewSpanField = regexp.MustCompile(`name="span_id" value="([^"]+)"`)
 // toxicity-detector verdict is fail for the even ones.
 func reviewServer(t *testing.T, n int) *testServer {
 	t.Helper()
-	s := newTestServerAPI(t, false, func(o *Options) { o.Datasets = datasetapi.New(o.Store) }, func(o *httpapi.Options) { o.Mounts = append(o.Mounts, annotationapi.New(o.Store), datasetapi.New(o.Store)) })
+	s := newTestServerAPI(t, false, func(o *Options) { o.Datasets = datasetapi.New(o.Store) }, func(o *httpapi.Options) {
+		o.Mounts = append(o.Mounts, annotationapi.New(o.Store), datasetapi.New(o.Store))
+	})
 	for _, key := range []string{keyA, keyB} {
 		req, _ := http.NewRequest("POST", s.URL+"/v2/annotation-tasks", bytes.NewReader([]byte(
 			`{"slug":"quality","name":"Answer quality","tags":[{"name":"good","type":"boolean","required":true},{"name":"note","type":"text"}]}`)))
