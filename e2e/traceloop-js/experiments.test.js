@@ -9,7 +9,7 @@
 const { test, before, after } = require("node:test");
 const assert = require("node:assert/strict");
 
-const { TraceloopClient } = require("@traceloop/node-server-sdk");
+const { TraceloopClient, EvaluatorMadeByTraceloop } = require("@traceloop/node-server-sdk");
 const { startEvalcol, apiClient } = require("../lib/evalcol.js");
 
 let evalcol;
@@ -78,4 +78,34 @@ test("an unknown dataset version is an error the SDK reports", async () => {
     client.experiment.run(async () => ({ text: "x" }), { datasetSlug: "greetings", datasetVersion: "v9", evaluators: ["char-count"] }),
     /version "v9" of dataset "greetings"/,
   );
+});
+
+test("an agent experiment with EvaluatorMadeByTraceloop.agentToolTrajectory", async () => {
+  const ds = await client.datasets.create({ name: "Trip tasks" });
+  await ds.addColumn([{ name: "request", type: "string", required: true }, { name: "expected", type: "string", required: true }]);
+  const fresh = await client.datasets.get("trip-tasks");
+  await fresh.addRows([
+    { request: "Book a flight to Oslo", expected: JSON.stringify([{ name: "search_flights" }, { name: "book_flight" }]) },
+    { request: "Find a hotel in Rome", expected: JSON.stringify([{ name: "search_hotels" }, { name: "book_hotel" }]) },
+  ]);
+  await fresh.publish();
+  // The agent calls the right tools for flights and forgets to book hotels.
+  const agent = async (row) => {
+    const calls = row.request.includes("flight") ? ["search_flights", "book_flight"] : ["search_hotels"];
+    return { executed_tool_calls: JSON.stringify(calls.map((name) => ({ name }))), expected_tool_calls: row.expected };
+  };
+  const res = await client.experiment.run(agent, {
+    datasetSlug: "trip-tasks",
+    datasetVersion: "v1",
+    evaluators: [EvaluatorMadeByTraceloop.agentToolTrajectory({ order_sensitive: true, threshold: 0.9 })],
+    experimentSlug: "trip-agent",
+  });
+  assert.deepEqual(res.errors, []);
+  assert.equal(res.evaluations.length, 2);
+  const verdicts = res.evaluations.map((e) => e.verdict).sort();
+  assert.deepEqual(verdicts, ["fail", "pass"], JSON.stringify(res.evaluations));
+  const summary = await api.get("/v2/experiments/trip-agent");
+  const ev = summary.body.runs[0].evaluators["agent-tool-trajectory"];
+  assert.equal(ev.pass, 1);
+  assert.equal(ev.fail, 1);
 });
