@@ -97,6 +97,8 @@ func (s *Service) Routes() []httpjson.Route {
 		{Pattern: "/v2/experiments/{slug}/runs/{run}/tasks/{task}", Handlers: map[string]http.HandlerFunc{http.MethodPost: s.execute}},
 		{Pattern: "/v2/experiments/{slug}/runs/{run}/executions/{execution}", Handlers: map[string]http.HandlerFunc{http.MethodGet: s.execution}},
 		{Pattern: "/v2/experiments/{slug}/runs/{run}/export/{format}", Handlers: map[string]http.HandlerFunc{http.MethodGet: s.export}},
+		{Pattern: "/v2/evaluators/{slug}/executions", Handlers: map[string]http.HandlerFunc{http.MethodPost: s.executeEvaluator}},
+		{Pattern: "/v2/evaluators/{slug}/executions/{execution}", Handlers: map[string]http.HandlerFunc{http.MethodGet: s.evaluatorExecution}},
 	}
 }
 
@@ -369,8 +371,12 @@ func (s *Service) execution(w http.ResponseWriter, r *http.Request) {
 		answerError(w, err)
 		return
 	}
-	// Traceloop's shape: the evaluator's output under
-	// result.evaluator_result (the SDK hands result on as it is).
+	s.writeExecution(w, ex)
+}
+
+// writeExecution answers an execution as Traceloop's backend does: the
+// evaluator's output under result.evaluator_result.
+func (s *Service) writeExecution(w http.ResponseWriter, ex Execution) {
 	result := map[string]any{"evaluator_result": ex.Result, "verdict": ex.Verdict}
 	out := map[string]any{"execution_id": ex.ID, "evaluator_slug": ex.EvaluatorSlug, "result": result, "status": "completed"}
 	if ex.Error != "" {
@@ -378,6 +384,61 @@ func (s *Service) execution(w http.ResponseWriter, r *http.Request) {
 		result["evaluator_result"], result["error"] = nil, ex.Error
 	}
 	httpjson.WriteJSON(w, http.StatusOK, out)
+}
+
+// EvaluatorExecutionKind keeps the results of POST
+// /v2/evaluators/{slug}/executions until they are read (scope: the
+// tenant's org/project).
+const EvaluatorExecutionKind = "evaluator_execution"
+
+// executeEvaluator runs one evaluator, prebuilt or custom, on a mapped
+// input (the SDK's customEvaluatorGuard): the result waits at its stream
+// URL.
+func (s *Service) executeEvaluator(w http.ResponseWriter, r *http.Request) {
+	t, _ := tenant.FromContext(r.Context())
+	var req executeRequest
+	if !httpjson.ReadObject(w, r, &req) {
+		return
+	}
+	slug := r.PathValue("slug")
+	input := map[string]any{}
+	for k, m := range req.InputSchemaMapping {
+		if v, ok := m["source"]; ok {
+			input[k] = v
+		}
+	}
+	ex := Execution{ID: randid.New(), EvaluatorSlug: slug, CreatedAt: s.now().UTC()}
+	res, err := s.run(r.Context(), t, slug, input, req.EvaluatorConfig)
+	if err != nil {
+		ex.Error = err.Error()
+	} else {
+		ex.Result, ex.Verdict, ex.Score, ex.EvaluatorVersion = res.Output, res.Verdict, res.Score, res.Version
+	}
+	if err := put(r.Context(), s.store, EvaluatorExecutionKind, dataset.Scope(t), ex.ID, "", ex); err != nil {
+		answerError(w, err)
+		return
+	}
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"execution_id": ex.ID,
+		"stream_url": fmt.Sprintf("/v2/evaluators/%s/executions/%s", slug, ex.ID)})
+}
+
+// evaluatorExecution answers an execution's result once, then forgets it
+// (guards call once per request: kept results would only pile up).
+func (s *Service) evaluatorExecution(w http.ResponseWriter, r *http.Request) {
+	t, _ := tenant.FromContext(r.Context())
+	ex, _, err := getBody[Execution](r.Context(), s.store, EvaluatorExecutionKind, dataset.Scope(t), r.PathValue("execution"), "execution")
+	if err == nil && ex.EvaluatorSlug != r.PathValue("slug") {
+		err = notFound{fmt.Sprintf("execution %q of evaluator %q", r.PathValue("execution"), r.PathValue("slug"))}
+	}
+	if err != nil {
+		answerError(w, err)
+		return
+	}
+	if err := s.store.DeleteDocument(r.Context(), EvaluatorExecutionKind, dataset.Scope(t), ex.ID); err != nil && !errors.Is(err, warehouse.ErrNotFound) {
+		answerError(w, err)
+		return
+	}
+	s.writeExecution(w, ex)
 }
 
 // all reads every document of a kind and scope.

@@ -104,4 +104,22 @@ func testExperiments(t *testing.T, s *testServer) {
 	if status, list := s.do(t, http.MethodGet, "/v2/experiments", b, nil); status != http.StatusOK || list["total"] != 0.0 {
 		t.Errorf("another organization lists %v", list)
 	}
+
+	// One evaluator run on a mapped input (the SDK's customEvaluatorGuard):
+	// the result is read once at its stream URL, by its tenant only.
+	status, trig := s.do(t, http.MethodPost, "/v2/evaluators/char-count/executions", a, []byte(`{"input_schema_mapping":{"text":{"source":"abcd"}}}`))
+	if status != http.StatusOK || !strings.HasPrefix(fmt.Sprint(trig["stream_url"]), "/v2/evaluators/char-count/executions/") {
+		t.Fatalf("executions: %d %v", status, trig)
+	}
+	stream := trig["stream_url"].(string)
+	if status, _ := s.do(t, http.MethodGet, stream, b, nil); status != http.StatusNotFound {
+		t.Errorf("another organization reads the execution: %d", status)
+	}
+	status, res := s.do(t, http.MethodGet, stream, a, nil)
+	if status != http.StatusOK || res["result"].(map[string]any)["evaluator_result"].(map[string]any)["char_count"] != 4.0 {
+		t.Errorf("the execution: %d %v", status, res)
+	}
+	if status, _ := s.do(t, http.MethodGet, stream, a, nil); status != http.StatusNotFound {
+		t.Errorf("an execution read twice: %d", status)
+	}
 }

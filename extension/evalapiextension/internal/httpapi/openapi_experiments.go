@@ -37,4 +37,9 @@ func experimentPaths(paths obj) {
 	paths["/v2/experiments/{slug}/runs/{run}/export/{format}"] = obj{"get": operation("exportExperimentRun", "A run's tasks with their evaluations, as csv or json.", "experiments",
 		obj{"200": obj{"description": "The export.", "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}, "application/json": obj{"schema": obj{"type": "array"}}}}, "404": notFound},
 		obj{"parameters": []obj{slug, run, pathParam("format", "csv or json")}})}
+	ev := pathParam("slug", "A prebuilt slug or a custom evaluator's slug or id.")
+	paths["/v2/evaluators/{slug}/executions"] = obj{"post": operation("executeEvaluatorAsync", "Run an evaluator once on a mapped input (Traceloop's customEvaluatorGuard); the result waits at stream_url.", "evaluators",
+		obj{"200": response("{execution_id, stream_url}.", schemaRef("ExperimentExecution"))}, obj{"parameters": []obj{ev}, "requestBody": body("ExperimentExecute")})}
+	paths["/v2/evaluators/{slug}/executions/{execution}"] = obj{"get": operation("getEvaluatorExecution", "The execution's result, read once: {execution_id, result: {evaluator_result}}.", "evaluators",
+		obj{"200": response("The result.", schemaRef("ExperimentExecution")), "404": errorResponse("No such execution (or read already).")}, obj{"parameters": []obj{ev, pathParam("execution", "")}})}
 }
