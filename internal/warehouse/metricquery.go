@@ -40,7 +40,7 @@ type MetricQuery struct {
 	Environments []string
 	FromMs, ToMs int64
 	MetricName   string
-	MetricSource string // "", SourceEvaluator, SourceOTLP or SourceAnnotation
+	MetricSource string // "", or one of the Source* constants
 	Filters      []Filter
 	Or           bool
 	SortBy       string // MetricSort*; "" = event_time
@@ -68,9 +68,9 @@ func (q MetricQuery) Normalize() (MetricQuery, error) {
 		return q, queryErrorf("sort_by", "%q is not one of event_time, metric_name, numeric_value", q.SortBy)
 	}
 	switch q.MetricSource {
-	case "", SourceEvaluator, SourceOTLP, SourceAnnotation:
+	case "", SourceEvaluator, SourceOTLP, SourceAnnotation, SourceExperiment:
 	default:
-		return q, queryErrorf("metric_source", "%q is not one of evaluator, otlp, annotation", q.MetricSource)
+		return q, queryErrorf("metric_source", "%q is not one of evaluator, otlp, annotation, experiment", q.MetricSource)
 	}
 	if q.ToMs != 0 && q.ToMs < q.FromMs {
 		return q, queryErrorf("to_timestamp_sec", "end is before from_timestamp_sec")

@@ -106,6 +106,8 @@ const (
 	// SourceAnnotation marks the points of human annotations (one per
 	// tag value).
 	SourceAnnotation = "annotation"
+	// SourceExperiment marks the points of experiment runs' evaluations.
+	SourceExperiment = "experiment"
 )
 
 // MetricPoint is one metric data point: an evaluator output field or an

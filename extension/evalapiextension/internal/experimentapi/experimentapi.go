@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"sort"
 	"strconv"
 	"time"
@@ -75,16 +76,37 @@ func RunPrebuilt(ctx context.Context, slug string, input, config map[string]any)
 	return Result{Output: out, Verdict: string(evaluators.VerdictOf(def.Slug, out, "")), Score: ScoreOf(out, def.Score)}, true, nil
 }
 
+// Store is what the service needs of the warehouse.
+type Store interface {
+	warehouse.DocumentStore
+	WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoint) error
+}
+
 // Service serves the experiment routes.
 type Service struct {
-	store warehouse.DocumentStore
+	store Store
 	run   Runner
 	now   func() time.Time
+	// slots bounds the evaluator runs of all requests at once (an SDK
+	// runs many rows in parallel; ingest and other keys keep the rest of
+	// the CPU).
+	slots chan struct{}
 }
 
 // New returns the service; run runs evaluators.
-func New(store warehouse.DocumentStore, run Runner) *Service {
-	return &Service{store: store, run: run, now: time.Now}
+func New(store Store, run Runner) *Service {
+	return &Service{store: store, run: run, now: time.Now, slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
+}
+
+// runBounded runs an evaluator in one of the service's slots.
+func (s *Service) runBounded(ctx context.Context, t tenant.Tenant, slug string, input, config map[string]any) (Result, error) {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+	defer func() { <-s.slots }()
+	return s.run(ctx, t, slug, input, config)
 }
 
 // Routes are the service's paths.
@@ -345,13 +367,17 @@ func (s *Service) execute(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ex := Execution{ID: randid.New(), TaskID: task.ID, EvaluatorSlug: req.EvaluatorSlug, CreatedAt: s.now().UTC()}
-	res, err := s.run(r.Context(), t, req.EvaluatorSlug, input, req.EvaluatorConfig)
+	res, err := s.runBounded(r.Context(), t, req.EvaluatorSlug, input, req.EvaluatorConfig)
 	if err != nil {
 		ex.Error = err.Error()
 	} else {
 		ex.Result, ex.Verdict, ex.Score, ex.EvaluatorVersion = res.Output, res.Verdict, res.Score, res.Version
 	}
 	if err := put(r.Context(), s.store, ExecutionKind, run.ID, ex.ID, "", ex); err != nil {
+		answerError(w, err)
+		return
+	}
+	if err := s.store.WriteMetricPoints(r.Context(), points(t, exp, run, ex)); err != nil {
 		answerError(w, err)
 		return
 	}
@@ -386,6 +412,44 @@ func (s *Service) writeExecution(w http.ResponseWriter, ex Execution) {
 	httpjson.WriteJSON(w, http.StatusOK, out)
 }
 
+// points are an execution's results as metric points of the key's
+// environment (source "experiment"): one per number or boolean output,
+// named "<evaluator>.<field>" as production evaluations are, labelled
+// with the experiment, run, task, dataset version and verdict, so that
+// /v2/metrics and dashboards read experiments beside production.
+func points(t tenant.Tenant, exp Experiment, run Run, ex Execution) []warehouse.MetricPoint {
+	labels := map[string]string{"evaluator_name": ex.EvaluatorSlug, "experiment": exp.Slug, "experiment_run": run.ID, "experiment_task": ex.TaskID,
+		"dataset": run.DatasetSlug, "dataset_version": run.DatasetVersion, "metric_source": warehouse.SourceExperiment}
+	if ex.Verdict != "" {
+		labels["verdict"] = ex.Verdict
+	}
+	if ex.Error != "" {
+		labels["verdict"] = "error"
+	}
+	fields := make([]string, 0, len(ex.Result))
+	for k := range ex.Result {
+		fields = append(fields, k)
+	}
+	sort.Strings(fields)
+	var pts []warehouse.MetricPoint
+	for _, f := range fields {
+		p := warehouse.MetricPoint{Environment: t.Environment, OrganizationID: t.OrganizationID, MetricName: ex.EvaluatorSlug + "." + f,
+			Source: warehouse.SourceExperiment, EventTime: ex.CreatedAt.UnixMilli(), Labels: labels}
+		switch v := ex.Result[f].(type) {
+		case bool:
+			p.BoolValue = &v
+		default:
+			n := ScoreOf(ex.Result, f)
+			if n == nil {
+				continue
+			}
+			p.NumericValue = n
+		}
+		pts = append(pts, p)
+	}
+	return pts
+}
+
 // EvaluatorExecutionKind keeps the results of POST
 // /v2/evaluators/{slug}/executions until they are read (scope: the
 // tenant's org/project).
@@ -408,7 +472,7 @@ func (s *Service) executeEvaluator(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ex := Execution{ID: randid.New(), EvaluatorSlug: slug, CreatedAt: s.now().UTC()}
-	res, err := s.run(r.Context(), t, slug, input, req.EvaluatorConfig)
+	res, err := s.runBounded(r.Context(), t, slug, input, req.EvaluatorConfig)
 	if err != nil {
 		ex.Error = err.Error()
 	} else {

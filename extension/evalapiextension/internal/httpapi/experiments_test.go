@@ -78,6 +78,17 @@ func testExperiments(t *testing.T, s *testServer) {
 			t.Errorf("another organization reads the execution: %d", status)
 		}
 	}
+	// The results are metric points of source experiment, in the key's
+	// environment only.
+	status, m := s.do(t, http.MethodPost, "/v2/metrics", a, []byte(`{"metric_source":"experiment","metric_name":"char-count.char_count"}`))
+	if status != http.StatusOK || m["metrics"].(map[string]any)["total_results"] != 1.0 {
+		t.Errorf("experiment points: %d %v", status, m)
+	} else if labels := m["metrics"].(map[string]any)["data"].([]any)[0].(map[string]any)["points"].([]any)[0].(map[string]any)["labels"].(map[string]any); labels["experiment"] != "exp-1" || labels["experiment_run"] != run {
+		t.Errorf("experiment point labels %v", labels)
+	}
+	if status, m := s.do(t, http.MethodPost, "/v2/metrics", b, []byte(`{"metric_source":"experiment"}`)); status != http.StatusOK || m["metrics"].(map[string]any)["total_results"] != 0.0 {
+		t.Errorf("another environment sees experiment points: %v", m)
+	}
 	if status, body := s.do(t, http.MethodPost, base+"/tasks/"+taskID, a, []byte(`{}`)); status != http.StatusBadRequest || !strings.Contains(body["error"].(string), "evaluator_slug") {
 		t.Errorf("no evaluator: %d %v", status, body)
 	}

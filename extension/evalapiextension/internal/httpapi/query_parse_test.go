@@ -183,7 +183,7 @@ func TestParseMetricQueryErrors(t *testing.T) {
 		{"limit too large", `{"limit": 5000}`, "limit", "limit: 5000 is not between 1 and 1000"},
 		{"bad sort_by", `{"sort_by": "span_name"}`, "sort_by", `sort_by: "span_name" is not one of event_time, metric_name, numeric_value`},
 		{"bad sort_order", `{"sort_order": "sideways"}`, "sort_order", `sort_order: "sideways" is not ASC or DESC`},
-		{"bad source", `{"metric_source": "prometheus"}`, "metric_source", `metric_source: "prometheus" is not one of evaluator, otlp, annotation`},
+		{"bad source", `{"metric_source": "prometheus"}`, "metric_source", `metric_source: "prometheus" is not one of evaluator, otlp, annotation, experiment`},
 		{"bad logical operator", `{"logical_operator": "XOR"}`, "logical_operator", `logical_operator: "XOR" is not AND or OR`},
 		{"unknown field", `{"filters": [{"field": "colour", "operator": "equals", "value": "x"}]}`, "filters[0]", `filters[0]: field "colour" is not one of`},
 		{"missing field", `{"filters": [{"operator": "equals", "value": "x"}]}`, "filters[0]", "filters[0]: missing field"},
