@@ -43,7 +43,7 @@ func newTestServer(t *testing.T, mutate func(*Options)) *testServer {
 }
 
 // newTestServerOn is newTestServer on the given warehouse.
-func newTestServerOn(t *testing.T, store warehouse.Store, mutate func(*Options)) *testServer {
+func newTestServerOn(t testing.TB, store warehouse.Store, mutate func(*Options)) *testServer {
 	t.Helper()
 	keys := tenant.NewKeyring([]tenant.Key{
 		{Secret: keyA, Tenant: tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}},

@@ -45,7 +45,7 @@ var openAPIRouter = sync.OnceValues(func() (routers.Router, error) {
 // against the OpenAPI document: a documented operation's status, headers
 // and body must fit it; an undocumented path or method must be a 404 or
 // 405 with the error body.
-func validating(t *testing.T, h http.Handler) http.Handler {
+func validating(t testing.TB, h http.Handler) http.Handler {
 	router, err := openAPIRouter()
 	if err != nil {
 		t.Fatalf("the OpenAPI document does not load: %v", err)
