@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/annotationapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -86,5 +88,38 @@ func TestTraceShowsFeedback(t *testing.T) {
 	}
 	if list := do(t, c, "GET", s.URL+"/ui/traces?range=1h&annotation=thumbs", nil); !strings.Contains(list.body, `is not &lt;task&gt;.&lt;tag&gt;:&lt;value&gt;`) {
 		t.Error("a malformed feedback filter is not explained")
+	}
+}
+
+// TestSpanToDataset: the trace page adds a span's conversation to a
+// dataset once; a span of another trace or environment is a 404.
+func TestSpanToDataset(t *testing.T) {
+	s := newTestServerAPI(t, false, func(o *Options) { o.Datasets = datasetapi.New(o.Store) }, nil)
+	const traceID = "aaaa0000000000000000000000000009"
+	sp := chatSpan("env-a", traceID, "a1", "", time.Now().UnixMilli()-1000, "svc-a")
+	if err := s.store.WriteSpans(context.Background(), []warehouse.Span{sp}); err != nil {
+		t.Fatal(err)
+	}
+	c := s.client(t)
+	s.login(t, c, keyA)
+	page := do(t, c, "GET", s.URL+"/ui/traces/"+traceID, nil)
+	if !strings.Contains(page.body, `id="span-to-dataset"`) {
+		t.Fatal("the trace page has no add-to-dataset form")
+	}
+	for i, want := range []string{"Added this span to dataset regressions (1 rows).", "This span is in dataset regressions already."} {
+		a := do(t, c, "POST", s.URL+"/ui/traces/"+traceID+"/dataset", url.Values{"csrf": {csrf(t, page.body)}, "span_id": {"a1"}, "dataset": {"Regressions"}})
+		loc, _ := url.QueryUnescape(a.header.Get("Location"))
+		if a.status != http.StatusSeeOther || !strings.Contains(loc, want) {
+			t.Errorf("add %d: %d %s, want %q", i, a.status, loc, want)
+		}
+	}
+	if a := do(t, c, "POST", s.URL+"/ui/traces/ffff0000000000000000000000000009/dataset", url.Values{"csrf": {csrf(t, page.body)}, "span_id": {"a1"}, "dataset": {"Regressions"}}); a.status != http.StatusNotFound {
+		t.Errorf("a span under another trace id: %d", a.status)
+	}
+	other := s.client(t)
+	s.login(t, other, keyB)
+	form := do(t, other, "GET", s.URL+"/ui/traces", nil)
+	if a := do(t, other, "POST", s.URL+"/ui/traces/"+traceID+"/dataset", url.Values{"csrf": {csrf(t, form.body)}, "span_id": {"a1"}, "dataset": {"Regressions"}}); a.status != http.StatusNotFound {
+		t.Errorf("another environment adds env-a's span: %d", a.status)
 	}
 }

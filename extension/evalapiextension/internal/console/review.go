@@ -623,3 +623,46 @@ func (c *Console) addToDataset(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, back+"?notice="+url.QueryEscape(fmt.Sprintf("Added %d labelled spans to dataset %s (%d rows).", added, ds.Slug, ds.RowCount)), http.StatusSeeOther)
 }
+
+// spanToDataset adds one span's conversation to a dataset of the project
+// (the trace page's "add to dataset"), once.
+func (c *Console) spanToDataset(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Datasets == nil {
+		c.renderError(w, r, http.StatusNotFound, "Datasets unavailable", "Datasets are not served by this collector.")
+		return
+	}
+	t, _ := tenant.FromContext(r.Context())
+	traceID, spanID := r.PathValue("id"), r.PostFormValue("span_id")
+	spans, err := c.labelledSpans(r.Context(), t.Environment, []string{spanID})
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
+	var sp *warehouse.Span
+	for i := range spans {
+		if spans[i].TraceID == traceID {
+			sp = &spans[i]
+		}
+	}
+	if sp == nil {
+		c.renderError(w, r, http.StatusNotFound, "Span not found", "There is no span "+quote(truncate(40, spanID))+" in trace "+quote(truncate(40, traceID))+".")
+		return
+	}
+	in, out := spanText(sp)
+	cols := []dataset.Column{{Slug: "span-id", Name: "span_id", Type: dataset.TypeString}, {Slug: "trace-id", Name: "trace_id", Type: dataset.TypeString},
+		{Slug: "input", Name: "input", Type: dataset.TypeString}, {Slug: "output", Name: "output", Type: dataset.TypeString}}
+	row := map[string]any{"span-id": sp.SpanID, "trace-id": sp.TraceID, "input": in, "output": out}
+	ds, added, err := c.opts.Datasets.Append(r.Context(), t, strings.TrimSpace(r.PostFormValue("dataset")), cols, "span-id", []map[string]any{row})
+	notice := fmt.Sprintf("Added this span to dataset %s (%d rows).", ds.Slug, ds.RowCount)
+	var fe *dataset.FieldError
+	switch {
+	case errors.As(err, &fe):
+		notice = "Not added: " + err.Error()
+	case err != nil:
+		c.unavailable(w, r, err)
+		return
+	case added == 0:
+		notice = fmt.Sprintf("This span is in dataset %s already.", ds.Slug)
+	}
+	http.Redirect(w, r, traceLink(sp.TraceID, sp.Timestamp, sp.SpanID)+"&notice="+url.QueryEscape(notice), http.StatusSeeOther)
+}

@@ -296,6 +296,10 @@ type traceData struct {
 	// be read.
 	Feedback      []feedbackRow
 	FeedbackError string
+	// Notice reports the last action on the page; CanAddToDataset shows
+	// the "add to dataset" form.
+	Notice          string
+	CanAddToDataset bool
 }
 
 // tick is a time label of the waterfall's axis.
@@ -320,7 +324,8 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 		c.renderError(w, r, http.StatusNotFound, "Trace not found", "There is no trace "+quote(truncate(80, traceID))+" in environment "+quote(t.Environment)+".")
 		return
 	}
-	data := traceData{TraceID: traceID, SpanCount: len(spans), Truncated: len(spans) >= maxTraceSpans, Evaluators: evaluators.Catalogue()}
+	data := traceData{TraceID: traceID, SpanCount: len(spans), Truncated: len(spans) >= maxTraceSpans, Evaluators: evaluators.Catalogue(),
+		Notice: r.URL.Query().Get("notice"), CanAddToDataset: c.opts.Datasets != nil}
 	data.Rows = waterfall(spans, traceID)
 	start, end := spans[0].Timestamp, spans[0].Timestamp
 	for _, s := range spans {
