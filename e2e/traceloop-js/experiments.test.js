@@ -109,3 +109,28 @@ test("an agent experiment with EvaluatorMadeByTraceloop.agentToolTrajectory", as
   assert.equal(ev.pass, 1);
   assert.equal(ev.fail, 1);
 });
+
+test("a run in GitHub Actions: the SDK runs the app, evalcol evaluates the results", async () => {
+  const env = { GITHUB_ACTIONS: "true", GITHUB_REPOSITORY: "acme/bot", GITHUB_REF: "refs/pull/42/merge", GITHUB_SHA: "0123abc", GITHUB_ACTOR: "dev" };
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    const res = await client.experiment.run(async (row) => ({ text: `Hello, ${row.prompt.split(" ").pop()}!` }), {
+      datasetSlug: "greetings",
+      datasetVersion: "v1",
+      evaluators: ["char-count"],
+      experimentSlug: "greeting-bot-pr",
+    });
+    assert.equal(res.experimentSlug, "greeting-bot-pr");
+    assert.equal(res.tasks, 3);
+    assert.equal(res.evaluations, 3);
+    const summary = await api.get("/v2/experiments/greeting-bot-pr");
+    assert.equal(summary.body.runs[0].metadata.github_context.pr_url, "https://github.com/acme/bot/pull/42");
+    assert.equal(summary.body.runs[0].evaluators["char-count"].count, 3);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+});

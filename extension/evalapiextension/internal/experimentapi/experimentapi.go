@@ -114,6 +114,7 @@ func (s *Service) Routes() []httpjson.Route {
 	return []httpjson.Route{
 		{Pattern: "/v2/experiments", Handlers: map[string]http.HandlerFunc{http.MethodGet: s.list}},
 		{Pattern: "/v2/experiments/initialize", Handlers: map[string]http.HandlerFunc{http.MethodPut: s.initialize}},
+		{Pattern: "/v2/experiments/run-in-github", Handlers: map[string]http.HandlerFunc{http.MethodPost: s.runInGitHub}},
 		{Pattern: "/v2/experiments/{slug}", Handlers: map[string]http.HandlerFunc{http.MethodGet: s.get}},
 		{Pattern: "/v2/experiments/{slug}/runs/{run}/tasks", Handlers: map[string]http.HandlerFunc{http.MethodPost: s.createTask}},
 		{Pattern: "/v2/experiments/{slug}/runs/{run}/tasks/{task}", Handlers: map[string]http.HandlerFunc{http.MethodPost: s.execute}},
@@ -237,51 +238,131 @@ func (s *Service) initialize(w http.ResponseWriter, r *http.Request) {
 	if !httpjson.ReadObject(w, r, &req) {
 		return
 	}
-	if !dataset.ValidSlug(req.Slug) {
-		answerError(w, badRequest{fmt.Sprintf("slug: %q is not an experiment slug: 1 to 64 of a-z, 0-9 and '-'", req.Slug)})
-		return
-	}
-	if req.DatasetSlug != "" {
-		dd, err := s.store.GetDocument(r.Context(), dataset.Kind, dataset.Scope(t), req.DatasetSlug)
-		if errors.Is(err, warehouse.ErrNotFound) {
-			answerError(w, notFound{fmt.Sprintf("dataset %q", req.DatasetSlug)})
-			return
-		}
-		if err != nil {
-			answerError(w, err)
-			return
-		}
-		if req.DatasetVersion != "" {
-			if _, err := s.store.GetDocument(r.Context(), dataset.VersionKind, dd.ID, req.DatasetVersion); errors.Is(err, warehouse.ErrNotFound) {
-				answerError(w, notFound{fmt.Sprintf("version %q of dataset %q (publish it first)", req.DatasetVersion, req.DatasetSlug)})
-				return
-			} else if err != nil {
-				answerError(w, err)
-				return
-			}
-		}
-	}
-	exp, _, err := getBody[Experiment](r.Context(), s.store, Kind, dataset.Scope(t), req.Slug, "experiment")
-	var nf notFound
-	if errors.As(err, &nf) {
-		exp = Experiment{ID: randid.New(), Slug: req.Slug, DatasetSlug: req.DatasetSlug, EvaluatorSlugs: req.EvaluatorSlugs,
-			Metadata: req.ExperimentMetadata, CreatedAt: s.now().UTC()}
-		err = put(r.Context(), s.store, Kind, dataset.Scope(t), exp.ID, exp.Slug, exp)
-		if errors.Is(err, warehouse.ErrConflict) { // created meanwhile by another run
-			exp, _, err = getBody[Experiment](r.Context(), s.store, Kind, dataset.Scope(t), req.Slug, "experiment")
-		}
-	}
+	exp, run, err := s.start(r.Context(), t, req)
 	if err != nil {
 		answerError(w, err)
 		return
 	}
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"experiment": exp, "run": run})
+}
+
+// start checks the dataset version a run names and records the run (and
+// the experiment, on its first run).
+func (s *Service) start(ctx context.Context, t tenant.Tenant, req initializeRequest) (Experiment, Run, error) {
+	if !dataset.ValidSlug(req.Slug) {
+		return Experiment{}, Run{}, badRequest{fmt.Sprintf("slug: %q is not an experiment slug: 1 to 64 of a-z, 0-9 and '-'", req.Slug)}
+	}
+	if req.Slug == "initialize" || req.Slug == "run-in-github" {
+		return Experiment{}, Run{}, badRequest{fmt.Sprintf("slug: %q is a path of the API, not an experiment slug", req.Slug)}
+	}
+	if req.DatasetSlug != "" {
+		dd, err := s.store.GetDocument(ctx, dataset.Kind, dataset.Scope(t), req.DatasetSlug)
+		if errors.Is(err, warehouse.ErrNotFound) {
+			return Experiment{}, Run{}, notFound{fmt.Sprintf("dataset %q", req.DatasetSlug)}
+		}
+		if err != nil {
+			return Experiment{}, Run{}, err
+		}
+		if req.DatasetVersion != "" {
+			if _, err := s.store.GetDocument(ctx, dataset.VersionKind, dd.ID, req.DatasetVersion); errors.Is(err, warehouse.ErrNotFound) {
+				return Experiment{}, Run{}, notFound{fmt.Sprintf("version %q of dataset %q (publish it first)", req.DatasetVersion, req.DatasetSlug)}
+			} else if err != nil {
+				return Experiment{}, Run{}, err
+			}
+		}
+	}
+	exp, _, err := getBody[Experiment](ctx, s.store, Kind, dataset.Scope(t), req.Slug, "experiment")
+	var nf notFound
+	if errors.As(err, &nf) {
+		exp = Experiment{ID: randid.New(), Slug: req.Slug, DatasetSlug: req.DatasetSlug, EvaluatorSlugs: req.EvaluatorSlugs,
+			Metadata: req.ExperimentMetadata, CreatedAt: s.now().UTC()}
+		err = put(ctx, s.store, Kind, dataset.Scope(t), exp.ID, exp.Slug, exp)
+		if errors.Is(err, warehouse.ErrConflict) { // created meanwhile by another run
+			exp, _, err = getBody[Experiment](ctx, s.store, Kind, dataset.Scope(t), req.Slug, "experiment")
+		}
+	}
+	if err != nil {
+		return exp, Run{}, err
+	}
 	run := Run{ID: randid.New(), ExperimentID: exp.ID, DatasetSlug: req.DatasetSlug, DatasetVersion: req.DatasetVersion,
 		EvaluatorSlugs: req.EvaluatorSlugs, Metadata: req.ExperimentRunMetadata, CreatedAt: s.now().UTC()}
-	if err := put(r.Context(), s.store, RunKind, exp.ID, run.ID, "", run); err != nil {
+	return exp, run, put(ctx, s.store, RunKind, exp.ID, run.ID, "", run)
+}
+
+// githubRequest is the body of POST /v2/experiments/run-in-github: the
+// SDK ran the app in a pull request's CI and sends the outputs for
+// evaluation here.
+type githubRequest struct {
+	ExperimentSlug        string         `json:"experiment_slug"`
+	DatasetSlug           string         `json:"dataset_slug"`
+	DatasetVersion        string         `json:"dataset_version"`
+	EvaluatorSlugs        []string       `json:"evaluator_slugs"`
+	ExperimentMetadata    map[string]any `json:"experiment_metadata"`
+	ExperimentRunMetadata map[string]any `json:"experiment_run_metadata"`
+	GitHubContext         map[string]any `json:"github_context"`
+	TaskResults           []struct {
+		Input  map[string]any `json:"input"`
+		Output map[string]any `json:"output"`
+		Error  string         `json:"error"`
+	} `json:"task_results"`
+}
+
+// runInGitHub stores the task results of a run made in GitHub Actions and
+// evaluates them here (evalcol calls nothing outside).
+func (s *Service) runInGitHub(w http.ResponseWriter, r *http.Request) {
+	t, _ := tenant.FromContext(r.Context())
+	var req githubRequest
+	if !httpjson.ReadObject(w, r, &req) {
+		return
+	}
+	if len(req.TaskResults) > MaxTasksPerRun {
+		answerError(w, badRequest{fmt.Sprintf("task_results: at most %d a run", MaxTasksPerRun)})
+		return
+	}
+	meta := req.ExperimentRunMetadata
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	if req.GitHubContext != nil {
+		meta["github_context"] = req.GitHubContext
+	}
+	exp, run, err := s.start(r.Context(), t, initializeRequest{Slug: req.ExperimentSlug, DatasetSlug: req.DatasetSlug, DatasetVersion: req.DatasetVersion,
+		EvaluatorSlugs: req.EvaluatorSlugs, ExperimentMetadata: req.ExperimentMetadata, ExperimentRunMetadata: meta})
+	if err != nil {
 		answerError(w, err)
 		return
 	}
-	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"experiment": exp, "run": run})
+	evaluated := 0
+	for _, tr := range req.TaskResults {
+		task := Task{ID: randid.New(), Input: tr.Input, Output: tr.Output, CreatedAt: s.now().UTC()}
+		if err := put(r.Context(), s.store, TaskKind, run.ID, task.ID, "", task); err != nil {
+			answerError(w, err)
+			return
+		}
+		if tr.Error != "" {
+			continue // the app failed on this row: nothing to judge
+		}
+		for _, slug := range req.EvaluatorSlugs {
+			ex := Execution{ID: randid.New(), TaskID: task.ID, EvaluatorSlug: slug, CreatedAt: s.now().UTC()}
+			res, err := s.runBounded(r.Context(), t, slug, tr.Output, nil)
+			if err != nil {
+				ex.Error = err.Error()
+			} else {
+				ex.Result, ex.Verdict, ex.Score, ex.EvaluatorVersion = res.Output, res.Verdict, res.Score, res.Version
+			}
+			if err := put(r.Context(), s.store, ExecutionKind, run.ID, ex.ID, "", ex); err != nil {
+				answerError(w, err)
+				return
+			}
+			if err := s.store.WriteMetricPoints(r.Context(), points(t, exp, run, ex)); err != nil {
+				answerError(w, err)
+				return
+			}
+			evaluated++
+		}
+	}
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"experiment_id": exp.ID, "experiment_slug": exp.Slug, "run_id": run.ID,
+		"tasks": len(req.TaskResults), "evaluations": evaluated})
 }
 
 // runOf reads the experiment of the path and its run.

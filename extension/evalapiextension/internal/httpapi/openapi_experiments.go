@@ -25,6 +25,9 @@ func experimentPaths(paths obj) {
 	paths["/v2/experiments/initialize"] = obj{"put": operation("initializeExperiment", "Start a run (creating the experiment on its first run); the dataset version must be published.", "experiments",
 		obj{"200": response("The experiment and the new run.", schemaRef("ExperimentRun")), "400": errorResponse("A bad field, named."), "404": errorResponse("No such dataset or version.")},
 		obj{"requestBody": body("ExperimentInitialize")})}
+	paths["/v2/experiments/run-in-github"] = obj{"post": operation("runExperimentInGitHub", "A run made in a pull request's CI: its task results are stored and evaluated here.", "experiments",
+		obj{"200": response("{experiment_id, experiment_slug, run_id, tasks, evaluations}.", schemaRef("ExperimentRun")), "400": errorResponse("A bad field, named."), "404": errorResponse("No such dataset or version.")},
+		obj{"requestBody": body("ExperimentInitialize")})}
 	paths["/v2/experiments/{slug}"] = obj{"get": operation("getExperiment", "The experiment and its runs, each summarised per evaluator, to compare runs.", "experiments",
 		obj{"200": response("The summary.", schemaRef("ExperimentSummary")), "404": notFound}, obj{"parameters": []obj{slug}})}
 	paths["/v2/experiments/{slug}/runs/{run}/tasks"] = obj{"post": operation("createExperimentTask", "Record the app's output for one row.", "experiments",
