@@ -325,3 +325,79 @@ func JSONL(cols []Column, rows []map[string]any) []byte {
 	}
 	return buf.Bytes()
 }
+
+// MaxCSVBytes bounds a CSV a dataset takes in one upload.
+const MaxCSVBytes = 4 << 20
+
+// ParseCSV reads a CSV with a header line into columns (typed by what
+// every value of a column parses as: number, boolean, else string) and
+// rows by column slug (empty cells left out). A BOM is skipped; quoted
+// fields may hold commas and newlines. A ragged line, an empty or
+// repeated header, or more than MaxCSVBytes is an error that says where.
+func ParseCSV(data []byte) ([]Column, []map[string]any, error) {
+	if len(data) > MaxCSVBytes {
+		return nil, nil, fieldErrorf("csv", "%d bytes is over the limit of %d", len(data), MaxCSVBytes)
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(data) {
+		return nil, nil, fieldErrorf("csv", "is not UTF-8 text")
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	r.ReuseRecord = false
+	records, err := r.ReadAll()
+	if err != nil {
+		return nil, nil, fieldErrorf("csv", "%v", err)
+	}
+	if len(records) == 0 {
+		return nil, nil, fieldErrorf("csv", "is empty: send a header line, then one line per row")
+	}
+	header := records[0]
+	if len(header) > MaxColumns {
+		return nil, nil, fieldErrorf("csv", "%d columns; a dataset has at most %d", len(header), MaxColumns)
+	}
+	var ds Dataset
+	for i, name := range header {
+		col, err := ds.NewColumn(Column{Name: strings.TrimSpace(name)})
+		if err != nil {
+			return nil, nil, fieldErrorf(fmt.Sprintf("csv header, column %d", i+1), "%v", err)
+		}
+		ds.Columns = append(ds.Columns, col)
+	}
+	if len(records)-1 > MaxRows {
+		return nil, nil, fieldErrorf("csv", "%d rows; a dataset holds at most %d", len(records)-1, MaxRows)
+	}
+	// Type each column by what all its values parse as.
+	for i := range ds.Columns {
+		num, boolean, any := true, true, false
+		for _, rec := range records[1:] {
+			v := strings.TrimSpace(rec[i])
+			if v == "" {
+				continue
+			}
+			any = true
+			if f, err := strconv.ParseFloat(v, 64); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				num = false
+			}
+			if _, err := strconv.ParseBool(v); err != nil || (v != "true" && v != "false") {
+				boolean = false
+			}
+		}
+		switch {
+		case any && num:
+			ds.Columns[i].Type = TypeNumber
+		case any && boolean:
+			ds.Columns[i].Type = TypeBoolean
+		}
+	}
+	rows := make([]map[string]any, 0, len(records)-1)
+	for _, rec := range records[1:] {
+		row := map[string]any{}
+		for i, c := range ds.Columns {
+			if v := strings.TrimSpace(rec[i]); v != "" {
+				row[c.Slug] = v
+			}
+		}
+		rows = append(rows, row)
+	}
+	return ds.Columns, rows, nil
+}

@@ -510,19 +510,22 @@ func (s *Service) Append(ctx context.Context, t tenant.Tenant, name string, cols
 			ds.Columns = append(ds.Columns, col)
 		}
 		have := map[any]bool{}
-		existing, err := s.allRows(ctx, *ds)
-		if err != nil {
-			return err
-		}
-		for _, r := range existing {
-			have[r[key]] = true
+		if key != "" {
+			existing, err := s.allRows(ctx, *ds)
+			if err != nil {
+				return err
+			}
+			for _, r := range existing {
+				have[r[key]] = true
+			}
 		}
 		fresh = fresh[:0]
 		for _, r := range rows {
-			if !have[r[key]] {
+			if key == "" || !have[r[key]] {
 				fresh = append(fresh, r)
 			}
 		}
+		var err error
 		if fresh, err = s.checkRows(ds, fresh); err != nil {
 			return err
 		}
@@ -598,12 +601,8 @@ func (s *Service) addRows(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) rows(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	ds, err := s.load(r.Context(), t, r.PathValue("slug"))
-	if err != nil {
-		answerError(w, err)
-		return
-	}
 	limit, offset := 100, 0
+	var err error
 	if v := r.URL.Query().Get("limit"); v != "" {
 		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > warehouse.MaxDocumentPage {
 			httpjson.WriteError(w, http.StatusBadRequest, fmt.Sprintf("limit: %q is not a number from 1 to %d", v, warehouse.MaxDocumentPage))
@@ -616,21 +615,45 @@ func (s *Service) rows(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	docs, err := s.store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.RowKind, Scope: ds.ID, Limit: limit, Offset: offset})
+	ds, rows, err := s.Rows(r.Context(), t, r.PathValue("slug"), limit, offset)
 	if err != nil {
 		answerError(w, err)
 		return
+	}
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"rows": rows, "total": ds.RowCount, "limit": limit, "offset": offset})
+}
+
+// Get returns the tenant's dataset whose slug or id is key.
+func (s *Service) Get(ctx context.Context, t tenant.Tenant, key string) (dataset.Dataset, error) {
+	return s.load(ctx, t, key)
+}
+
+// IsNotFound reports whether err says that a dataset, row or version
+// does not exist.
+func IsNotFound(err error) bool {
+	var nf errNotFound
+	return errors.As(err, &nf)
+}
+
+// Rows returns a page of a dataset's rows in insertion order.
+func (s *Service) Rows(ctx context.Context, t tenant.Tenant, key string, limit, offset int) (dataset.Dataset, []dataset.Row, error) {
+	ds, err := s.load(ctx, t, key)
+	if err != nil {
+		return ds, nil, err
+	}
+	docs, err := s.store.ListDocuments(ctx, warehouse.DocumentQuery{Kind: dataset.RowKind, Scope: ds.ID, Limit: limit, Offset: offset})
+	if err != nil {
+		return ds, nil, err
 	}
 	rows := make([]dataset.Row, 0, len(docs))
 	for _, d := range docs {
 		var row dataset.Row
 		if err := json.Unmarshal(d.Body, &row); err != nil {
-			answerError(w, err)
-			return
+			return ds, nil, fmt.Errorf("decode row %s: %w", d.ID, err)
 		}
 		rows = append(rows, row)
 	}
-	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"rows": rows, "total": ds.RowCount, "limit": limit, "offset": offset})
+	return ds, rows, nil
 }
 
 func (s *Service) updateRow(w http.ResponseWriter, r *http.Request) {
@@ -647,29 +670,37 @@ func (s *Service) updateRow(w http.ResponseWriter, r *http.Request) {
 		httpjson.WriteError(w, http.StatusBadRequest, `values: send {"values": {column: value, ...}}`)
 		return
 	}
-	ds, err := s.load(r.Context(), t, r.PathValue("slug"))
+	row, err := s.UpdateRow(r.Context(), t, r.PathValue("slug"), r.PathValue("row"), values)
 	if err != nil {
 		answerError(w, err)
 		return
+	}
+	httpjson.WriteJSON(w, http.StatusOK, row)
+}
+
+// UpdateRow changes some values of a row (by column slug or name).
+func (s *Service) UpdateRow(ctx context.Context, t tenant.Tenant, key, rowID string, values map[string]any) (dataset.Row, error) {
+	ds, err := s.load(ctx, t, key)
+	if err != nil {
+		return dataset.Row{}, err
 	}
 	checked, err := ds.CheckValues(values, true)
 	if err != nil {
-		answerError(w, err)
-		return
+		return dataset.Row{}, err
 	}
-	d, err := s.store.GetDocument(r.Context(), dataset.RowKind, ds.ID, r.PathValue("row"))
+	d, err := s.store.GetDocument(ctx, dataset.RowKind, ds.ID, rowID)
 	if errors.Is(err, warehouse.ErrNotFound) {
-		answerError(w, errNotFound{fmt.Sprintf("row %q", r.PathValue("row"))})
-		return
+		return dataset.Row{}, errNotFound{fmt.Sprintf("row %q", rowID)}
 	}
 	if err != nil {
-		answerError(w, err)
-		return
+		return dataset.Row{}, err
 	}
 	var row dataset.Row
 	if err := json.Unmarshal(d.Body, &row); err != nil {
-		answerError(w, err)
-		return
+		return row, fmt.Errorf("decode row %s: %w", rowID, err)
+	}
+	if row.Values == nil {
+		row.Values = map[string]any{}
 	}
 	for k, v := range checked {
 		row.Values[k] = v
@@ -677,11 +708,7 @@ func (s *Service) updateRow(w http.ResponseWriter, r *http.Request) {
 	row.UpdatedAt = s.now().UTC()
 	d.Body, _ = json.Marshal(row)
 	d.Version++
-	if err := s.store.UpdateDocument(r.Context(), d); err != nil {
-		answerError(w, err)
-		return
-	}
-	httpjson.WriteJSON(w, http.StatusOK, row)
+	return row, s.store.UpdateDocument(ctx, d)
 }
 
 func (s *Service) deleteRow(w http.ResponseWriter, r *http.Request) {
@@ -733,20 +760,34 @@ func (s *Service) allRows(ctx context.Context, ds dataset.Dataset) ([]map[string
 
 func (s *Service) publish(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	ds, err := s.load(r.Context(), t, r.PathValue("slug"))
+	ds, err := s.Publish(r.Context(), t, r.PathValue("slug"))
+	if errors.Is(err, errPublishRace) {
+		httpjson.WriteError(w, http.StatusConflict, err.Error())
+		return
+	}
 	if err != nil {
 		answerError(w, err)
 		return
 	}
-	rows, err := s.allRows(r.Context(), ds)
+	httpjson.WriteJSON(w, http.StatusOK, view(ds))
+}
+
+// errPublishRace is a publish that met another at once.
+var errPublishRace = errors.New("another publish of this dataset ran at the same time; publish again")
+
+// Publish snapshots the dataset's rows as its next version.
+func (s *Service) Publish(ctx context.Context, t tenant.Tenant, key string) (dataset.Dataset, error) {
+	ds, err := s.load(ctx, t, key)
 	if err != nil {
-		answerError(w, err)
-		return
+		return ds, err
 	}
-	existing, err := s.store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.VersionKind, Scope: ds.ID})
+	rows, err := s.allRows(ctx, ds)
 	if err != nil {
-		answerError(w, err)
-		return
+		return ds, err
+	}
+	existing, err := s.store.ListDocuments(ctx, warehouse.DocumentQuery{Kind: dataset.VersionKind, Scope: ds.ID})
+	if err != nil {
+		return ds, err
 	}
 	v := dataset.Version{Version: "v" + strconv.Itoa(len(existing)+1), RowCount: len(rows), Columns: ds.Columns, PublishedAt: s.now().UTC()}
 	// The rows as JSONL, in chunks; the version document is written last,
@@ -758,10 +799,12 @@ func (s *Service) publish(w http.ResponseWriter, r *http.Request) {
 			end = start + i + 1
 		}
 		chunk, _ := json.Marshal(string(data[start:end]))
-		if err := s.store.CreateDocument(r.Context(), warehouse.Document{Kind: dataset.ChunkKind, Scope: ds.ID + "@" + v.Version,
+		if err := s.store.CreateDocument(ctx, warehouse.Document{Kind: dataset.ChunkKind, Scope: ds.ID + "@" + v.Version,
 			ID: fmt.Sprintf("%06d", v.Chunks), Body: chunk}); err != nil {
-			answerError(w, err)
-			return
+			if errors.Is(err, warehouse.ErrConflict) {
+				return ds, errPublishRace
+			}
+			return ds, err
 		}
 		start = end
 	}
@@ -769,47 +812,76 @@ func (s *Service) publish(w http.ResponseWriter, r *http.Request) {
 		dataset.Version
 		Chunks int `json:"chunks"`
 	}{v, v.Chunks})
-	if err := s.store.CreateDocument(r.Context(), warehouse.Document{Kind: dataset.VersionKind, Scope: ds.ID, ID: v.Version, Body: body}); err != nil {
+	if err := s.store.CreateDocument(ctx, warehouse.Document{Kind: dataset.VersionKind, Scope: ds.ID, ID: v.Version, Body: body}); err != nil {
 		if errors.Is(err, warehouse.ErrConflict) {
-			httpjson.WriteError(w, http.StatusConflict, "another publish of this dataset ran at the same time; publish again")
-			return
+			return ds, errPublishRace
 		}
-		answerError(w, err)
-		return
+		return ds, err
 	}
-	ds, err = s.change(r.Context(), t, ds.ID, func(ds *dataset.Dataset) error {
+	return s.change(ctx, t, ds.ID, func(ds *dataset.Dataset) error {
 		ds.Version, ds.Published = v.Version, true
 		return nil
 	})
-	if err != nil {
-		answerError(w, err)
-		return
-	}
-	httpjson.WriteJSON(w, http.StatusOK, view(ds))
 }
 
 func (s *Service) versions(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	ds, err := s.load(r.Context(), t, r.PathValue("slug"))
+	ds, out, err := s.Versions(r.Context(), t, r.PathValue("slug"))
 	if err != nil {
 		answerError(w, err)
 		return
 	}
-	docs, err := s.store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.VersionKind, Scope: ds.ID})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"dataset_id": ds.ID, "dataset_slug": ds.Slug, "versions": out, "total": len(out)})
+}
+
+// Versions returns a dataset's published versions, oldest first.
+func (s *Service) Versions(ctx context.Context, t tenant.Tenant, key string) (dataset.Dataset, []dataset.Version, error) {
+	ds, err := s.load(ctx, t, key)
 	if err != nil {
-		answerError(w, err)
-		return
+		return ds, nil, err
+	}
+	docs, err := s.store.ListDocuments(ctx, warehouse.DocumentQuery{Kind: dataset.VersionKind, Scope: ds.ID})
+	if err != nil {
+		return ds, nil, err
 	}
 	out := make([]dataset.Version, 0, len(docs))
 	for _, d := range docs {
 		var v dataset.Version
 		if err := json.Unmarshal(d.Body, &v); err != nil {
-			answerError(w, err)
-			return
+			return ds, nil, fmt.Errorf("decode version %s: %w", d.ID, err)
 		}
 		out = append(out, v)
 	}
-	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"dataset_id": ds.ID, "dataset_slug": ds.Slug, "versions": out, "total": len(out)})
+	return ds, out, nil
+}
+
+// VersionJSONL returns a published version as JSONL.
+func (s *Service) VersionJSONL(ctx context.Context, t tenant.Tenant, key, version string) ([]byte, error) {
+	return s.versionData(ctx, t, key, version)
+}
+
+// VersionCSV returns a published version as CSV.
+func (s *Service) VersionCSV(ctx context.Context, t tenant.Tenant, key, version string) ([]byte, error) {
+	data, err := s.versionData(ctx, t, key, version)
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	var head struct {
+		Columns []dataset.Column `json:"columns"`
+	}
+	if err := json.Unmarshal(lines[0], &head); err != nil {
+		return nil, fmt.Errorf("decode version header: %w", err)
+	}
+	rows := make([]map[string]any, 0, len(lines)-1)
+	for _, l := range lines[1:] {
+		var row map[string]any
+		if err := json.Unmarshal(l, &row); err != nil {
+			return nil, fmt.Errorf("decode version row: %w", err)
+		}
+		rows = append(rows, row)
+	}
+	return dataset.CSV(head.Columns, rows), nil
 }
 
 // versionData reads a published version's JSONL.
@@ -859,29 +931,11 @@ func (s *Service) versionJSONL(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) versionCSV(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	data, err := s.versionData(r.Context(), t, r.PathValue("slug"), r.PathValue("version"))
+	out, err := s.VersionCSV(r.Context(), t, r.PathValue("slug"), r.PathValue("version"))
 	if err != nil {
 		answerError(w, err)
 		return
 	}
-	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
-	var head struct {
-		Columns []dataset.Column `json:"columns"`
-	}
-	if err := json.Unmarshal(lines[0], &head); err != nil {
-		answerError(w, fmt.Errorf("decode version header: %w", err))
-		return
-	}
-	rows := make([]map[string]any, 0, len(lines)-1)
-	for _, l := range lines[1:] {
-		var row map[string]any
-		if err := json.Unmarshal(l, &row); err != nil {
-			answerError(w, fmt.Errorf("decode version row: %w", err))
-			return
-		}
-		rows = append(rows, row)
-	}
-	out := dataset.CSV(head.Columns, rows)
 	// Traceloop's Node SDK 0.27.0 (getVersionCSV) accepts only a JSON
 	// string; other clients get text/csv.
 	if r.Header.Get("X-Traceloop-SDK-Version") != "" && !strings.Contains(r.Header.Get("Accept"), "text/csv") {
