@@ -97,6 +97,19 @@
       });
     }
 
+    // A CSV file chosen for upload is read into the form's text box.
+    var csvFile = document.getElementById("csv-file");
+    var csvText = document.getElementById("csv-text");
+    if (csvFile && csvText && window.FileReader) {
+      csvFile.addEventListener("change", function () {
+        var f = csvFile.files && csvFile.files[0];
+        if (!f) return;
+        var reader = new FileReader();
+        reader.onload = function () { csvText.value = String(reader.result); };
+        reader.readAsText(f);
+      });
+    }
+
     // Chart bars and histogram bins are links; keyboard focus shows their
     // title like a hover does.
     document.querySelectorAll("svg a[data-tip]").forEach(function (a) {
