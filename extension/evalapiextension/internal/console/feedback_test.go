@@ -86,6 +86,9 @@ func TestTraceShowsFeedback(t *testing.T) {
 	if list.status != 200 || !strings.Contains(list.body, traceID) || strings.Contains(list.body, "svc-other") {
 		t.Errorf("traces annotated thumbs:true: %d, has the trace %v, has the other %v", list.status, strings.Contains(list.body, traceID), strings.Contains(list.body, "svc-other"))
 	}
+	if !strings.Contains(list.body, `<span class="chip v-none feedback" title="user-feedback: thumbs=true">feedback</span>`) {
+		t.Error("the traces list does not mark the trace's feedback")
+	}
 	if list := do(t, c, "GET", s.URL+"/ui/traces?range=1h&annotation=thumbs", nil); !strings.Contains(list.body, `is not &lt;task&gt;.&lt;tag&gt;:&lt;value&gt;`) {
 		t.Error("a malformed feedback filter is not explained")
 	}

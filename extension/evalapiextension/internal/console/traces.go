@@ -3,8 +3,10 @@ package console
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +71,12 @@ type listRow struct {
 	Spans, Errors   int
 	NoRoot, Partial bool
 	Chips           []chip
+	// Feedback counts the annotations about the row's trace (or span),
+	// by its id; FeedbackTitle lists them for the hover.
+	Feedback      int
+	FeedbackTitle string
+	traceID       string
+	spanID        string
 }
 
 // preset is a time range link.
@@ -166,6 +174,38 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, "traces", page{Title: "Traces", Nav: "traces", Data: data})
 }
 
+// markFeedback counts, on each row, the annotations about its trace (or,
+// in the spans view, its span) by id: one annotation query a page. A
+// warehouse that does not answer leaves the counts out.
+func (c *Console) markFeedback(ctx context.Context, env string, rows []listRow) {
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, r.traceID)
+		if r.spanID != "" {
+			ids = append(ids, r.spanID)
+		}
+	}
+	anns, err := annotationapi.ForEntities(ctx, c.opts.Store, env, ids)
+	if err != nil || len(anns) == 0 {
+		return
+	}
+	for i := range rows {
+		var titles []string
+		for _, a := range anns {
+			if a.EntityInstanceID == rows[i].traceID || rows[i].spanID != "" && a.EntityInstanceID == rows[i].spanID {
+				rows[i].Feedback++
+				var tags []string
+				for k, v := range a.Tags {
+					tags = append(tags, fmt.Sprintf("%s=%v", k, v))
+				}
+				sort.Strings(tags)
+				titles = append(titles, a.Task+": "+strings.Join(tags, " "))
+			}
+		}
+		rows[i].FeedbackTitle = strings.Join(titles, "\n")
+	}
+}
+
 // listFilters are p's span filters, its annotation filter resolved.
 func (c *Console) listFilters(ctx context.Context, t tenant.Tenant, p listParams) ([]warehouse.Filter, error) {
 	filters := p.filters()
@@ -198,8 +238,9 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 	data.Matched = -1 // a trace page does not count its matches
 	for _, tr := range page.Traces {
 		row := listRow{
-			Link:  traceLink(tr.TraceID, tr.Start, ""),
-			Start: tr.Start, Name: tr.Root.SpanName, Duration: tr.End - tr.Start, Tokens: tr.TotalTokens,
+			traceID: tr.TraceID,
+			Link:    traceLink(tr.TraceID, tr.Start, ""),
+			Start:   tr.Start, Name: tr.Root.SpanName, Duration: tr.End - tr.Start, Tokens: tr.TotalTokens,
 			Spans: tr.SpanCount, Errors: tr.ErrorCount, NoRoot: !tr.HasRoot, Partial: tr.Partial,
 			Service: strings.Join(tr.Services, ", "), Workflow: strings.Join(tr.Workflows, ", "), Model: strings.Join(tr.Models, ", "),
 		}
@@ -215,6 +256,7 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 		row.Chips = aggregateChips(row.Chips)
 		data.Rows = append(data.Rows, row)
 	}
+	c.markFeedback(r.Context(), t.Environment, data.Rows)
 	return c.nextLink(r.Context(), cursorseal.Traces, t.Environment, p, page.NextCursor, data)
 }
 
@@ -234,6 +276,7 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 	data.CutByBytes = page.CutByBytes
 	for _, s := range page.Spans {
 		row := listRow{
+			traceID: s.TraceID, spanID: s.SpanID,
 			Link:  traceLink(s.TraceID, s.Timestamp, s.SpanID),
 			Start: s.Timestamp, Service: s.ServiceName, Workflow: s.WorkflowName, Name: s.SpanName,
 			Duration: s.Duration, Tokens: s.TotalTokens, Model: firstNonEmpty(s.RequestModel, s.ResponseModel), Spans: 1,
@@ -250,6 +293,7 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 		row.Chips = aggregateChips(row.Chips)
 		data.Rows = append(data.Rows, row)
 	}
+	c.markFeedback(r.Context(), t.Environment, data.Rows)
 	return c.nextLink(r.Context(), cursorseal.Spans, t.Environment, p, page.NextCursor, data)
 }
 
