@@ -7,7 +7,7 @@
 const { test, before, after } = require("node:test");
 const assert = require("node:assert/strict");
 
-const { TraceloopClient } = require("@traceloop/node-server-sdk");
+const { TraceloopClient, attachment } = require("@traceloop/node-server-sdk");
 const { startEvalcol } = require("../lib/evalcol.js");
 
 let evalcol;
@@ -80,4 +80,24 @@ test("a dataset's life through the SDK", async () => {
   await client.datasets.delete("support-questions");
   assert.equal((await client.datasets.list()).datasets.length, 0);
   await assert.rejects(client.datasets.get("support-questions"), /dataset "support-questions" not found/);
+});
+
+test("file columns: an upload to evalcol's own upload URL, and an external URL", async () => {
+  const created = await client.datasets.create({ name: "Receipts" });
+  await created.addColumn([{ name: "label", type: "string" }, { name: "scan", type: "file" }]);
+  const ds = await client.datasets.get("receipts");
+  const bytes = Buffer.from("%PDF-1.4 pretend receipt");
+  const [uploaded, linked] = await ds.addRows([
+    { label: "uploaded", scan: attachment.buffer(bytes, "receipt.pdf", { contentType: "application/pdf", fileType: "file" }) },
+    { label: "linked", scan: attachment.url("https://files.example.com/r/42.pdf", { fileType: "file" }) },
+  ]);
+  assert.ok(uploaded.id && linked.id);
+  const rows = await ds.getRows(10, 0);
+  const byLabel = Object.fromEntries(rows.map((r) => [r.data.label, r.data.scan]));
+  assert.equal(byLabel.uploaded.storageType, "internal");
+  assert.equal(byLabel.uploaded.size, bytes.length);
+  assert.equal(byLabel.uploaded.fileName, "receipt.pdf");
+  assert.match(byLabel.uploaded.storageKey, /^files\/[0-9a-f]{32}$/);
+  assert.equal(byLabel.linked.storageType, "external");
+  assert.equal(byLabel.linked.url, "https://files.example.com/r/42.pdf");
 });

@@ -35,7 +35,7 @@ func New(store warehouse.DocumentStore) *Service { return &Service{store: store,
 // Routes are the service's paths.
 func (s *Service) Routes() []httpjson.Route {
 	h := func(m map[string]http.HandlerFunc) map[string]http.HandlerFunc { return m }
-	return []httpjson.Route{
+	return append([]httpjson.Route{
 		{Pattern: "/v2/datasets", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.list, http.MethodPost: s.create})},
 		{Pattern: "/v2/datasets/{slug}", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.get, http.MethodPut: s.update, http.MethodDelete: s.delete})},
 		{Pattern: "/v2/datasets/{slug}/columns", Handlers: h(map[string]http.HandlerFunc{http.MethodPost: s.addColumn})},
@@ -46,7 +46,7 @@ func (s *Service) Routes() []httpjson.Route {
 		{Pattern: "/v2/datasets/{slug}/versions", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.versions})},
 		{Pattern: "/v2/datasets/{slug}/versions/{version}", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.versionCSV})},
 		{Pattern: "/v2/datasets/{slug}/versions/{version}/jsonl", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.versionJSONL})},
-	}
+	}, s.fileRoutes()...)
 }
 
 // scope is the document scope of a tenant's datasets.

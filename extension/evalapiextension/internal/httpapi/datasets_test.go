@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
@@ -125,5 +126,64 @@ func testDatasets(t *testing.T, s *testServer) {
 	}
 	if status, ds := s.do(t, http.MethodPost, "/v2/datasets", a, []byte(`{"name":"Support questions"}`)); status != http.StatusCreated || ds["row_count"] != 0.0 {
 		t.Errorf("the slug again after delete: %d %v", status, ds)
+	}
+}
+
+func TestDatasetFiles(t *testing.T) { onBothBackendsWith(t, mountDatasets, testDatasetFiles) }
+
+// testDatasetFiles: a file cell takes an upload at evalcol's own URL
+// (once, without a key, size-capped) or an external URL; bad requests are
+// named and change nothing.
+func testDatasetFiles(t *testing.T, s *testServer) {
+	a, b := "Bearer "+keyA, "Bearer "+keyB
+	status, _ := s.do(t, http.MethodPost, "/v2/datasets", a, []byte(`{"name":"receipts","columns":[{"name":"label"},{"name":"scan","type":"file"}],"rows":[{"label":"one"}]}`))
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d", status)
+	}
+	_, rows := s.do(t, http.MethodGet, "/v2/datasets/receipts/rows", a, nil)
+	row := rows["rows"].([]any)[0].(map[string]any)["id"].(string)
+	cell := "/v2/datasets/receipts/rows/" + row + "/cells/"
+	if status, body := s.do(t, http.MethodPost, cell+"label/upload-url", a, []byte(`{"file_name":"x"}`)); status != http.StatusBadRequest || !strings.Contains(body["error"].(string), `"label" is a string column, not a file column`) {
+		t.Errorf("upload to a string column: %d %v", status, body)
+	}
+	if status, _ := s.do(t, http.MethodPost, cell+"scan/upload-url", b, []byte(`{"file_name":"x"}`)); status != http.StatusNotFound {
+		t.Errorf("another organization asks for an upload URL: %d", status)
+	}
+	if status, body := s.do(t, http.MethodPut, cell+"scan/upload-status", a, []byte(`{"status":"success"}`)); status != http.StatusNotFound {
+		t.Errorf("a status before any upload URL: %d %v", status, body)
+	}
+	status, up := s.do(t, http.MethodPost, cell+"scan/upload-url", a, []byte(`{"file_name":"r.pdf","content_type":"application/pdf","type":"file"}`))
+	if status != http.StatusOK || up["method"] != "PUT" {
+		t.Fatalf("upload URL: %d %v", status, up)
+	}
+	uploadPath := strings.TrimPrefix(up["upload_url"].(string), s.URL)
+	if status, body := s.do(t, http.MethodPut, cell+"scan/upload-status", a, []byte(`{"status":"success"}`)); status != http.StatusConflict || !strings.Contains(body["error"].(string), "not been uploaded") {
+		t.Errorf("success before the upload: %d %v", status, body)
+	}
+	if status, _, _ := s.send(t, http.MethodPut, uploadPath, "", bytes.Repeat([]byte("x"), 2<<20)); status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a file over the body limit: %d", status)
+	}
+	if status, _, _ := s.send(t, http.MethodPut, "/v2/uploads/0123456789abcdef0123456789abcdef", "", []byte("x")); status != http.StatusNotFound {
+		t.Errorf("an unknown upload token: %d", status)
+	}
+	if status, _, _ := s.send(t, http.MethodPut, uploadPath, "", []byte("%PDF receipt")); status != http.StatusOK {
+		t.Fatalf("upload: %d", status)
+	}
+	if status, _, _ := s.send(t, http.MethodPut, uploadPath, "", []byte("again")); status != http.StatusGone {
+		t.Errorf("a second upload to the same URL: %d", status)
+	}
+	if status, body := s.do(t, http.MethodPut, cell+"scan/upload-status", a, []byte(`{"status":"success"}`)); status != http.StatusOK || !strings.HasPrefix(body["storage_key"].(string), "files/") {
+		t.Fatalf("confirm: %d %v", status, body)
+	}
+	_, rows = s.do(t, http.MethodGet, "/v2/datasets/receipts/rows", a, nil)
+	scan := rows["rows"].([]any)[0].(map[string]any)["values"].(map[string]any)["scan"].(map[string]any)
+	if scan["storage_type"] != "internal" || scan["size"] != 12.0 || scan["file_name"] != "r.pdf" {
+		t.Errorf("the file cell: %v", scan)
+	}
+	if status, body := s.do(t, http.MethodPost, cell+"scan/external-url", a, []byte(`{"url":"file:///etc/passwd"}`)); status != http.StatusBadRequest || !strings.Contains(body["error"].(string), "url:") {
+		t.Errorf("a non-http URL: %d %v", status, body)
+	}
+	if status, body := s.do(t, http.MethodPost, cell+"scan/external-url", a, []byte(`{"url":"https://files.example.com/1.pdf","type":"file"}`)); status != http.StatusOK {
+		t.Errorf("an external URL: %d %v", status, body)
 	}
 }

@@ -56,4 +56,17 @@ func datasetPaths(paths obj) {
 		obj{"200": obj{"description": "The CSV.", "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}, "application/json": obj{"schema": obj{"type": "string"}}}}, "404": notFound}, obj{"parameters": []obj{slug, ver}})}
 	paths["/v2/datasets/{slug}/versions/{version}/jsonl"] = obj{"get": operation("getDatasetVersionJSONL", "A version as JSONL: a first line with the columns, then one object per row by column slug.", "datasets",
 		obj{"200": obj{"description": "The JSONL.", "content": obj{"application/x-ndjson": obj{"schema": obj{"type": "string"}}}}, "404": notFound}, obj{"parameters": []obj{slug, ver}})}
+	cell := []obj{slug, pathParam("row", "The row's id."), pathParam("column", "A file column's slug.")}
+	paths["/v2/datasets/{slug}/rows/{row}/cells/{column}/upload-url"] = obj{"post": operation("datasetUploadURL", "An upload URL on evalcol for a file cell (valid 15 minutes, one PUT without a key).", "datasets",
+		obj{"200": response("{upload_url, storage_key, expires_at, method}.", schemaRef("DatasetRow")), "400": errorResponse("Not a file column."), "404": notFound},
+		obj{"parameters": cell, "requestBody": body("DatasetRow")})}
+	paths["/v2/datasets/{slug}/rows/{row}/cells/{column}/upload-status"] = obj{"put": operation("datasetUploadStatus", "Confirm an upload (success sets the cell to the file's reference) or drop it (failed).", "datasets",
+		obj{"200": response("{status, storage_key}.", schemaRef("DatasetRow")), "400": bad, "404": notFound, "409": errorResponse("Nothing was uploaded yet.")},
+		obj{"parameters": cell, "requestBody": body("DatasetRow")})}
+	paths["/v2/datasets/{slug}/rows/{row}/cells/{column}/external-url"] = obj{"post": operation("datasetExternalURL", "Record an external file URL in a file cell (never fetched).", "datasets",
+		obj{"200": response("{storage_key, url}.", schemaRef("DatasetRow")), "400": bad, "404": notFound}, obj{"parameters": cell, "requestBody": body("DatasetRow")})}
+	paths["/v2/uploads/{token}"] = obj{"put": obj{"operationId": "datasetUpload", "summary": "The bytes of a file cell, at an upload URL (the token is the credential; capped by max_request_body_size).",
+		"tags": []string{"datasets"}, "security": []obj{}, "parameters": []obj{pathParam("token", "")},
+		"requestBody": obj{"required": true, "content": obj{"application/octet-stream": obj{"schema": obj{"type": "string", "format": "binary"}}}},
+		"responses":   obj{"200": obj{"description": "Stored."}, "404": errorResponse("No such upload."), "410": errorResponse("Expired or used."), "413": errorResponse("Too large.")}}}
 }

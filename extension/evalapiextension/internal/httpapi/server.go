@@ -167,7 +167,7 @@ func (a *API) routes() {
 	}
 	for _, m := range a.opts.Mounts {
 		for _, rt := range m.Routes() {
-			a.route(rt.Pattern, true, rt.Handlers)
+			a.route(rt.Pattern, !rt.Public, rt.Handlers)
 		}
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -19,6 +19,9 @@ import (
 type Route struct {
 	Pattern  string
 	Handlers map[string]http.HandlerFunc
+	// Public routes take no API key: the path itself is the capability
+	// (an upload URL with a random token), checked by the handler.
+	Public bool
 }
 
 // ErrorBody is the error response of every endpoint.
