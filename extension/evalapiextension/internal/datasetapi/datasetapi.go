@@ -225,12 +225,20 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) {
 		answerError(w, err)
 		return
 	}
-	ds, err = s.load(r.Context(), t, ds.ID)
+	s.answerWithRows(w, r, t, ds.ID, http.StatusCreated)
+}
+
+// answerWithRows answers a dataset with its first rows (Traceloop's
+// Python SDK reads the rows of a created or fetched dataset).
+func (s *Service) answerWithRows(w http.ResponseWriter, r *http.Request, t tenant.Tenant, key string, status int) {
+	ds, rows, err := s.Rows(r.Context(), t, key, warehouse.MaxDocumentPage, 0)
 	if err != nil {
 		answerError(w, err)
 		return
 	}
-	httpjson.WriteJSON(w, http.StatusCreated, view(ds))
+	out := view(ds)
+	out["rows"] = rows
+	httpjson.WriteJSON(w, status, out)
 }
 
 func (s *Service) list(w http.ResponseWriter, r *http.Request) {
@@ -255,12 +263,7 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) get(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	ds, err := s.load(r.Context(), t, r.PathValue("slug"))
-	if err != nil {
-		answerError(w, err)
-		return
-	}
-	httpjson.WriteJSON(w, http.StatusOK, view(ds))
+	s.answerWithRows(w, r, t, r.PathValue("slug"), http.StatusOK)
 }
 
 func (s *Service) update(w http.ResponseWriter, r *http.Request) {

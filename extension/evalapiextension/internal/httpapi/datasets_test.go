@@ -30,6 +30,9 @@ func testDatasets(t *testing.T, s *testServer) {
 	if cols["question"].(map[string]any)["required"] != true || cols["expected-answer"].(map[string]any)["name"] != "Expected answer" {
 		t.Errorf("columns %v", cols)
 	}
+	if rows, ok := ds["rows"].([]any); !ok || len(rows) != 0 {
+		t.Errorf("a new dataset's rows: %v", ds["rows"])
+	}
 	if status, body := s.do(t, http.MethodPost, "/v2/datasets", a, []byte(`{"name":"Support questions"}`)); status != http.StatusConflict {
 		t.Errorf("a taken slug: %d %v", status, body)
 	}
@@ -63,6 +66,9 @@ func testDatasets(t *testing.T, s *testServer) {
 	}
 	if status, _ := s.do(t, http.MethodPost, "/v2/datasets/support-questions/rows", a, []byte(`{"rows":[{"Question":"How do I return it?","Difficulty":3}]}`)); status != http.StatusCreated {
 		t.Fatalf("rows by column name: %d", status)
+	}
+	if status, got := s.do(t, http.MethodGet, "/v2/datasets/support-questions", a, nil); status != http.StatusOK || len(got["rows"].([]any)) != 3 {
+		t.Errorf("GET with its rows (as the Python SDK reads them): %d %v", status, got["rows"])
 	}
 	status, page := s.do(t, http.MethodGet, "/v2/datasets/support-questions/rows?limit=2&offset=1", a, nil)
 	if rows := page["rows"].([]any); status != http.StatusOK || len(rows) != 2 || page["total"] != 3.0 ||
