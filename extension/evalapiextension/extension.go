@@ -168,8 +168,15 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		_ = store.Close()
 		return fmt.Errorf("evalapi: %w", err)
 	}
+	metered, err := newMeteredJudge(e.settings.MeterProvider, judges)
+	if err != nil {
+		_ = ln.Close()
+		e.setups.Shutdown()
+		_ = store.Close()
+		return fmt.Errorf("evalapi: %w", err)
+	}
 	custom := customevaluators.New(customevaluators.Options{
-		Store: store, Judge: judges, Logger: e.settings.Logger,
+		Store: store, Judge: metered, Logger: e.settings.Logger,
 		IsPrebuilt: func(slug string) bool { _, ok := evaluators.Lookup(slug); return ok },
 	})
 	api := httpapi.New(httpapi.Options{

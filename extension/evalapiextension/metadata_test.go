@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/evalcol/evalcol/internal/judge/judgetest"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,7 +60,9 @@ func TestTelemetryMatchesMetadata(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	settings := tel.NewTelemetrySettings()
+	fakeJudge(t)
 	api := evalapitest.Start(t, evalapitest.Options{Telemetry: &settings})
+	exerciseJudge(t, api) // the judge's metrics
 	// Enough spans for 5 pages: a backfill rests between pages, so it
 	// runs long enough to be seen.
 	const stored = 1000
@@ -136,4 +141,73 @@ func gauge(recorded []metricdata.Metrics, name, key, value string) int64 {
 		}
 	}
 	return -1
+}
+
+// fakeJudge points the extension's default openai judge at a fake
+// server: answers pass, except for an input saying "please fail" (401).
+func fakeJudge(t *testing.T) {
+	fake := judgetest.New(t, func(r judgetest.Request) judgetest.Reply {
+		if strings.Contains(fmt.Sprint(r.Body["messages"]), "please fail") {
+			return judgetest.OpenAIError(http.StatusUnauthorized, "bad key")
+		}
+		return judgetest.OpenAIText(`{"passed": true, "score": 0.9}`)
+	})
+	t.Setenv("OPENAI_BASE_URL", fake.OpenAIBaseURL())
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+}
+
+// exerciseJudge creates a custom evaluator and runs it once well and once
+// into a provider error.
+func exerciseJudge(t *testing.T, api *evalapitest.API) {
+	status, body := api.Call(t, "POST", "/v2/evaluators", json.RawMessage(`{"name": "Polite", "provider": "openai", "model": "judge-1",
+		"messages": [{"role": "user", "content": "Is this polite? {{text}}"}],
+		"input_schema": [{"name": "text", "type": "string"}], "output_schema": [{"name": "passed", "type": "boolean"}, {"name": "score", "type": "number"}]}`))
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	for _, text := range []string{"Thank you!", "please fail"} {
+		if status, body := api.Call(t, "POST", "/v2/evaluators/polite/execute", json.RawMessage(`{"input": {"text": "`+text+`"}}`)); (status == http.StatusOK) != (text == "Thank you!") {
+			t.Fatalf("run %q: %d %s", text, status, body)
+		}
+	}
+}
+
+// TestJudgeMetrics: a custom evaluator's judge calls and tokens are
+// counted in the extension's own metrics, by outcome and kind.
+func TestJudgeMetrics(t *testing.T) {
+	fakeJudge(t)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	settings := tel.NewTelemetrySettings()
+	api := evalapitest.Start(t, evalapitest.Options{Telemetry: &settings})
+	exerciseJudge(t, api)
+	recorded, err := telemetrytest.Collect(context.Background(), tel.Reader, metadata.ScopeName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(name string, kv ...string) int64 {
+		var n int64
+		for _, m := range recorded {
+			s, ok := m.Data.(metricdata.Sum[int64])
+			if !ok || m.Name != name {
+				continue
+			}
+		points:
+			for _, dp := range s.DataPoints {
+				for i := 0; i+1 < len(kv); i += 2 {
+					if v, ok := dp.Attributes.Value(attribute.Key(kv[i])); !ok || v.AsString() != kv[i+1] {
+						continue points
+					}
+				}
+				n += dp.Value
+			}
+		}
+		return n
+	}
+	if ok, bad := sum(evalapiextension.MetricJudgeCalls, "outcome", "ok", "provider", "openai", "model", "judge-1"), sum(evalapiextension.MetricJudgeCalls, "outcome", "error"); ok != 1 || bad != 1 {
+		t.Errorf("judge calls: %d ok, %d errors; want 1 and 1", ok, bad)
+	}
+	if in, out := sum(evalapiextension.MetricJudgeTokens, "kind", "input"), sum(evalapiextension.MetricJudgeTokens, "kind", "output"); in != 42 || out != 7 {
+		t.Errorf("judge tokens: %d input, %d output; want 42 and 7", in, out)
+	}
 }
