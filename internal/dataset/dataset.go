@@ -46,7 +46,7 @@ const (
 // Limits.
 const (
 	MaxColumns     = 100
-	MaxRows        = 50_000
+	MaxRows        = 100_000
 	MaxRowBytes    = 64 << 10
 	MaxRowsPerPost = 1000
 	// ChunkBytes bounds one stored chunk of a published version.

@@ -52,6 +52,37 @@ func testDatasets(t *testing.T, s *testServer) {
 			t.Errorf("%s: %d %v, want 400 with %q", tc.name, status, body, tc.want)
 		}
 	}
+	// The dataset and a column renamed, a column removed, a bad rename
+	// refused; as the SDK's dataset.update and column.update send them.
+	if status, body := s.do(t, http.MethodPut, "/v2/datasets/support-questions", a, []byte(`{"description":"the golden set"}`)); status != http.StatusOK || body["description"] != "the golden set" {
+		t.Errorf("update dataset: %d %v", status, body)
+	}
+	if status, body := s.do(t, http.MethodPut, "/v2/datasets/support-questions", a, []byte(`{"name":""}`)); status != http.StatusBadRequest || !strings.Contains(body["error"].(string), "name: is required") {
+		t.Errorf("an empty name: %d %v", status, body)
+	}
+	if status, body := s.do(t, http.MethodPost, "/v2/datasets/support-questions/columns", a, []byte(`{"name":"Scratch","type":"string"}`)); status != http.StatusCreated {
+		t.Fatalf("add scratch column: %d %v", status, body)
+	}
+	status, upd := s.do(t, http.MethodPut, "/v2/datasets/support-questions/columns/scratch", a, []byte(`{"name":"Notes","description":"free text"}`))
+	if status != http.StatusOK || upd["columns"].(map[string]any)["scratch"].(map[string]any)["name"] != "Notes" {
+		t.Errorf("rename a column: %d %v", status, upd)
+	}
+	if status, body := s.do(t, http.MethodPut, "/v2/datasets/support-questions/columns/scratch", a, []byte(`{"name":"Question"}`)); status != http.StatusBadRequest || !strings.Contains(body["error"].(string), `has a column "Question"`) {
+		t.Errorf("a rename onto another column's name: %d %v", status, body)
+	}
+	if status, body := s.do(t, http.MethodPut, "/v2/datasets/support-questions/columns/nope", a, []byte(`{"name":"X"}`)); status != http.StatusNotFound || !strings.Contains(body["error"].(string), `column "nope" not found`) {
+		t.Errorf("an unknown column: %d %v", status, body)
+	}
+	if status, _, _ := s.send(t, http.MethodDelete, "/v2/datasets/support-questions/columns/scratch", a, nil); status != http.StatusNoContent {
+		t.Errorf("delete a column: %d", status)
+	}
+	if status, got := s.do(t, http.MethodGet, "/v2/datasets/support-questions", a, nil); status != http.StatusOK || got["columns"].(map[string]any)["scratch"] != nil {
+		t.Errorf("after the delete: %v", got["columns"])
+	}
+	if status, _, _ := s.send(t, http.MethodDelete, "/v2/datasets/support-questions/columns/difficulty", b, nil); status != http.StatusNotFound {
+		t.Errorf("another organization deletes a column: %d", status)
+	}
+
 	// Rows as the Node SDK sends them (by slug, {"Rows"}) and as the
 	// Python SDK does ({"rows"}), by column name too.
 	status, added := s.do(t, http.MethodPost, "/v2/datasets/support-questions/rows", a, []byte(`{"Rows":[

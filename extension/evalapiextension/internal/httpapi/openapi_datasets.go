@@ -42,7 +42,7 @@ func datasetPaths(paths obj) {
 	paths["/v2/datasets/{slug}/rows"] = obj{
 		"get": operation("getDatasetRows", "A page of rows in insertion order.", "datasets", obj{"200": response("The rows.", schemaRef("DatasetRows")), "404": notFound},
 			obj{"parameters": []obj{slug, queryParam("limit", "integer", "Default 100, at most 500.", false), queryParam("offset", "integer", "", false)}}),
-		"post": operation("addDatasetRows", "Add rows (at most 1 000 a request; 50 000 a dataset).", "datasets", obj{"201": response("The rows.", schemaRef("DatasetRows")), "400": bad, "404": notFound}, obj{"parameters": []obj{slug}, "requestBody": body("DatasetRowsRequest")}),
+		"post": operation("addDatasetRows", "Add rows (at most 1 000 a request; 100 000 a dataset).", "datasets", obj{"201": response("The rows.", schemaRef("DatasetRows")), "400": bad, "404": notFound}, obj{"parameters": []obj{slug}, "requestBody": body("DatasetRowsRequest")}),
 	}
 	row := pathParam("row", "The row's id.")
 	paths["/v2/datasets/{slug}/rows/{row}"] = obj{

@@ -15,3 +15,5 @@ CREATE TABLE documents (
 );
 CREATE UNIQUE INDEX documents_id ON documents (kind, scope, id);
 CREATE UNIQUE INDEX documents_slug ON documents (kind, scope, slug) WHERE slug != '';
+-- Pages of a kind and scope in creation order (a dataset's rows).
+CREATE INDEX documents_order ON documents (kind, scope, seq);
