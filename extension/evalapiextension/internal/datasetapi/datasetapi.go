@@ -43,6 +43,7 @@ func (s *Service) Routes() []httpjson.Route {
 		{Pattern: "/v2/datasets/{slug}/rows", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.rows, http.MethodPost: s.addRows})},
 		{Pattern: "/v2/datasets/{slug}/rows/{row}", Handlers: h(map[string]http.HandlerFunc{http.MethodPut: s.updateRow, http.MethodDelete: s.deleteRow})},
 		{Pattern: "/v2/datasets/{slug}/publish", Handlers: h(map[string]http.HandlerFunc{http.MethodPost: s.publish})},
+		{Pattern: "/v2/datasets/{slug}/override", Handlers: h(map[string]http.HandlerFunc{http.MethodPost: s.override})},
 		{Pattern: "/v2/datasets/{slug}/versions", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.versions})},
 		{Pattern: "/v2/datasets/{slug}/versions/{version}", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.versionCSV})},
 		{Pattern: "/v2/datasets/{slug}/versions/{version}/jsonl", Handlers: h(map[string]http.HandlerFunc{http.MethodGet: s.versionJSONL})},
@@ -542,6 +543,70 @@ func (s *Service) Append(ctx context.Context, t tenant.Tenant, name string, cols
 		return ds, 0, err
 	}
 	return ds, len(fresh), nil
+}
+
+// override replaces a dataset's rows (and, when the body names them, its
+// columns) with the body's: {"columns": [...], "rows": [...]} (or
+// "Rows"). The new rows are checked first; nothing changes when one is
+// bad. Published versions stay as they are.
+func (s *Service) override(w http.ResponseWriter, r *http.Request) {
+	t, _ := tenant.FromContext(r.Context())
+	body, ok := httpjson.ReadBody(w, r)
+	if !ok {
+		return
+	}
+	rows, err := decodeRows(body)
+	if err != nil {
+		var fe *dataset.FieldError
+		if !errors.As(err, &fe) {
+			err = &dataset.FieldError{Field: "body", Msg: err.Error()}
+		}
+		answerError(w, err)
+		return
+	}
+	var req struct {
+		Columns []dataset.Column `json:"columns"`
+	}
+	_ = json.Unmarshal(body, &req) // decodeRows read it: it is an object
+	var checked []map[string]any
+	ds, err := s.change(r.Context(), t, r.PathValue("slug"), func(ds *dataset.Dataset) error {
+		if req.Columns != nil {
+			next := dataset.Dataset{}
+			for i, c := range req.Columns {
+				col, err := next.NewColumn(c)
+				if err != nil {
+					var fe *dataset.FieldError
+					if errors.As(err, &fe) {
+						fe.Field = fmt.Sprintf("columns[%d].%s", i, fe.Field)
+					}
+					return err
+				}
+				next.Columns = append(next.Columns, col)
+			}
+			ds.Columns = next.Columns
+		}
+		ds.RowCount = 0
+		var err error
+		if checked, err = s.checkRows(ds, rows); err != nil {
+			return err
+		}
+		ds.RowCount = len(checked)
+		return nil
+	})
+	if err != nil {
+		answerError(w, err)
+		return
+	}
+	// The definition says the new count; the old rows go, the new come.
+	if err := s.deleteAll(r.Context(), dataset.RowKind, ds.ID); err != nil {
+		answerError(w, err)
+		return
+	}
+	if _, err := s.storeRows(r.Context(), ds, checked); err != nil {
+		answerError(w, err)
+		return
+	}
+	s.answerWithRows(w, r, t, ds.ID, http.StatusOK)
 }
 
 // decodeStrictRows reads {"Rows": [...]} (Node SDK) or {"rows": [...]}

@@ -141,6 +141,22 @@ func testDatasets(t *testing.T, s *testServer) {
 		t.Errorf("an unknown version: %d", status)
 	}
 
+	// Override: the rows (and columns) replaced; a bad row changes
+	// nothing; published versions stay.
+	if status, body := s.do(t, http.MethodPost, "/v2/datasets/support-questions/override", a, []byte(`{"rows":[{"question":"q1","difficulty":"x"}]}`)); status != http.StatusBadRequest || !strings.Contains(body["error"].(string), "rows[0].values.difficulty") {
+		t.Errorf("a bad override: %d %v", status, body)
+	}
+	if _, page := s.do(t, http.MethodGet, "/v2/datasets/support-questions/rows", a, nil); page["total"] != 2.0 || len(page["rows"].([]any)) != 2 {
+		t.Errorf("after a refused override: %v", page)
+	}
+	status, over := s.do(t, http.MethodPost, "/v2/datasets/support-questions/override", a, []byte(`{"columns":[{"name":"prompt","required":true}],"Rows":[{"prompt":"only one"}]}`))
+	if status != http.StatusOK || over["row_count"] != 1.0 || len(over["rows"].([]any)) != 1 || over["columns"].(map[string]any)["prompt"] == nil || over["columns"].(map[string]any)["question"] != nil {
+		t.Errorf("override: %d %v", status, over)
+	}
+	if status, _, csv := s.send(t, http.MethodGet, "/v2/datasets/support-questions/versions/v1", a, nil); status != http.StatusOK || string(csv) != want {
+		t.Errorf("v1 after an override: %d %s", status, csv)
+	}
+
 	// Another organization sees nothing and changes nothing.
 	if status, list := s.do(t, http.MethodGet, "/v2/datasets", b, nil); status != http.StatusOK || len(list["datasets"].([]any)) != 0 {
 		t.Errorf("env-b lists %v", list)

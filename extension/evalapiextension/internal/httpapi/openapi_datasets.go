@@ -49,6 +49,8 @@ func datasetPaths(paths obj) {
 		"put":    operation("updateDatasetRow", "Change a row's values ({Values} or {values}).", "datasets", obj{"200": response("The row.", schemaRef("DatasetRow")), "400": bad, "404": notFound}, obj{"parameters": []obj{slug, row}, "requestBody": body("DatasetRow")}),
 		"delete": operation("deleteDatasetRow", "Delete a row.", "datasets", obj{"204": obj{"description": "Deleted."}, "404": notFound}, obj{"parameters": []obj{slug, row}}),
 	}
+	paths["/v2/datasets/{slug}/override"] = obj{"post": operation("overrideDataset", "Replace the rows (and the columns, when given) with the body's; nothing changes when a row is bad; versions stay.", "datasets",
+		obj{"200": response("The dataset with its rows.", schemaRef("Dataset")), "400": bad, "404": notFound}, obj{"parameters": []obj{slug}, "requestBody": body("DatasetRequest")})}
 	paths["/v2/datasets/{slug}/publish"] = obj{"post": operation("publishDataset", "Publish the rows as the next immutable version (v1, v2, ...).", "datasets", obj{"200": response("The dataset.", schemaRef("Dataset")), "404": notFound}, obj{"parameters": []obj{slug}})}
 	paths["/v2/datasets/{slug}/versions"] = obj{"get": operation("getDatasetVersions", "The published versions.", "datasets", obj{"200": response("The versions.", schemaRef("DatasetVersions")), "404": notFound}, obj{"parameters": []obj{slug}})}
 	ver := pathParam("version", "v1, v2, ...")
