@@ -551,23 +551,14 @@ func (s *Service) Append(ctx context.Context, t tenant.Tenant, name string, cols
 // bad. Published versions stay as they are.
 func (s *Service) override(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	body, ok := httpjson.ReadBody(w, r)
+	body, rows, ok := readRows(w, r)
 	if !ok {
-		return
-	}
-	rows, err := decodeRows(body)
-	if err != nil {
-		var fe *dataset.FieldError
-		if !errors.As(err, &fe) {
-			err = &dataset.FieldError{Field: "body", Msg: err.Error()}
-		}
-		answerError(w, err)
 		return
 	}
 	var req struct {
 		Columns []dataset.Column `json:"columns"`
 	}
-	_ = json.Unmarshal(body, &req) // decodeRows read it: it is an object
+	_ = json.Unmarshal(body, &req) // readRows read it: it is an object
 	var checked []map[string]any
 	ds, err := s.change(r.Context(), t, r.PathValue("slug"), func(ds *dataset.Dataset) error {
 		if req.Columns != nil {
@@ -609,6 +600,24 @@ func (s *Service) override(w http.ResponseWriter, r *http.Request) {
 	s.answerWithRows(w, r, t, ds.ID, http.StatusOK)
 }
 
+// readRows reads a body of rows, answering 413 or 400 itself when it
+// cannot (ok false).
+func readRows(w http.ResponseWriter, r *http.Request) (body []byte, rows []map[string]any, ok bool) {
+	if body, ok = httpjson.ReadBody(w, r); !ok {
+		return nil, nil, false
+	}
+	rows, err := decodeRows(body)
+	if err != nil {
+		var fe *dataset.FieldError
+		if !errors.As(err, &fe) {
+			err = &dataset.FieldError{Field: "body", Msg: err.Error()}
+		}
+		answerError(w, err)
+		return nil, nil, false
+	}
+	return body, rows, true
+}
+
 // decodeStrictRows reads {"Rows": [...]} (Node SDK) or {"rows": [...]}
 // (Python SDK).
 func decodeRows(body []byte) ([]map[string]any, error) {
@@ -633,17 +642,8 @@ func decodeRows(body []byte) ([]map[string]any, error) {
 
 func (s *Service) addRows(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	body, ok := httpjson.ReadBody(w, r)
+	_, in, ok := readRows(w, r)
 	if !ok {
-		return
-	}
-	in, err := decodeRows(body)
-	if err != nil {
-		var fe *dataset.FieldError
-		if !errors.As(err, &fe) {
-			err = &dataset.FieldError{Field: "body", Msg: err.Error()}
-		}
-		answerError(w, err)
 		return
 	}
 	var checked []map[string]any

@@ -343,18 +343,7 @@ func (s *Service) runInGitHub(w http.ResponseWriter, r *http.Request) {
 			continue // the app failed on this row: nothing to judge
 		}
 		for _, slug := range req.EvaluatorSlugs {
-			ex := Execution{ID: randid.New(), TaskID: task.ID, EvaluatorSlug: slug, CreatedAt: s.now().UTC()}
-			res, err := s.runBounded(r.Context(), t, slug, tr.Output, nil)
-			if err != nil {
-				ex.Error = err.Error()
-			} else {
-				ex.Result, ex.Verdict, ex.Score, ex.EvaluatorVersion = res.Output, res.Verdict, res.Score, res.Version
-			}
-			if err := put(r.Context(), s.store, ExecutionKind, run.ID, ex.ID, "", ex); err != nil {
-				answerError(w, err)
-				return
-			}
-			if err := s.store.WriteMetricPoints(r.Context(), points(t, exp, run, ex)); err != nil {
+			if _, err := s.evaluate(r.Context(), t, exp, run, task.ID, slug, tr.Output, nil); err != nil {
 				answerError(w, err)
 				return
 			}
@@ -447,18 +436,8 @@ func (s *Service) execute(w http.ResponseWriter, r *http.Request) {
 			input[k] = v
 		}
 	}
-	ex := Execution{ID: randid.New(), TaskID: task.ID, EvaluatorSlug: req.EvaluatorSlug, CreatedAt: s.now().UTC()}
-	res, err := s.runBounded(r.Context(), t, req.EvaluatorSlug, input, req.EvaluatorConfig)
+	ex, err := s.evaluate(r.Context(), t, exp, run, task.ID, req.EvaluatorSlug, input, req.EvaluatorConfig)
 	if err != nil {
-		ex.Error = err.Error()
-	} else {
-		ex.Result, ex.Verdict, ex.Score, ex.EvaluatorVersion = res.Output, res.Verdict, res.Score, res.Version
-	}
-	if err := put(r.Context(), s.store, ExecutionKind, run.ID, ex.ID, "", ex); err != nil {
-		answerError(w, err)
-		return
-	}
-	if err := s.store.WriteMetricPoints(r.Context(), points(t, exp, run, ex)); err != nil {
 		answerError(w, err)
 		return
 	}
@@ -491,6 +470,23 @@ func (s *Service) writeExecution(w http.ResponseWriter, ex Execution) {
 		result["evaluator_result"], result["error"] = nil, ex.Error
 	}
 	httpjson.WriteJSON(w, http.StatusOK, out)
+}
+
+// evaluate runs one evaluator on a task of a run and stores the
+// execution (an evaluator that fails is an execution with its error) and
+// its metric points; the error is the warehouse's.
+func (s *Service) evaluate(ctx context.Context, t tenant.Tenant, exp Experiment, run Run, taskID, slug string, input, config map[string]any) (Execution, error) {
+	ex := Execution{ID: randid.New(), TaskID: taskID, EvaluatorSlug: slug, CreatedAt: s.now().UTC()}
+	res, err := s.runBounded(ctx, t, slug, input, config)
+	if err != nil {
+		ex.Error = err.Error()
+	} else {
+		ex.Result, ex.Verdict, ex.Score, ex.EvaluatorVersion = res.Output, res.Verdict, res.Score, res.Version
+	}
+	if err := put(ctx, s.store, ExecutionKind, run.ID, ex.ID, "", ex); err != nil {
+		return ex, err
+	}
+	return ex, s.store.WriteMetricPoints(ctx, points(t, exp, run, ex))
 }
 
 // points are an execution's results as metric points of the key's
