@@ -122,7 +122,7 @@ func (e *warehouseExporter) write(ctx context.Context, spans []warehouse.Span, p
 	var rep warehouse.SpanWriteReport
 	if len(spans) > 0 {
 		var err error
-		if rep, err = e.store.(warehouse.SpanConflictWriter).WriteSpansReport(ctx, spans); err != nil {
+		if rep, err = e.store.WriteSpansReport(ctx, spans); err != nil {
 			return rep, fmt.Errorf("write %d spans: %w", len(spans), err)
 		}
 	}

@@ -77,14 +77,10 @@ func (t *timedStore) WriteSpans(ctx context.Context, spans []warehouse.Span) err
 }
 
 // WriteSpansReport writes and times spans, reporting conflicting
-// duplicates when the store tells them (warehouse.SpanConflictWriter).
+// duplicates.
 func (t *timedStore) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (warehouse.SpanWriteReport, error) {
-	cw, ok := t.Store.(warehouse.SpanConflictWriter)
-	if !ok {
-		return warehouse.SpanWriteReport{}, t.WriteSpans(ctx, spans)
-	}
 	start := time.Now()
-	rep, err := cw.WriteSpansReport(ctx, spans)
+	rep, err := t.Store.WriteSpansReport(ctx, spans)
 	t.record(ctx, signalSpans, start, err)
 	return rep, err
 }

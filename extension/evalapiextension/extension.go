@@ -520,17 +520,11 @@ func (e *evalAPI) sessionKeys(store warehouse.Store) console.KeySource {
 	if e.cfg.UI.SessionSecret != "" {
 		return console.StaticKeys(string(e.cfg.UI.SessionSecret))
 	}
-	if ss, ok := store.(warehouse.SettingStore); ok {
-		return func(ctx context.Context) ([][]byte, error) {
-			secret := make([]byte, 32)
-			_, _ = rand.Read(secret)
-			return ss.InitSetting(ctx, sessionSecretSetting, secret)
-		}
+	return func(ctx context.Context) ([][]byte, error) {
+		secret := make([]byte, 32)
+		_, _ = rand.Read(secret)
+		return store.InitSetting(ctx, sessionSecretSetting, secret)
 	}
-	e.settings.Logger.Warn("the warehouse cannot keep the console's session secret; sessions end when the collector restarts (set ui.session_secret)")
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret)
-	return func(context.Context) ([][]byte, error) { return [][]byte{secret}, nil }
 }
 
 // cursorSecretSetting is the warehouse setting holding the generated
@@ -542,17 +536,11 @@ const cursorSecretSetting = "api.cursor_secret"
 // collector that needs it), so that every collector sharing the warehouse
 // accepts the others' cursors, and a restart keeps them valid.
 func (e *evalAPI) cursorKeys(store warehouse.Store) cursorseal.KeySource {
-	if ss, ok := store.(warehouse.SettingStore); ok {
-		return func(ctx context.Context) ([][]byte, error) {
-			secret := make([]byte, 32)
-			_, _ = rand.Read(secret)
-			return ss.InitSetting(ctx, cursorSecretSetting, secret)
-		}
+	return func(ctx context.Context) ([][]byte, error) {
+		secret := make([]byte, 32)
+		_, _ = rand.Read(secret)
+		return store.InitSetting(ctx, cursorSecretSetting, secret)
 	}
-	e.settings.Logger.Warn("the warehouse cannot keep the cursor secret; cursors are valid on this collector until it restarts")
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret)
-	return cursorseal.StaticKeys(secret)
 }
 
 // GetHTTPHandler implements extensionmiddleware.HTTPServer for the OTLP/HTTP

@@ -35,6 +35,14 @@ type Store interface {
 	// MetricAggregator aggregates metric points (both backends, through
 	// the query path).
 	MetricAggregator
+	// TraceReader lists traces.
+	TraceReader
+	// SettingStore keeps the collectors' shared settings.
+	SettingStore
+	// EvaluationAppender adds evaluations to stored spans (backfill).
+	EvaluationAppender
+	// SpanConflictWriter reports conflicting duplicate spans.
+	SpanConflictWriter
 	// Ping reports whether the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the backend's resources.

@@ -220,10 +220,7 @@ func (c *Console) listFilters(ctx context.Context, t tenant.Tenant, p listParams
 }
 
 func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, filters []warehouse.Filter, data *tracesData) error {
-	tr, ok := c.opts.Store.(warehouse.TraceReader)
-	if !ok {
-		return errors.New("the warehouse cannot list traces")
-	}
+	tr := c.opts.Store
 	cursor, err := c.openCursor(r.Context(), cursorseal.Traces, t.Environment, p.Cursor)
 	if err != nil {
 		return err
