@@ -213,19 +213,22 @@ func TestBackfillEvaluatesStoredSpans(t *testing.T) {
 
 // plainStore hides the SQLite store's AppendEvaluations, as a backend
 // without it would.
-type plainStore struct{ warehouse.Store }
+// plainStore keeps setups only: a store that can neither read spans nor
+// append evaluations (every warehouse.Store can, so only a setup store
+// narrower than it can be such a backend).
+type plainStore struct{ warehouse.SetupStore }
 
 func TestBackfillFailures(t *testing.T) {
 	tests := []struct {
 		name      string
-		store     func(*sqlite.Store) warehouse.Store
+		store     func(*sqlite.Store) warehouse.SetupStore
 		body      string
 		wantError string
 	}{
-		{"backend cannot append", func(s *sqlite.Store) warehouse.Store { return plainStore{s} },
+		{"backend cannot append", func(s *sqlite.Store) warehouse.SetupStore { return plainStore{s} },
 			`{"entity_type":"workflow","entity_value":"jokes","external_id":"x","evaluators":["char-count"],"backfill_from_timestamp_sec":%d}`,
 			"backfill is not supported by the plain warehouse"},
-		{"no valid evaluator", func(s *sqlite.Store) warehouse.Store { return s },
+		{"no valid evaluator", func(s *sqlite.Store) warehouse.SetupStore { return s },
 			`{"entity_type":"workflow","entity_value":"jokes","external_id":"x","evaluators":["no-such-evaluator"],"backfill_from_timestamp_sec":%d}`,
 			"the setup has no valid evaluator"},
 	}
