@@ -16,15 +16,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/evalcol/evalcol/internal/tenant"
 )
-
-// Scope is the document scope of a tenant's datasets (and experiments):
-// its organization and project.
-func Scope(t tenant.Tenant) string {
-	return strconv.Quote(t.OrganizationID) + "/" + strconv.Quote(t.ProjectID)
-}
 
 // Warehouse document kinds.
 const (

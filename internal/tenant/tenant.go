@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -25,6 +26,13 @@ type Tenant struct {
 	EnvironmentSlug string
 	// Admin keys may also manage organizations and their keys.
 	Admin bool
+}
+
+// ProjectScope is the warehouse document scope of what a tenant's
+// organization and project share across their environments (annotation
+// tasks, custom evaluators, datasets, experiments).
+func (t Tenant) ProjectScope() string {
+	return strconv.Quote(t.OrganizationID) + "/" + strconv.Quote(t.ProjectID)
 }
 
 // Resolver resolves the SHA-256 digests of keys a Keyring does not hold

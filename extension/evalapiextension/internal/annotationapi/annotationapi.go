@@ -53,12 +53,6 @@ func (s *Service) Routes() []httpjson.Route {
 	}
 }
 
-// Scope is the document scope of a tenant's tasks: its organization and
-// project.
-func Scope(t tenant.Tenant) string {
-	return strconv.Quote(t.OrganizationID) + "/" + strconv.Quote(t.ProjectID)
-}
-
 // taskRequest is the body of POST and PUT /v2/annotation-tasks.
 type taskRequest struct {
 	Slug        string           `json:"slug"`
@@ -120,7 +114,7 @@ func (s *Service) createTask(w http.ResponseWriter, r *http.Request) {
 		httpjson.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	d, err := toDocument(Scope(ten), t)
+	d, err := toDocument(ten.ProjectScope(), t)
 	if err != nil {
 		httpjson.WriteError(w, http.StatusInternalServerError, "internal error")
 		return
@@ -147,7 +141,7 @@ func (s *Service) answerTask(w http.ResponseWriter, r *http.Request, ten tenant.
 // task reads a task by id or slug, answering 404 (naming it) or an error
 // itself when it cannot.
 func (s *Service) task(w http.ResponseWriter, r *http.Request, ten tenant.Tenant, idOrSlug string) (annotation.Task, bool) {
-	d, err := s.store.GetDocument(r.Context(), annotation.DocumentKind, Scope(ten), idOrSlug)
+	d, err := s.store.GetDocument(r.Context(), annotation.DocumentKind, ten.ProjectScope(), idOrSlug)
 	if err != nil {
 		if errors.Is(err, warehouse.ErrNotFound) {
 			httpjson.WriteError(w, http.StatusNotFound, fmt.Sprintf("annotation task %q not found: create it with POST /v2/annotation-tasks", idOrSlug))
@@ -181,7 +175,7 @@ func (s *Service) listTasks(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q := warehouse.DocumentQuery{Kind: annotation.DocumentKind, Scope: Scope(ten), Limit: 100}
+	q := warehouse.DocumentQuery{Kind: annotation.DocumentKind, Scope: ten.ProjectScope(), Limit: 100}
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > warehouse.MaxDocumentPage {
@@ -240,7 +234,7 @@ func (s *Service) updateTask(w http.ResponseWriter, r *http.Request) {
 		httpjson.WriteError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	d, err := toDocument(Scope(ten), t)
+	d, err := toDocument(ten.ProjectScope(), t)
 	if err != nil {
 		httpjson.WriteError(w, http.StatusInternalServerError, "internal error")
 		return
@@ -261,7 +255,7 @@ func (s *Service) deleteTask(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.store.DeleteDocument(r.Context(), annotation.DocumentKind, Scope(ten), t.ID); err != nil {
+	if err := s.store.DeleteDocument(r.Context(), annotation.DocumentKind, ten.ProjectScope(), t.ID); err != nil {
 		storeError(w, "annotation task", err)
 		return
 	}

@@ -39,7 +39,7 @@ func (c *Console) renderDatasets(w http.ResponseWriter, r *http.Request, status 
 		return
 	}
 	t, _ := tenant.FromContext(r.Context())
-	docs, err := c.opts.Store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.Kind, Scope: dataset.Scope(t)})
+	docs, err := c.opts.Store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.Kind, Scope: t.ProjectScope()})
 	if err != nil {
 		c.unavailable(w, r, err)
 		return

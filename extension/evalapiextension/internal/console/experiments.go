@@ -54,7 +54,7 @@ type experimentsData struct {
 func (c *Console) experimentsPage(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
 	var data experimentsData
-	docs, err := c.opts.Store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: experimentapi.Kind, Scope: dataset.Scope(t)})
+	docs, err := c.opts.Store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: experimentapi.Kind, Scope: t.ProjectScope()})
 	if err != nil {
 		c.unavailable(w, r, err)
 		return
@@ -65,7 +65,7 @@ func (c *Console) experimentsPage(w http.ResponseWriter, r *http.Request) {
 			data.Experiments = append(data.Experiments, e)
 		}
 	}
-	dsDocs, err := c.opts.Store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.Kind, Scope: dataset.Scope(t)})
+	dsDocs, err := c.opts.Store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.Kind, Scope: t.ProjectScope()})
 	if err != nil {
 		c.unavailable(w, r, err)
 		return

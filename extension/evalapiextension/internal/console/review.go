@@ -127,7 +127,7 @@ func (c *Console) queue(ctx context.Context, env, id string) (reviewQueue, error
 
 // tasks are the annotation tasks of the tenant's organization and project.
 func (c *Console) tasks(ctx context.Context, t tenant.Tenant) ([]annotation.Task, error) {
-	docs, err := c.opts.Store.ListDocuments(ctx, warehouse.DocumentQuery{Kind: annotation.DocumentKind, Scope: annotationapi.Scope(t)})
+	docs, err := c.opts.Store.ListDocuments(ctx, warehouse.DocumentQuery{Kind: annotation.DocumentKind, Scope: t.ProjectScope()})
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func (c *Console) createQueue(w http.ResponseWriter, r *http.Request) {
 	if f.Name == "" || len(f.Name) > 200 || !utf8.ValidString(f.Name) {
 		f.Errors["name"] = "Give the queue a name (at most 200 bytes)."
 	}
-	if _, err := c.opts.Store.GetDocument(r.Context(), annotation.DocumentKind, annotationapi.Scope(t), f.Task); err != nil {
+	if _, err := c.opts.Store.GetDocument(r.Context(), annotation.DocumentKind, t.ProjectScope(), f.Task); err != nil {
 		if !errors.Is(err, warehouse.ErrNotFound) {
 			c.unavailable(w, r, err)
 			return
@@ -293,7 +293,7 @@ func (c *Console) queueAndTask(w http.ResponseWriter, r *http.Request, t tenant.
 		c.unavailable(w, r, err)
 		return q, annotation.Task{}, false
 	}
-	d, err := c.opts.Store.GetDocument(r.Context(), annotation.DocumentKind, annotationapi.Scope(t), q.Task)
+	d, err := c.opts.Store.GetDocument(r.Context(), annotation.DocumentKind, t.ProjectScope(), q.Task)
 	if errors.Is(err, warehouse.ErrNotFound) {
 		c.renderError(w, r, http.StatusNotFound, "Task not found", "The queue's annotation task "+quote(q.Task)+" was deleted.")
 		return q, annotation.Task{}, false

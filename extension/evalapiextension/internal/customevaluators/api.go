@@ -128,7 +128,7 @@ func nonNil(fs []judge.Field) []judge.Field {
 // Resolve returns the latest version of the tenant's evaluator whose id or
 // slug is ref (warehouse.ErrNotFound when there is none).
 func (a *API) Resolve(ctx context.Context, t tenant.Tenant, ref string) (Version, error) {
-	return a.store.get(ctx, Scope(t), ref)
+	return a.store.get(ctx, t.ProjectScope(), ref)
 }
 
 // Run runs the latest version of the tenant's evaluator ref on input
@@ -146,12 +146,12 @@ func (a *API) Run(ctx context.Context, t tenant.Tenant, ref string, input map[st
 // VersionOf returns one version of the tenant's evaluator id, also of a
 // deleted one (warehouse.ErrNotFound when there is none).
 func (a *API) VersionOf(ctx context.Context, t tenant.Tenant, id string, version int64) (Version, error) {
-	return a.store.version(ctx, Scope(t), id, version)
+	return a.store.version(ctx, t.ProjectScope(), id, version)
 }
 
 // List returns the tenant's evaluators, as the API answers them.
 func (a *API) List(ctx context.Context, t tenant.Tenant) ([]Evaluator, error) {
-	vs, err := a.store.list(ctx, Scope(t), a.opts.MaxPerProject)
+	vs, err := a.store.list(ctx, t.ProjectScope(), a.opts.MaxPerProject)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func (a *API) Create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, fmt.Sprintf("slug: %q is a path segment of the API (/v2/evaluators/execute/<slug>); choose another", slug))
 		return
 	}
-	existing, err := a.store.list(r.Context(), Scope(t), a.opts.MaxPerProject)
+	existing, err := a.store.list(r.Context(), t.ProjectScope(), a.opts.MaxPerProject)
 	if err != nil {
 		a.writeError(w, err)
 		return
@@ -213,7 +213,7 @@ func (a *API) Create(w http.ResponseWriter, r *http.Request) {
 		httpjson.WriteError(w, http.StatusConflict, fmt.Sprintf("the project holds %d custom evaluators, the most allowed; delete one first", len(existing)))
 		return
 	}
-	e, err := a.store.create(r.Context(), Scope(t), newID(), slug, d)
+	e, err := a.store.create(r.Context(), t.ProjectScope(), newID(), slug, d)
 	if a.historyOnly(err) {
 		err = nil
 	}
@@ -273,7 +273,7 @@ func (a *API) Update(w http.ResponseWriter, r *http.Request, ref string) {
 	next := v
 	next.Version++
 	next.Definition = d
-	saved, err := a.store.update(r.Context(), Scope(t), next)
+	saved, err := a.store.update(r.Context(), t.ProjectScope(), next)
 	if a.historyOnly(err) {
 		err = nil
 	}
@@ -293,7 +293,7 @@ func (a *API) Delete(w http.ResponseWriter, r *http.Request, ref string) {
 	t, _ := tenant.FromContext(r.Context())
 	v, err := a.Resolve(r.Context(), t, ref)
 	if err == nil {
-		err = a.store.remove(r.Context(), Scope(t), v.ID)
+		err = a.store.remove(r.Context(), t.ProjectScope(), v.ID)
 	}
 	if err != nil {
 		a.writeError(w, err)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -22,12 +21,6 @@ const (
 	DocumentKind = "custom_evaluator"
 	VersionKind  = "custom_evaluator_version"
 )
-
-// Scope is the document scope of a tenant's evaluators: its organization
-// and project (every environment of the project shares them).
-func Scope(t tenant.Tenant) string {
-	return strconv.Quote(t.OrganizationID) + "/" + strconv.Quote(t.ProjectID)
-}
 
 // Version is one version of an evaluator.
 type Version struct {

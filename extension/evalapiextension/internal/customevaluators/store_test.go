@@ -27,8 +27,8 @@ func TestStoreVersions(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	s, ctx := store{docs: st}, context.Background()
-	a := Scope(tenant.Tenant{OrganizationID: "org", ProjectID: "p"})
-	b := Scope(tenant.Tenant{OrganizationID: "org", ProjectID: "p2"})
+	a := tenant.Tenant{OrganizationID: "org", ProjectID: "p"}.ProjectScope()
+	b := tenant.Tenant{OrganizationID: "org", ProjectID: "p2"}.ProjectScope()
 
 	v1, err := s.create(ctx, a, "ce_1", "tone", def("m1"))
 	if err != nil || v1.Version != 1 || v1.Slug != "tone" || v1.CreatedAt.IsZero() {

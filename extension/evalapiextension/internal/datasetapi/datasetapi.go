@@ -50,9 +50,6 @@ func (s *Service) Routes() []httpjson.Route {
 	}, s.fileRoutes()...)
 }
 
-// scope is the document scope of a tenant's datasets.
-func scope(t tenant.Tenant) string { return dataset.Scope(t) }
-
 // errNotFound names what is missing.
 type errNotFound struct{ what string }
 
@@ -82,7 +79,7 @@ func answerError(w http.ResponseWriter, err error) {
 
 // load reads a dataset by slug or id.
 func (s *Service) load(ctx context.Context, t tenant.Tenant, key string) (dataset.Dataset, error) {
-	d, err := s.store.GetDocument(ctx, dataset.Kind, scope(t), key)
+	d, err := s.store.GetDocument(ctx, dataset.Kind, t.ProjectScope(), key)
 	if errors.Is(err, warehouse.ErrNotFound) {
 		return dataset.Dataset{}, errNotFound{fmt.Sprintf("dataset %q", key)}
 	}
@@ -100,7 +97,7 @@ func (s *Service) load(ctx context.Context, t tenant.Tenant, key string) (datase
 // save stores a changed dataset (compare-and-set on its Rev).
 func (s *Service) save(ctx context.Context, t tenant.Tenant, ds dataset.Dataset) error {
 	body, _ := json.Marshal(ds)
-	return s.store.UpdateDocument(ctx, warehouse.Document{Kind: dataset.Kind, Scope: scope(t), ID: ds.ID, Slug: ds.Slug, Body: body, Version: ds.Rev + 1})
+	return s.store.UpdateDocument(ctx, warehouse.Document{Kind: dataset.Kind, Scope: t.ProjectScope(), ID: ds.ID, Slug: ds.Slug, Body: body, Version: ds.Rev + 1})
 }
 
 // change applies fn to the dataset and saves it, again from a fresh read
@@ -214,7 +211,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) {
 	}
 	ds.RowCount = len(rows)
 	body, _ := json.Marshal(ds)
-	if err := s.store.CreateDocument(r.Context(), warehouse.Document{Kind: dataset.Kind, Scope: scope(t), ID: ds.ID, Slug: ds.Slug, Body: body}); err != nil {
+	if err := s.store.CreateDocument(r.Context(), warehouse.Document{Kind: dataset.Kind, Scope: t.ProjectScope(), ID: ds.ID, Slug: ds.Slug, Body: body}); err != nil {
 		if errors.Is(err, warehouse.ErrConflict) {
 			httpjson.WriteError(w, http.StatusConflict, fmt.Sprintf("a dataset with slug %q exists", ds.Slug))
 			return
@@ -244,7 +241,7 @@ func (s *Service) answerWithRows(w http.ResponseWriter, r *http.Request, t tenan
 
 func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	docs, err := s.store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.Kind, Scope: scope(t)})
+	docs, err := s.store.ListDocuments(r.Context(), warehouse.DocumentQuery{Kind: dataset.Kind, Scope: t.ProjectScope()})
 	if err != nil {
 		answerError(w, err)
 		return
@@ -322,7 +319,7 @@ func (s *Service) delete(w http.ResponseWriter, r *http.Request) {
 	}
 	// The definition goes first: the dataset is gone for every reader at
 	// once; its rows and versions follow.
-	if err := s.store.DeleteDocument(r.Context(), dataset.Kind, scope(t), ds.ID); err != nil {
+	if err := s.store.DeleteDocument(r.Context(), dataset.Kind, t.ProjectScope(), ds.ID); err != nil {
 		answerError(w, err)
 		return
 	}
@@ -497,7 +494,7 @@ func (s *Service) Append(ctx context.Context, t tenant.Tenant, name string, cols
 		}
 		ds := dataset.Dataset{ID: randid.New(), Slug: slug, Name: name}
 		body, _ := json.Marshal(ds)
-		if err := s.store.CreateDocument(ctx, warehouse.Document{Kind: dataset.Kind, Scope: scope(t), ID: ds.ID, Slug: ds.Slug, Body: body}); err != nil && !errors.Is(err, warehouse.ErrConflict) {
+		if err := s.store.CreateDocument(ctx, warehouse.Document{Kind: dataset.Kind, Scope: t.ProjectScope(), ID: ds.ID, Slug: ds.Slug, Body: body}); err != nil && !errors.Is(err, warehouse.ErrConflict) {
 			return dataset.Dataset{}, 0, err
 		}
 	}

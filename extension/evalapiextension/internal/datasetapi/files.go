@@ -109,14 +109,14 @@ func (s *Service) uploadURL(w http.ResponseWriter, r *http.Request) {
 	}
 	token := randid.New()
 	expires := s.now().Add(uploadTTL)
-	up := upload{Scope: scope(t), DatasetID: ds.ID, RowID: r.PathValue("row"), Column: col.Slug, FileName: req.FileName,
+	up := upload{Scope: t.ProjectScope(), DatasetID: ds.ID, RowID: r.PathValue("row"), Column: col.Slug, FileName: req.FileName,
 		ContentType: req.ContentType, FileType: req.Type, Metadata: req.Metadata, Expires: expires.UnixMilli()}
 	body, _ := json.Marshal(up)
 	if err := s.store.CreateDocument(r.Context(), warehouse.Document{Kind: uploadKind, Scope: uploadScope, ID: token, Body: body}); err != nil {
 		answerError(w, err)
 		return
 	}
-	if err := s.rememberUpload(r.Context(), scope(t), cellID(ds.ID, up.RowID, col.Slug), token); err != nil {
+	if err := s.rememberUpload(r.Context(), t.ProjectScope(), cellID(ds.ID, up.RowID, col.Slug), token); err != nil {
 		answerError(w, err)
 		return
 	}
@@ -238,7 +238,7 @@ func (s *Service) uploadStatus(w http.ResponseWriter, r *http.Request) {
 	// The cell's latest upload.
 	var token string
 	var up upload
-	if cd, err := s.store.GetDocument(r.Context(), cellKind, scope(t), cellID(ds.ID, r.PathValue("row"), col.Slug)); err == nil {
+	if cd, err := s.store.GetDocument(r.Context(), cellKind, t.ProjectScope(), cellID(ds.ID, r.PathValue("row"), col.Slug)); err == nil {
 		_ = json.Unmarshal(cd.Body, &token)
 		if d, err := s.store.GetDocument(r.Context(), uploadKind, uploadScope, token); err == nil {
 			_ = json.Unmarshal(d.Body, &up)

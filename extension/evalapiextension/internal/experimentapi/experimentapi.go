@@ -256,7 +256,7 @@ func (s *Service) start(ctx context.Context, t tenant.Tenant, req initializeRequ
 		return Experiment{}, Run{}, badRequest{fmt.Sprintf("slug: %q is a path of the API, not an experiment slug", req.Slug)}
 	}
 	if req.DatasetSlug != "" {
-		dd, err := s.store.GetDocument(ctx, dataset.Kind, dataset.Scope(t), req.DatasetSlug)
+		dd, err := s.store.GetDocument(ctx, dataset.Kind, t.ProjectScope(), req.DatasetSlug)
 		if errors.Is(err, warehouse.ErrNotFound) {
 			return Experiment{}, Run{}, notFound{fmt.Sprintf("dataset %q", req.DatasetSlug)}
 		}
@@ -271,14 +271,14 @@ func (s *Service) start(ctx context.Context, t tenant.Tenant, req initializeRequ
 			}
 		}
 	}
-	exp, _, err := getBody[Experiment](ctx, s.store, Kind, dataset.Scope(t), req.Slug, "experiment")
+	exp, _, err := getBody[Experiment](ctx, s.store, Kind, t.ProjectScope(), req.Slug, "experiment")
 	var nf notFound
 	if errors.As(err, &nf) {
 		exp = Experiment{ID: randid.New(), Slug: req.Slug, DatasetSlug: req.DatasetSlug, EvaluatorSlugs: req.EvaluatorSlugs,
 			Metadata: req.ExperimentMetadata, CreatedAt: s.now().UTC()}
-		err = put(ctx, s.store, Kind, dataset.Scope(t), exp.ID, exp.Slug, exp)
+		err = put(ctx, s.store, Kind, t.ProjectScope(), exp.ID, exp.Slug, exp)
 		if errors.Is(err, warehouse.ErrConflict) { // created meanwhile by another run
-			exp, _, err = getBody[Experiment](ctx, s.store, Kind, dataset.Scope(t), req.Slug, "experiment")
+			exp, _, err = getBody[Experiment](ctx, s.store, Kind, t.ProjectScope(), req.Slug, "experiment")
 		}
 	}
 	if err != nil {
@@ -356,7 +356,7 @@ func (s *Service) runInGitHub(w http.ResponseWriter, r *http.Request) {
 
 // runOf reads the experiment of the path and its run.
 func (s *Service) runOf(ctx context.Context, t tenant.Tenant, slug, runID string) (Experiment, Run, error) {
-	exp, _, err := getBody[Experiment](ctx, s.store, Kind, dataset.Scope(t), slug, "experiment")
+	exp, _, err := getBody[Experiment](ctx, s.store, Kind, t.ProjectScope(), slug, "experiment")
 	if err != nil {
 		return exp, Run{}, err
 	}
@@ -555,7 +555,7 @@ func (s *Service) executeEvaluator(w http.ResponseWriter, r *http.Request) {
 	} else {
 		ex.Result, ex.Verdict, ex.Score, ex.EvaluatorVersion = res.Output, res.Verdict, res.Score, res.Version
 	}
-	if err := put(r.Context(), s.store, EvaluatorExecutionKind, dataset.Scope(t), ex.ID, "", ex); err != nil {
+	if err := put(r.Context(), s.store, EvaluatorExecutionKind, t.ProjectScope(), ex.ID, "", ex); err != nil {
 		answerError(w, err)
 		return
 	}
@@ -567,7 +567,7 @@ func (s *Service) executeEvaluator(w http.ResponseWriter, r *http.Request) {
 // (guards call once per request: kept results would only pile up).
 func (s *Service) evaluatorExecution(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	ex, _, err := getBody[Execution](r.Context(), s.store, EvaluatorExecutionKind, dataset.Scope(t), r.PathValue("execution"), "execution")
+	ex, _, err := getBody[Execution](r.Context(), s.store, EvaluatorExecutionKind, t.ProjectScope(), r.PathValue("execution"), "execution")
 	if err == nil && ex.EvaluatorSlug != r.PathValue("slug") {
 		err = notFound{fmt.Sprintf("execution %q of evaluator %q", r.PathValue("execution"), r.PathValue("slug"))}
 	}
@@ -575,7 +575,7 @@ func (s *Service) evaluatorExecution(w http.ResponseWriter, r *http.Request) {
 		answerError(w, err)
 		return
 	}
-	if err := s.store.DeleteDocument(r.Context(), EvaluatorExecutionKind, dataset.Scope(t), ex.ID); err != nil && !errors.Is(err, warehouse.ErrNotFound) {
+	if err := s.store.DeleteDocument(r.Context(), EvaluatorExecutionKind, t.ProjectScope(), ex.ID); err != nil && !errors.Is(err, warehouse.ErrNotFound) {
 		answerError(w, err)
 		return
 	}
@@ -659,7 +659,7 @@ func Summarize(ctx context.Context, st warehouse.DocumentStore, run Run) (RunSum
 
 func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
-	exps, err := all[Experiment](r.Context(), s.store, Kind, dataset.Scope(t))
+	exps, err := all[Experiment](r.Context(), s.store, Kind, t.ProjectScope())
 	if err != nil {
 		answerError(w, err)
 		return
@@ -672,7 +672,7 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 
 // Runs returns an experiment's runs, newest first, each summarised.
 func Runs(ctx context.Context, st warehouse.DocumentStore, t tenant.Tenant, slug string) (Experiment, []RunSummary, error) {
-	exp, _, err := getBody[Experiment](ctx, st, Kind, dataset.Scope(t), slug, "experiment")
+	exp, _, err := getBody[Experiment](ctx, st, Kind, t.ProjectScope(), slug, "experiment")
 	if err != nil {
 		return exp, nil, err
 	}
