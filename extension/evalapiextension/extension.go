@@ -33,6 +33,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/datasetapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/experimentapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/judgequeue"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/alerting"
 	"github.com/evalcol/evalcol/internal/cursorseal"
@@ -80,6 +81,10 @@ type evalAPI struct {
 
 	telemetry *telemetry // the extension's own metrics, while started
 
+	// judgeWorker judges the queued work of custom evaluators (nil before
+	// Start).
+	judgeWorker *judgequeue.Worker
+
 	// static holds the static monitors each evaluator processor reported
 	// (by processor id), for the console.
 	staticMu sync.Mutex
@@ -93,6 +98,7 @@ var (
 	_ monitor.Provider       = (*evalAPI)(nil)
 	_ monitor.StaticRegistry = (*evalAPI)(nil)
 	_ engine.Observer        = (*evalAPI)(nil)
+	_ engine.Deferrer        = (*evalAPI)(nil)
 
 	_ extensionmiddleware.HTTPServer = (*evalAPI)(nil)
 	_ extensionmiddleware.GRPCServer = (*evalAPI)(nil)
@@ -130,7 +136,22 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		_ = store.Close()
 		return fmt.Errorf("evalapi: %w", err)
 	}
+	judges, err := e.judgeClient()
+	if err != nil {
+		_ = store.Close()
+		return fmt.Errorf("evalapi: %w", err)
+	}
+	metered, err := newMeteredJudge(e.settings.MeterProvider, judges)
+	if err != nil {
+		_ = store.Close()
+		return fmt.Errorf("evalapi: %w", err)
+	}
+	custom := customevaluators.New(customevaluators.Options{
+		Store: store, Judge: metered, Logger: e.settings.Logger,
+		IsPrebuilt: func(slug string) bool { _, ok := evaluators.Lookup(slug); return ok },
+	})
 	e.setups = setups.NewService(setups.Options{
+		Custom: custom, Deferrer: e,
 		Store: store, Compiler: compiler, Monitors: &e.monitors, Logger: e.settings.Logger, Poll: e.cfg.SetupPollInterval,
 		Backfill:          setups.BackfillOptions{Backend: e.cfg.Warehouse.Backend},
 		MaxPerEnvironment: e.cfg.MaxSetupsPerEnvironment, MaxBytesPerEnvironment: e.cfg.MaxSetupBytesPerEnvironment,
@@ -161,24 +182,6 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	notifier := e.notifier()
 	alerts := alertapi.New(store, notifier)
 	datasets := datasetapi.New(store)
-	judges, err := e.judgeClient()
-	if err != nil {
-		_ = ln.Close()
-		e.setups.Shutdown()
-		_ = store.Close()
-		return fmt.Errorf("evalapi: %w", err)
-	}
-	metered, err := newMeteredJudge(e.settings.MeterProvider, judges)
-	if err != nil {
-		_ = ln.Close()
-		e.setups.Shutdown()
-		_ = store.Close()
-		return fmt.Errorf("evalapi: %w", err)
-	}
-	custom := customevaluators.New(customevaluators.Options{
-		Store: store, Judge: metered, Logger: e.settings.Logger,
-		IsPrebuilt: func(slug string) bool { _, ok := evaluators.Lookup(slug); return ok },
-	})
 	api := httpapi.New(httpapi.Options{
 		Cursors:       cursors,
 		OTLPProxy:     proxy,
@@ -193,6 +196,10 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			Store: store, Tracker: e.status, CollectorID: e.collectorID, Live: max(3*e.pollInterval(), 30*time.Second),
 			Setups: func(env string) pipelinestatus.SetupSummary {
 				return pipelinestatus.SetupSummary(e.setups.Summary(env))
+			},
+			Judge: func(ctx context.Context, env string) (pipelinestatus.JudgeBacklog, error) {
+				b, err := judgequeue.Pending(ctx, store, env)
+				return pipelinestatus.JudgeBacklog{Items: b.Items, Oldest: b.Oldest}, err
 			},
 		},
 		EvaluatorLimits: httpapi.EvaluatorLimits{
@@ -254,6 +261,18 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	go func() {
 		defer e.wg.Done()
 		runner.Run(bg)
+	}()
+	q := e.cfg.Judge.Queue
+	e.judgeWorker = judgequeue.NewWorker(judgequeue.Options{
+		Store: store, Evaluators: custom, Judge: metered, Holder: e.collectorID,
+		Workers: q.Workers, Lease: q.Lease, MaxAttempts: q.MaxAttempts, SpanWait: q.SpanWait,
+		Budget:               judgequeue.Budget{DailyCalls: e.cfg.Judge.Budget.DailyCallsPerEnvironment, DailyTokens: e.cfg.Judge.Budget.DailyTokensPerEnvironment},
+		GroundTruthAttribute: engine.DefaultGroundTruth, Logger: e.settings.Logger,
+	})
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.judgeWorker.Run(bg)
 	}()
 	reporter := &pipelinestatus.Reporter{Store: store, Tracker: e.status, CollectorID: e.collectorID, Logger: e.settings.Logger}
 	e.wg.Add(1)
@@ -481,6 +500,39 @@ func (e *evalAPI) Authenticate(ctx context.Context, sources map[string][]string)
 		return ctx, errUnauthenticated
 	}
 	return tenant.NewClientContext(ctx, t), nil
+}
+
+// Defer keeps the work of custom evaluators in the warehouse's judge
+// queue (engine.Deferrer), before the evaluator processor lets the spans
+// on; the queue's worker judges it in the background.
+func (e *evalAPI) Defer(ctx context.Context, work []engine.Deferred) error {
+	if e.store == nil {
+		return errors.New("evalapi: the warehouse is not open")
+	}
+	if err := judgequeue.Enqueue(ctx, e.store, e.projectOf, work, time.Now()); err != nil {
+		return err
+	}
+	if e.judgeWorker != nil {
+		e.judgeWorker.Wake()
+	}
+	return nil
+}
+
+// projectOf returns the organization and project of an environment: of
+// its first API key in the YAML, else of its runtime organization (whose
+// environments are in the default project).
+func (e *evalAPI) projectOf(env string) (string, string) {
+	for _, k := range e.cfg.APIKeys {
+		if k.Environment == env {
+			return k.OrganizationID, k.ProjectID
+		}
+	}
+	if e.orgKeys != nil {
+		if org, ok := e.orgKeys.OrganizationOf(env); ok {
+			return org, organizations.DefaultProject
+		}
+	}
+	return "", ""
 }
 
 // OrganizationOf returns the organization id of the first API key of

@@ -21,6 +21,39 @@ type JudgeConfig struct {
 	// (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
 	// ANTHROPIC_BASE_URL).
 	Providers map[string]JudgeProviderConfig `mapstructure:"providers"`
+	// Queue configures the online judging of custom evaluators named by
+	// monitors and auto monitor setups: their work waits in the
+	// warehouse and is judged in the background.
+	Queue JudgeQueueConfig `mapstructure:"queue"`
+	// Budget caps what each environment's online judging may spend per
+	// UTC day; past it, work is recorded as skipped with the reason.
+	Budget JudgeBudgetConfig `mapstructure:"budget"`
+}
+
+// JudgeQueueConfig configures the persistent queue of online judge work.
+type JudgeQueueConfig struct {
+	// Workers is how many judge calls of the queue run at once on this
+	// collector (default 4); each provider's max_concurrency still caps
+	// its own.
+	Workers int `mapstructure:"workers"`
+	// Lease is how long a collector holds an item it works on before
+	// another collector (or this one after a restart) may take it
+	// (default 2m; longer than a judge call with its retries).
+	Lease time.Duration `mapstructure:"lease"`
+	// MaxAttempts is how often an item is tried when the provider is rate
+	// limited, busy, slow or failing (default 5); then its error is
+	// recorded as the evaluation's.
+	MaxAttempts int `mapstructure:"max_attempts"`
+	// SpanWait is how long an item waits for its span to be stored
+	// (default 2m).
+	SpanWait time.Duration `mapstructure:"span_wait"`
+}
+
+// JudgeBudgetConfig is the daily budget of online judging per
+// environment (0: no limit).
+type JudgeBudgetConfig struct {
+	DailyCallsPerEnvironment  int64 `mapstructure:"daily_calls_per_environment"`
+	DailyTokensPerEnvironment int64 `mapstructure:"daily_tokens_per_environment"`
 }
 
 // JudgeProviderConfig is one judge endpoint.
@@ -50,6 +83,10 @@ type JudgeProviderConfig struct {
 	// Headers are sent with every request, e.g. Azure OpenAI's api-key
 	// (use ${env:...}); like the key, they are never shown.
 	Headers map[string]configopaque.String `mapstructure:"headers"`
+	// RequestsPerMinute and TokensPerMinute rate-limit the calls to this
+	// provider, of the API and of online judging together (0: no limit).
+	RequestsPerMinute int `mapstructure:"requests_per_minute"`
+	TokensPerMinute   int `mapstructure:"tokens_per_minute"`
 }
 
 // Bounds of the judge settings.
@@ -113,9 +150,42 @@ func (j JudgeConfig) validate() []error {
 		if p.MaxResponseBytes < 0 || p.MaxResponseBytes > maxJudgeResponseBytes {
 			errs = append(errs, fmt.Errorf("%s.max_response_bytes: must be between 0 (default 1 MiB) and %d, got %d", at, maxJudgeResponseBytes, p.MaxResponseBytes))
 		}
+		if p.RequestsPerMinute < 0 {
+			errs = append(errs, fmt.Errorf("%s.requests_per_minute: must not be negative (0: no limit), got %d", at, p.RequestsPerMinute))
+		}
+		if p.TokensPerMinute < 0 {
+			errs = append(errs, fmt.Errorf("%s.tokens_per_minute: must not be negative (0: no limit), got %d", at, p.TokensPerMinute))
+		}
+	}
+	q := j.Queue
+	if q.Workers < 0 || q.Workers > maxJudgeConcurrency {
+		errs = append(errs, fmt.Errorf("judge.queue.workers: must be between 0 (default %d) and %d, got %d", defaultJudgeQueueWorkers, maxJudgeConcurrency, q.Workers))
+	}
+	if q.Lease < 0 || (q.Lease > 0 && q.Lease < time.Second) || q.Lease > time.Hour {
+		errs = append(errs, fmt.Errorf("judge.queue.lease: must be between 1s and 1h (0: default %s), got %s", defaultJudgeQueueLease, q.Lease))
+	}
+	if q.MaxAttempts < 0 || q.MaxAttempts > 100 {
+		errs = append(errs, fmt.Errorf("judge.queue.max_attempts: must be between 0 (default %d) and 100, got %d", defaultJudgeQueueAttempts, q.MaxAttempts))
+	}
+	if q.SpanWait < 0 || q.SpanWait > time.Hour {
+		errs = append(errs, fmt.Errorf("judge.queue.span_wait: must be between 0 (default %s) and 1h, got %s", defaultJudgeSpanWait, q.SpanWait))
+	}
+	if j.Budget.DailyCallsPerEnvironment < 0 {
+		errs = append(errs, fmt.Errorf("judge.budget.daily_calls_per_environment: must not be negative (0: no limit), got %d", j.Budget.DailyCallsPerEnvironment))
+	}
+	if j.Budget.DailyTokensPerEnvironment < 0 {
+		errs = append(errs, fmt.Errorf("judge.budget.daily_tokens_per_environment: must not be negative (0: no limit), got %d", j.Budget.DailyTokensPerEnvironment))
 	}
 	return errs
 }
+
+// Defaults of the judge queue.
+const (
+	defaultJudgeQueueWorkers  = 4
+	defaultJudgeQueueLease    = 2 * time.Minute
+	defaultJudgeQueueAttempts = 5
+	defaultJudgeSpanWait      = 2 * time.Minute
+)
 
 // judgeProviders returns the configured providers, or, when none is
 // configured, those of the environment getenv reads.
@@ -138,7 +208,8 @@ func (j JudgeConfig) judgeProviders(getenv func(string) string) []judge.Provider
 		}
 		out = append(out, judge.ProviderConfig{Name: name, Type: p.Type, BaseURL: p.BaseURL, APIKey: string(p.APIKey),
 			Timeout: p.Timeout, MaxConcurrency: p.MaxConcurrency, MaxRetries: retries, MaxRetryWait: p.MaxRetryWait,
-			MaxResponseBytes: p.MaxResponseBytes, Headers: headers})
+			MaxResponseBytes: p.MaxResponseBytes, Headers: headers,
+			RequestsPerMinute: p.RequestsPerMinute, TokensPerMinute: p.TokensPerMinute})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
 	return out

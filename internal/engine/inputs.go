@@ -270,3 +270,14 @@ func DefaultInputs(attrs pcommon.Map, def *evaluators.Definition, groundTruthAtt
 	}
 	return out
 }
+
+// SpanInput returns what the default mapping gives an input called name
+// from a span's attributes, cut to maxText bytes (0: no limit), "" when it
+// gives nothing: the inputs of a custom evaluator (an LLM judge) whose
+// input schema names the span's parts as the prebuilt evaluators do
+// (question, completion, context, ground_truth, ...).
+func SpanInput(attrs pcommon.Map, name, groundTruthAttribute string, maxText int) string {
+	s := inputSource{attrs: attrs, groundTruth: groundTruthAttribute, maxText: maxText, content: contentOnce{attrs: attrs}}
+	v, _ := s.defaultInput(evaluators.Field{Name: name}, evaluators.SideBoth)
+	return v
+}

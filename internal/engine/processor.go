@@ -105,7 +105,40 @@ type Processor struct {
 	tel         *telemetry
 	run         runFunc     // replaced by tests
 	explain     explainFunc // nil: no explanations (tests that replace run)
+	deferrer    Deferrer    // queues custom evaluators' work (nil: none)
 }
+
+// Deferred is the work of a custom evaluator (an LLM judge) on one span:
+// too slow to run on the span's way to the warehouse, it is handed to a
+// Deferrer, which must keep it before ProcessTraces returns.
+type Deferred struct {
+	// Environment is the span's (its resource's deployment environment).
+	Environment string
+	TraceID     pcommon.TraceID
+	SpanID      pcommon.SpanID
+	// Start is the span's start time.
+	Start       time.Time
+	MonitorID   string
+	MonitorName string
+	// Slug names the custom evaluator, resolved in the span's project.
+	Slug string
+	// Inputs are the values of the monitor's input expressions (cut to
+	// the processor's MaxTextBytes); the evaluator's other inputs come
+	// from the stored span when the work runs.
+	Inputs map[string]string
+}
+
+// Deferrer keeps deferred work durably: when Defer returns nil, the work
+// survives a crash. Defer of work it already holds (the same span,
+// monitor and slug, resent) must keep one copy.
+type Deferrer interface {
+	Defer(ctx context.Context, work []Deferred) error
+}
+
+// SetDeferrer installs the queue of custom evaluators' work. It must be
+// called before the first ProcessTraces. Without one, the spans' custom
+// evaluations are skipped (and counted as such).
+func (p *Processor) SetDeferrer(d Deferrer) { p.deferrer = d }
 
 // New returns a processor.
 func New(set Settings) (*Processor, error) {
@@ -175,9 +208,11 @@ type job struct {
 }
 
 // ProcessTraces evaluates the spans of td that match a monitor and records
-// the results on them. It never drops or reorders spans and never fails.
-// The static monitors are checked on every span; of the provider's, only
-// the candidates its index finds for the span.
+// the results on them. It never drops or reorders spans. The static
+// monitors are checked on every span; of the provider's, only the
+// candidates its index finds for the span. The work of custom evaluators
+// goes to the Deferrer; ProcessTraces fails only when the Deferrer cannot
+// keep it (the sender should then retry the whole request).
 func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	var dyn *monitor.Index
 	if p.provider != nil {
@@ -189,6 +224,7 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 	start := time.Now()
 	var (
 		jobs       []job
+		deferred   []Deferred
 		hint       = p.jobsHint(td)
 		candidates []int
 		configs    checkedConfigs
@@ -197,7 +233,7 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
-		first := len(jobs)
+		first, firstDeferred := len(jobs), len(deferred)
 		rc := dyn.Resource(rs.Resource().Attributes())
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
@@ -209,7 +245,13 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 				if len(p.static) == 0 && len(candidates) == 0 {
 					continue
 				}
-				jobs, matched = p.spanJobs(ctx, jobs, hint, &configs, matched, dyn, candidates, rs, ss, span)
+				jobs, deferred, matched = p.spanJobs(ctx, jobs, deferred, hint, &configs, matched, dyn, candidates, rs, ss, span)
+			}
+		}
+		if len(deferred) > firstDeferred {
+			env := spanconv.Environment(rs.Resource().Attributes(), "")
+			for i := firstDeferred; i < len(deferred); i++ {
+				deferred[i].Environment = env
 			}
 		}
 		if p.observer != nil && len(jobs) > first {
@@ -217,6 +259,12 @@ func (p *Processor) ProcessTraces(ctx context.Context, td ptrace.Traces) (ptrace
 			for i := first; i < len(jobs); i++ {
 				jobs[i].env = env
 			}
+		}
+	}
+	if len(deferred) > 0 {
+		if err := p.deferrer.Defer(ctx, deferred); err != nil {
+			p.logger.Warn("custom evaluators' work could not be queued; the request fails so that its sender retries", zap.Int("work", len(deferred)), zap.Error(err))
+			return td, fmt.Errorf("queue the work of custom evaluators: %w", err)
 		}
 	}
 	if len(jobs) == 0 {
@@ -292,12 +340,13 @@ func (c *checkedConfigs) get(b *monitor.Binding) (map[string]any, error) {
 }
 
 // spanJobs appends the evaluations one span needs: of the static monitors
-// and of the candidates (positions in dyn) that match it, in that order.
-// matched is scratch space, returned for reuse. The first span that
-// matches allocates jobs with room for hint.
-func (p *Processor) spanJobs(ctx context.Context, jobs []job, hint int, configs *checkedConfigs, matched []matchedMonitor, dyn *monitor.Index, candidates []int,
+// and of the candidates (positions in dyn) that match it, in that order;
+// custom evaluators' work goes to deferred instead. matched is scratch
+// space, returned for reuse. The first span that matches allocates jobs
+// with room for hint.
+func (p *Processor) spanJobs(ctx context.Context, jobs []job, deferred []Deferred, hint int, configs *checkedConfigs, matched []matchedMonitor, dyn *monitor.Index, candidates []int,
 	rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span,
-) ([]job, []matchedMonitor) {
+) ([]job, []Deferred, []matchedMonitor) {
 	traceID := span.TraceID()
 	tctx := ottlspan.NewTransformContext(rs, ss, span)
 	defer tctx.Close()
@@ -314,7 +363,7 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, hint int, configs 
 		}
 	}
 	if len(matched) == 0 {
-		return jobs, matched
+		return jobs, deferred, matched
 	}
 	if jobs == nil {
 		jobs = make([]job, 0, hint)
@@ -326,6 +375,10 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, hint int, configs 
 		evaluations := len(jobs)
 		for b := range m.Evaluators {
 			binding := &m.Evaluators[b]
+			if binding.Custom {
+				deferred = p.deferSpan(ctx, deferred, tctx, m, binding, span)
+				continue
+			}
 			input, truncated, missing := in.build(ctx, tctx, m, binding.Def)
 			if missing != "" {
 				p.tel.skip(ctx, binding.Slug)
@@ -345,7 +398,31 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, hint int, configs 
 		}
 		p.tel.monitorSpan(m.ID, mm.dynamic, len(jobs) > evaluations)
 	}
-	return jobs, matched
+	return jobs, deferred, matched
+}
+
+// deferSpan appends the work of a custom evaluator on span, with the
+// values of the monitor's input expressions; without a Deferrer it is
+// skipped.
+func (p *Processor) deferSpan(ctx context.Context, deferred []Deferred, tctx *ottlspan.TransformContext, m *monitor.Monitor, b *monitor.Binding, span ptrace.Span) []Deferred {
+	if p.deferrer == nil {
+		p.tel.skip(ctx, b.Slug)
+		p.logger.Debug("no queue for custom evaluators; skipped", zap.String("monitor", m.ID), zap.String("evaluator", b.Slug))
+		return deferred
+	}
+	d := Deferred{TraceID: span.TraceID(), SpanID: span.SpanID(), Start: span.StartTimestamp().AsTime(),
+		MonitorID: m.ID, MonitorName: m.Name, Slug: b.Slug}
+	for name, e := range m.Inputs {
+		v, _, err := e.EvalString(ctx, tctx)
+		if err != nil || v == "" {
+			continue
+		}
+		if d.Inputs == nil {
+			d.Inputs = make(map[string]string, len(m.Inputs))
+		}
+		d.Inputs[name], _ = truncateUTF8(v, p.maxText)
+	}
+	return append(deferred, d)
 }
 
 // runJobs runs the jobs on at most p.workers goroutines of this batch, each

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Provider types.
@@ -73,6 +75,12 @@ type ProviderConfig struct {
 	// Headers are sent with every request (e.g. Azure's api-key); their
 	// values are redacted from error messages like the key.
 	Headers map[string]string
+	// RequestsPerMinute and TokensPerMinute rate-limit the calls (0: no
+	// limit). A call waits for the limits at most Timeout; the tokens a
+	// call used are counted after it, so that the next calls wait for
+	// them.
+	RequestsPerMinute int
+	TokensPerMinute   int
 }
 
 // Message is one message of a prompt; its Content is a template.
@@ -123,6 +131,8 @@ type provider struct {
 	cfg   ProviderConfig
 	proto protocol
 	slots chan struct{}
+	// requests and tokens are the per-minute rate limits (nil: none).
+	requests, tokens *rate.Limiter
 
 	// firstMode remembers, per model, the first structured-output mode
 	// worth trying (after a server refused a better one).
@@ -174,7 +184,14 @@ func New(providers []ProviderConfig) (*Client, error) {
 			p.MaxResponseBytes = DefaultMaxResponseBytes
 		}
 		p.MaxRetries = max(p.MaxRetries, 0)
-		c.providers[p.Name] = &provider{cfg: p, proto: proto, slots: make(chan struct{}, p.MaxConcurrency), firstMode: map[string]int{}}
+		pr := &provider{cfg: p, proto: proto, slots: make(chan struct{}, p.MaxConcurrency), firstMode: map[string]int{}}
+		if p.RequestsPerMinute > 0 {
+			pr.requests = rate.NewLimiter(rate.Limit(float64(p.RequestsPerMinute)/60), p.RequestsPerMinute)
+		}
+		if p.TokensPerMinute > 0 {
+			pr.tokens = rate.NewLimiter(rate.Limit(float64(p.TokensPerMinute)/60), p.TokensPerMinute)
+		}
+		c.providers[p.Name] = pr
 	}
 	return c, nil
 }
@@ -223,6 +240,9 @@ func (c *Client) Run(ctx context.Context, spec Spec, input map[string]any) (Resu
 		return Result{}, err
 	}
 	defer p.release()
+	if err := p.waitRate(ctx); err != nil {
+		return Result{}, err
+	}
 
 	modes := p.proto.modes()
 	attempts := 0
@@ -251,6 +271,7 @@ func (c *Client) Run(ctx context.Context, spec Spec, input map[string]any) (Resu
 			// such as a prompt too long for every mode, teach nothing.)
 			p.rememberMode(spec.Model, i)
 		}
+		p.spend(ans.usage)
 		out, err := decodeAnswer(ans, spec.OutputSchema)
 		if err != nil {
 			raw := ans.text
@@ -313,6 +334,41 @@ func (p *provider) acquire(ctx context.Context) error {
 }
 
 func (p *provider) release() { <-p.slots }
+
+// waitRate waits for the provider's rate limits, at most its timeout: a
+// request, and the tokens earlier calls spent past the per-minute budget.
+func (p *provider) waitRate(ctx context.Context) error {
+	if p.requests == nil && p.tokens == nil {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	for _, l := range []*rate.Limiter{p.requests, p.tokens} {
+		if l == nil {
+			continue
+		}
+		if err := l.Wait(wctx); err != nil {
+			if ctx.Err() != nil {
+				return &Error{Kind: KindTimeout, Provider: p.cfg.Name, Msg: "gave up waiting for the rate limit: " + ctx.Err().Error(), err: ctx.Err()}
+			}
+			return &Error{Kind: KindRateLimited, Provider: p.cfg.Name, RetryAfter: time.Minute,
+				Msg: fmt.Sprintf("the provider's rate limit (requests_per_minute %d, tokens_per_minute %d) leaves no room within %s", p.cfg.RequestsPerMinute, p.cfg.TokensPerMinute, p.cfg.Timeout)}
+		}
+	}
+	return nil
+}
+
+// spend counts the tokens of a call against the tokens-per-minute limit;
+// the next calls wait until the minute's budget has room again.
+func (p *provider) spend(u Usage) {
+	if p.tokens == nil {
+		return
+	}
+	n := int(min(u.InputTokens+u.OutputTokens, int64(p.cfg.TokensPerMinute)))
+	if n > 1 {
+		p.tokens.ReserveN(time.Now(), n-1) // Wait took one already
+	}
+}
 
 func (p *provider) startMode(model string) int {
 	p.mu.Lock()

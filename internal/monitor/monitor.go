@@ -9,6 +9,7 @@ package monitor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -54,7 +55,12 @@ type Monitor struct {
 type Binding struct {
 	Slug   string
 	Config map[string]any
-	Def    *evaluators.Definition
+	// Def is the catalogue's evaluator; nil for a custom evaluator.
+	Def *evaluators.Definition
+	// Custom marks a custom evaluator (an LLM judge of the span's
+	// project, resolved by slug when it runs): the engine queues its work
+	// instead of running it on the span's way to the warehouse.
+	Custom bool
 }
 
 // NewBinding resolves slug in the evaluator catalogue and validates config
@@ -73,6 +79,20 @@ func NewBinding(slug string, config map[string]any) (Binding, error) {
 		return Binding{}, fmt.Errorf("evaluator %q: %w", slug, err)
 	}
 	return Binding{Slug: slug, Config: config, Def: def}, nil
+}
+
+// NewCustomBinding binds the custom evaluator slug. Custom evaluators
+// belong to a project, so the slug is resolved when the work runs (an
+// unknown one is recorded then as the evaluation's error); here it only
+// must not be empty nor a prebuilt evaluator's.
+func NewCustomBinding(slug string) (Binding, error) {
+	if strings.TrimSpace(slug) == "" {
+		return Binding{}, errors.New("custom evaluator: the slug must not be empty")
+	}
+	if _, ok := evaluators.Lookup(slug); ok {
+		return Binding{}, fmt.Errorf("custom evaluator %q: the slug is a prebuilt evaluator's; name it without custom", slug)
+	}
+	return Binding{Slug: slug, Custom: true}, nil
 }
 
 // Condition returns the OTTL condition source, "" when the monitor matches
@@ -212,6 +232,9 @@ type Spec struct {
 type EvaluatorSpec struct {
 	Slug   string
 	Config map[string]any
+	// Custom names a custom evaluator (an LLM judge) by Slug; it takes no
+	// Config.
+	Custom bool
 }
 
 // Compiler compiles monitor specs. It is safe for concurrent use.
@@ -248,7 +271,15 @@ func (c *Compiler) Compile(spec Spec) (*Monitor, error) {
 	}
 	m := &Monitor{ID: spec.ID, Name: spec.Name, SampleRate: spec.SampleRate, source: spec.Condition, selection: spec.Selection}
 	for _, e := range spec.Evaluators {
-		b, err := NewBinding(e.Slug, e.Config)
+		var (
+			b   Binding
+			err error
+		)
+		if e.Custom {
+			b, err = NewCustomBinding(e.Slug)
+		} else {
+			b, err = NewBinding(e.Slug, e.Config)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("monitor %q: %w", spec.Name, err)
 		}
@@ -289,8 +320,14 @@ func (c *Compiler) Compile(spec Spec) (*Monitor, error) {
 	return m, nil
 }
 
+// takesInput reports whether an evaluator of bs takes an input called
+// name. A custom evaluator may take any: its input schema is its
+// project's, read when it runs.
 func takesInput(bs []Binding, name string) bool {
 	for _, b := range bs {
+		if b.Custom {
+			return true
+		}
 		if _, ok := b.Def.Input(name); ok {
 			return true
 		}

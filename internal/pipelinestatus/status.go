@@ -2,6 +2,7 @@ package pipelinestatus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,6 +40,41 @@ type SetupSummary struct {
 	FirstError string
 	// BackfillPending counts the spans backfills still have to evaluate.
 	BackfillPending int64
+}
+
+// JudgeBacklog is an environment's queued online judge work (custom
+// evaluators judged after their spans are stored).
+type JudgeBacklog struct {
+	Items  int64
+	Oldest time.Time
+}
+
+// AddJudgeBacklog counts queued judge work in s: its items in the lag in
+// spans, its oldest item in the lag in seconds, DEGRADED (or ERROR) when
+// that lag passes the thresholds.
+func AddJudgeBacklog(s Status, b JudgeBacklog, now time.Time) Status {
+	if b.Items == 0 {
+		return s
+	}
+	s.LagInSpans += b.Items
+	lag := max(0, now.Sub(b.Oldest))
+	if int64(lag/time.Second) <= s.LagInSeconds {
+		return s
+	}
+	s.LagInSeconds = int64(lag / time.Second)
+	switch {
+	case lag > ErrorAfter:
+		s.Status = StatusError
+		s.Reasons = append(s.Reasons, fmt.Sprintf("online judging is %s behind, more than the %s an ERROR allows: %d judgements wait in the queue, the oldest since %s",
+			minutes(lag), minutes(ErrorAfter), b.Items, b.Oldest.UTC().Format(time.RFC3339)))
+	case lag > DegradedAfter:
+		if s.Status == StatusOK {
+			s.Status = StatusDegraded
+		}
+		s.Reasons = append(s.Reasons, fmt.Sprintf("online judging is %s behind, more than the %s that count as keeping up: %d judgements wait in the queue, the oldest since %s",
+			minutes(lag), minutes(DegradedAfter), b.Items, b.Oldest.UTC().Format(time.RFC3339)))
+	}
+	return s
 }
 
 // Status is the answer of GET /v2/monitoring/status.
@@ -179,6 +215,9 @@ type Reader struct {
 	CollectorID string
 	// Setups summarises an environment's setups; nil means none.
 	Setups func(env string) SetupSummary
+	// Judge returns an environment's queued online judge work; nil means
+	// none.
+	Judge func(ctx context.Context, env string) (JudgeBacklog, error)
 	// Live is how recently a row must have been reported to count as a
 	// running collector's.
 	Live time.Duration
@@ -211,6 +250,13 @@ func (r *Reader) Status(ctx context.Context, t tenant.Tenant) Status {
 		setups = r.Setups(t.Environment)
 	}
 	s := Compute(t, rows, setups, now, r.Live)
+	if r.Judge != nil {
+		b, jerr := r.Judge(ctx, t.Environment)
+		if jerr != nil {
+			err = errors.Join(err, jerr)
+		}
+		s = AddJudgeBacklog(s, b, now)
+	}
 	if err != nil {
 		s.Status = StatusError
 		s.Reasons = append([]string{"the warehouse cannot be read, so this status covers this collector only: " + err.Error()}, s.Reasons...)

@@ -52,12 +52,17 @@ type MonitorConfig struct {
 }
 
 // EvaluatorConfig is one evaluator of a monitor. In YAML it is either the
-// evaluator's slug or a map {name: slug, config: {...}}.
+// evaluator's slug, a map {name: slug, config: {...}}, or {custom: slug}.
 type EvaluatorConfig struct {
-	// Name is the evaluator slug.
+	// Name is the prebuilt evaluator's slug.
 	Name string `mapstructure:"name"`
 	// Config is the evaluator's config (thresholds, regex, ...).
 	Config map[string]any `mapstructure:"config"`
+	// Custom is the slug of a custom evaluator (an LLM judge created
+	// through /v2/evaluators) of the span's project. Its work is queued in
+	// the warehouse by the api extension and judged after the span is
+	// stored; it needs api.
+	Custom string `mapstructure:"custom"`
 }
 
 // UnmarshalText accepts the short form: a bare slug.
@@ -85,6 +90,18 @@ func (c *Config) Validate() error {
 	if c.API != nil && c.API.Type().String() == "" {
 		errs = append(errs, errors.New("api: must name an extension"))
 	}
+	for i, m := range c.Monitors {
+		for j, e := range m.Evaluators {
+			switch {
+			case e.Custom != "" && e.Name != "":
+				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d]: name %q and custom %q: give one of them", i, j, e.Name, e.Custom))
+			case e.Custom != "" && len(e.Config) > 0:
+				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d]: custom %q takes no config (a custom evaluator's prompt and model are its own)", i, j, e.Custom))
+			case e.Custom != "" && c.API == nil:
+				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d]: custom %q needs api: the evalapi extension queues and judges custom evaluators", i, j, e.Custom))
+			}
+		}
+	}
 	if _, err := c.compileMonitors(component.TelemetrySettings{Logger: zap.NewNop()}); err != nil {
 		errs = append(errs, err)
 	}
@@ -101,6 +118,10 @@ func (c *Config) specs() []monitor.Spec {
 		}
 		s := monitor.Spec{ID: m.Name, Name: m.Name, Condition: m.Condition, SampleRate: rate, Inputs: m.Inputs}
 		for _, e := range m.Evaluators {
+			if e.Custom != "" {
+				s.Evaluators = append(s.Evaluators, monitor.EvaluatorSpec{Slug: e.Custom, Custom: true})
+				continue
+			}
 			s.Evaluators = append(s.Evaluators, monitor.EvaluatorSpec{Slug: e.Name, Config: e.Config})
 		}
 		specs[i] = s

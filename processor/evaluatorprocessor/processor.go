@@ -58,6 +58,9 @@ func (p *evaluatorProcessor) start(_ context.Context, host component.Host) error
 		return fmt.Errorf("api: extension %q (%T) does not provide monitors; it must be an evalapi extension", p.cfg.API.String(), ext)
 	}
 	p.proc.SetProvider(prov)
+	if d, ok := ext.(engine.Deferrer); ok {
+		p.proc.SetDeferrer(d)
+	}
 	if reg, ok := ext.(monitor.StaticRegistry); ok {
 		reg.SetStaticMonitors(p.id.String(), p.static)
 	}

@@ -16,6 +16,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -162,9 +163,15 @@ func (a *API) List(ctx context.Context, t tenant.Tenant) ([]Evaluator, error) {
 	return out, nil
 }
 
+// idPrefix starts every custom evaluator's id (and no slug).
+const idPrefix = "ce_"
+
 // newID returns a new evaluator id: "ce_" and 128 random bits (no slug
 // starts so).
-func newID() string { return "ce_" + randid.New() }
+func newID() string { return idPrefix + randid.New() }
+
+// IsID reports whether ref has the form of a custom evaluator's id.
+func IsID(ref string) bool { return strings.HasPrefix(ref, idPrefix) }
 
 // reservedSlug is the path segment of /v2/evaluators/execute/<slug>, which
 // no evaluator may take.

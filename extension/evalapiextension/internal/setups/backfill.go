@@ -243,6 +243,9 @@ func (s *Service) evaluateWindow(ctx context.Context, setup warehouse.MonitorSet
 	if err != nil {
 		return fmt.Errorf("evaluation engine: %w", err)
 	}
+	if s.deferrer != nil {
+		eng.SetDeferrer(s.deferrer)
+	}
 	w := setup.Backfill
 	q := warehouse.SpanQuery{
 		Environments: []string{setup.Environment},

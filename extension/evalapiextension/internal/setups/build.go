@@ -2,6 +2,8 @@ package setups
 
 import (
 	"fmt"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
+	"github.com/evalcol/evalcol/internal/judge"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +45,9 @@ var entityKeys = map[string]monitor.InitRule{
 }
 
 // build makes the setup a request describes for tenant t, keeping id and
-// creation time of prev when it replaces one (prev nil on create).
-func build(r Request, t tenant.Tenant, now time.Time, prev *warehouse.MonitorSetup) warehouse.MonitorSetup {
+// creation time of prev when it replaces one (prev nil on create). custom
+// holds the custom evaluators the request names, by the name it uses.
+func build(r Request, t tenant.Tenant, now time.Time, prev *warehouse.MonitorSetup, custom map[string]customevaluators.Version) warehouse.MonitorSetup {
 	s := warehouse.MonitorSetup{
 		ID: randid.New(), ExternalID: r.ExternalID, EntityType: r.EntityType, EntityValue: r.EntityValue,
 		OrgID: t.OrganizationID, ProjectID: t.ProjectID, EnvProjectID: envProjectID(t),
@@ -69,9 +72,16 @@ func build(r Request, t tenant.Tenant, now time.Time, prev *warehouse.MonitorSet
 			b.EvaluatorID, b.EvaluatorType = def.Slug, def.Slug
 			b.InputSchema = schema(def.Inputs)
 			b.OutputSchema = schema(def.Outputs)
+		} else if v, ok := custom[ref.Name]; ok {
+			// A custom evaluator: its id (ce_...) marks the binding as
+			// one, its slug names it when the work runs (the latest
+			// version then).
+			b.EvaluatorID, b.EvaluatorType = v.ID, v.Slug
+			b.InputSchema = judgeSchema(v.Definition.InputSchema)
+			b.OutputSchema = judgeSchema(v.Definition.OutputSchema)
 		} else {
 			b.Status = BindingFailed
-			b.ErrorMessage = fmt.Sprintf("unknown evaluator %q: use one of the slugs of GET /v2/evaluators (%s) or one of Traceloop's names for them", ref.Name, strings.Join(evaluators.Slugs(), ", "))
+			b.ErrorMessage = fmt.Sprintf("unknown evaluator %q: use one of the slugs of GET /v2/evaluators (%s), one of Traceloop's names for them, or a custom evaluator of this project", ref.Name, strings.Join(evaluators.Slugs(), ", "))
 			b.ProcessedAt = &now
 			failed++
 		}
@@ -111,6 +121,14 @@ func schema(fs []evaluators.Field) []warehouse.SchemaItem {
 	out := make([]warehouse.SchemaItem, len(fs))
 	for i, f := range fs {
 		out[i] = warehouse.SchemaItem{Name: f.Name, Type: string(f.Type), Description: f.Description, Label: f.Label, EnumValues: f.EnumValues}
+	}
+	return out
+}
+
+func judgeSchema(fs []judge.Field) []warehouse.SchemaItem {
+	out := make([]warehouse.SchemaItem, len(fs))
+	for i, f := range fs {
+		out[i] = warehouse.SchemaItem{Name: f.Name, Type: f.Type, Description: f.Description, EnumValues: f.EnumValues}
 	}
 	return out
 }
@@ -190,7 +208,7 @@ func spec(s warehouse.MonitorSetup) (monitor.Spec, error) {
 	sp := monitor.Spec{ID: s.ID, Name: name, Condition: cond, SampleRate: s.SampleRate, Selection: sel}
 	for _, b := range s.Evaluators {
 		if b.Status != BindingFailed {
-			sp.Evaluators = append(sp.Evaluators, monitor.EvaluatorSpec{Slug: b.EvaluatorType})
+			sp.Evaluators = append(sp.Evaluators, monitor.EvaluatorSpec{Slug: b.EvaluatorType, Custom: customevaluators.IsID(b.EvaluatorID)})
 		}
 	}
 	return sp, nil

@@ -111,7 +111,7 @@ func FuzzParseRequest(f *testing.F) {
 			t.Fatalf("backfill_from_timestamp_sec %d is negative", r.BackfillFromSec)
 		}
 		// The setup built from an accepted request compiles into a monitor.
-		sp, err := spec(build(r, ten, t0, nil))
+		sp, err := spec(build(r, ten, t0, nil, nil))
 		if err != nil {
 			t.Fatalf("accepted request %+v gives a setup without a monitor spec: %v", r, err)
 		}

@@ -103,7 +103,7 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := build(r, tn, now, nil)
+	s := build(r, tn, now, nil, nil)
 	if s.Status != StatusPartial || s.OrgID != "org" || s.ProjectID != "proj" || s.EnvProjectID != "proj/prod" || s.Environment != "prod" {
 		t.Errorf("setup = %+v", s)
 	}
@@ -130,7 +130,7 @@ func TestBuild(t *testing.T) {
 	}
 
 	allBad, _ := ParseRequest([]byte(`{"entity_type":"workflow","entity_value":"w","external_id":"e","evaluators":["nope"]}`))
-	if got := build(allBad, tn, now, nil).Status; got != StatusFailed {
+	if got := build(allBad, tn, now, nil, nil).Status; got != StatusFailed {
 		t.Errorf("status with only unknown evaluators = %s, want failed", got)
 	}
 }
@@ -176,7 +176,7 @@ func TestParseRequestTraceloopForms(t *testing.T) {
 	}
 
 	// The slug is the canonical evaluator_type of the stored binding.
-	s := build(r, tenant.Tenant{Environment: "prod"}, time.Now().UTC(), nil)
+	s := build(r, tenant.Tenant{Environment: "prod"}, time.Now().UTC(), nil, nil)
 	if s.Status != StatusPending || len(s.InitRules) != 2 || s.InitRules[0].Key != "gen_ai.system" {
 		t.Fatalf("setup = %+v", s)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
+	"github.com/evalcol/evalcol/internal/engine"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +38,8 @@ type Service struct {
 	done chan struct{}
 
 	backfill *backfiller
+	custom   CustomEvaluators
+	deferrer engine.Deferrer
 
 	// maxPerEnvironment caps the setups of one environment; createMu
 	// makes this process's count-then-create atomic.
@@ -131,6 +135,45 @@ type Options struct {
 	// MaxBytesPerEnvironment caps the bytes (JSON) all setups of one
 	// environment hold together (default DefaultMaxBytesPerEnvironment).
 	MaxBytesPerEnvironment int64
+	// Custom resolves the custom evaluators (LLM judges) of the tenant's
+	// project that a setup may bind besides the prebuilt ones; nil: none.
+	Custom CustomEvaluators
+	// Deferrer queues the custom evaluators' work of backfills (nil: a
+	// backfill skips them).
+	Deferrer engine.Deferrer
+}
+
+// CustomEvaluators resolves a project's custom evaluators
+// (customevaluators.API).
+type CustomEvaluators interface {
+	Resolve(ctx context.Context, t tenant.Tenant, ref string) (customevaluators.Version, error)
+}
+
+// customOf resolves the evaluators of r that are no prebuilt one among
+// t's custom evaluators; those it does not find stay unresolved (their
+// bindings fail, naming them).
+func (s *Service) customOf(ctx context.Context, t tenant.Tenant, r Request) (map[string]customevaluators.Version, error) {
+	if s.custom == nil {
+		return nil, nil
+	}
+	var out map[string]customevaluators.Version
+	for _, ref := range r.Evaluators {
+		if ref.Slug != "" {
+			continue
+		}
+		v, err := s.custom.Resolve(ctx, t, ref.Name)
+		if errors.Is(err, warehouse.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("resolve custom evaluator %q: %w", ref.Name, err)
+		}
+		if out == nil {
+			out = map[string]customevaluators.Version{}
+		}
+		out[ref.Name] = v
+	}
+	return out, nil
 }
 
 // DefaultMaxPerEnvironment is the default cap on the setups of one
@@ -177,6 +220,7 @@ func NewService(o Options) *Service {
 		store: o.Store, compiler: o.Compiler, monitors: o.Monitors, logger: o.Logger, poll: o.Poll,
 		now: func() time.Time { return o.Now().UTC().Truncate(time.Second) }, wake: make(chan struct{}, 1),
 		compiled: map[string]compiledSetup{}, evaluated: map[string]bool{},
+		custom: o.Custom, deferrer: o.Deferrer,
 	}
 	s.bg, s.stop = context.WithCancel(context.Background())
 	s.backfill = newBackfiller(o.Store, o.Backfill.withDefaults(), o.Logger)
@@ -451,7 +495,11 @@ func (s *Service) Create(ctx context.Context, t tenant.Tenant, r Request) (wareh
 	if err := checkBackfillWindow(r, now); err != nil {
 		return warehouse.MonitorSetup{}, err
 	}
-	setup := build(r, t, now, nil)
+	custom, err := s.customOf(ctx, t, r)
+	if err != nil {
+		return warehouse.MonitorSetup{}, err
+	}
+	setup := build(r, t, now, nil, custom)
 	if err := s.checkBytes(ctx, t.Environment, setup, 0); err != nil {
 		return warehouse.MonitorSetup{}, err
 	}
@@ -612,7 +660,11 @@ func (s *Service) Update(ctx context.Context, t tenant.Tenant, idOrExternalID st
 		if !r.HasEntity() {
 			req = merge(prev, r)
 		}
-		setup = build(req, t, s.now(), &prev)
+		custom, err := s.customOf(ctx, t, req)
+		if err != nil {
+			return warehouse.MonitorSetup{}, err
+		}
+		setup = build(req, t, s.now(), &prev, custom)
 		if err := s.checkBytesLocked(ctx, t.Environment, setup, prev); err != nil {
 			return warehouse.MonitorSetup{}, err
 		}
