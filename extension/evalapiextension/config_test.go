@@ -157,8 +157,16 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: "judge.providers.Local.max_concurrency: must be between 0 (default 4) and 1024, got -1"},
 		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: "judge.providers.Local.max_retries: must be between 0 and 10, got 11"},
 		{id: component.NewIDWithName(metadata.Type, "judge_bad"), wantErr: `judge.providers.Local.headers: "Content-Type" is not a header name that may be set`},
+		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.providers.local.requests_per_minute: must not be negative (0: no limit), got -5"},
+		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.providers.local.tokens_per_minute: must not be negative (0: no limit), got -1"},
+		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.queue.workers: must be between 0 (default 4) and 1024, got -1"},
+		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.queue.lease: must be between 1s and 1h (0: default 2m0s), got 10ms"},
+		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.queue.max_attempts: must be between 0 (default 5) and 100, got 101"},
+		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.queue.span_wait: must be between 0 (default 2m0s) and 1h, got 2h0m0s"},
+		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.budget.daily_calls_per_environment: must not be negative (0: no limit), got -1"},
+		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.budget.daily_tokens_per_environment: must not be negative (0: no limit), got -2"},
 		{id: component.NewIDWithName(metadata.Type, "judge_unknown_field"),
-			wantErr: "judge.providers.local: unknown field(s) base_ur (valid fields: api_key, base_url, headers, max_concurrency, max_response_bytes, max_retries, max_retry_wait, timeout, type)"},
+			wantErr: "judge.providers.local: unknown field(s) base_ur (valid fields: api_key, base_url, headers, max_concurrency, max_response_bytes, max_retries, max_retry_wait, requests_per_minute, timeout, tokens_per_minute, type)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id.String(), func(t *testing.T) {
