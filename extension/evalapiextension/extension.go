@@ -223,6 +223,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			TrustedProxies:    proxies,
 			Alerts:            alerts,
 			Datasets:          datasets,
+			Judges:            custom,
 		})
 		if err != nil {
 			_ = ln.Close()

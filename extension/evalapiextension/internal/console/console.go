@@ -92,6 +92,10 @@ type Options struct {
 	Alerts *alertapi.Service
 	// Datasets takes a review queue's labelled spans; nil hides that.
 	Datasets *datasetapi.Service
+	// Judges lists the project's custom evaluators (LLM judges) on the
+	// evaluators page, with the environment's judge queue and usage; nil
+	// hides them.
+	Judges JudgeLister
 	// AcquireEvaluation admits one playground run under the evaluator
 	// limits of the session's API key (httpapi.API.AcquireEvaluation);
 	// nil means no limits. Over a limit it returns a *httpapi.LimitError.

@@ -1,8 +1,11 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/judgequeue"
 	"net/http"
 	"net/url"
 	"sort"
@@ -25,6 +28,83 @@ type catalogueGroup struct {
 	Evaluators []*evaluators.Definition
 }
 
+// JudgeLister lists a tenant's custom evaluators (customevaluators.API).
+type JudgeLister interface {
+	List(ctx context.Context, t tenant.Tenant) ([]customevaluators.Evaluator, error)
+}
+
+// judgeUsageDays is how many days of judge usage the evaluators page sums.
+const judgeUsageDays = 7
+
+// judgesView is the LLM judges section of the evaluators page.
+type judgesView struct {
+	Evaluators []customevaluators.Evaluator
+	Backlog    judgequeue.Backlog
+	// Usage is the environment's online judging of the last
+	// judgeUsageDays days, per evaluator, with the total first.
+	Usage []judgeUsageRow
+	Error string
+}
+
+type judgeUsageRow struct {
+	Evaluator                  string
+	Calls, InputTokens, Output int64
+}
+
+// judges reads the section; a warehouse error is shown in it, not as the
+// page's.
+func (c *Console) judges(ctx context.Context, t tenant.Tenant) *judgesView {
+	if c.opts.Judges == nil {
+		return nil
+	}
+	v := &judgesView{}
+	var err error
+	if v.Evaluators, err = c.opts.Judges.List(ctx, t); err != nil {
+		v.Error = "custom evaluators cannot be read: " + err.Error()
+		return v
+	}
+	if v.Backlog, err = judgequeue.Pending(ctx, c.opts.Store, t.Environment); err != nil {
+		v.Error = "the judge queue cannot be read: " + err.Error()
+		return v
+	}
+	total := judgeUsageRow{Evaluator: "all"}
+	by := map[string]*judgeUsageRow{}
+	now := time.Now()
+	for d := range judgeUsageDays {
+		u, err := judgequeue.DayUsage(ctx, c.opts.Store, t.Environment, now.AddDate(0, 0, -d))
+		if err != nil {
+			v.Error = "judge usage cannot be read: " + err.Error()
+			return v
+		}
+		total.Calls, total.InputTokens, total.Output = total.Calls+u.Calls, total.InputTokens+u.InputTokens, total.Output+u.OutputTokens
+		for slug, e := range u.ByEvaluator {
+			row := by[slug]
+			if row == nil {
+				row = &judgeUsageRow{Evaluator: slug}
+				by[slug] = row
+			}
+			row.Calls, row.InputTokens, row.Output = row.Calls+e.Calls, row.InputTokens+e.InputTokens, row.Output+e.OutputTokens
+		}
+	}
+	v.Usage = append(v.Usage, total)
+	slugs := make([]string, 0, len(by))
+	for s := range by {
+		slugs = append(slugs, s)
+	}
+	sort.Strings(slugs)
+	for _, s := range slugs {
+		v.Usage = append(v.Usage, *by[s])
+	}
+	return v
+}
+
+// evaluatorsPageData is the evaluators page: the catalogue, and the LLM
+// judges when the console has them.
+type evaluatorsPageData struct {
+	Groups []catalogueGroup
+	Judges *judgesView
+}
+
 func (c *Console) evaluatorsPage(w http.ResponseWriter, r *http.Request) {
 	var groups []catalogueGroup
 	index := map[evaluators.Category]int{}
@@ -37,7 +117,9 @@ func (c *Console) evaluatorsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		groups[i].Evaluators = append(groups[i].Evaluators, d)
 	}
-	c.render(w, r, http.StatusOK, "evaluators", page{Title: "Evaluators", Nav: "evaluators", Data: groups})
+	t, _ := tenant.FromContext(r.Context())
+	c.render(w, r, http.StatusOK, "evaluators", page{Title: "Evaluators", Nav: "evaluators",
+		Data: evaluatorsPageData{Groups: groups, Judges: c.judges(r.Context(), t)}})
 }
 
 // formField is one control of the playground form, generated from a

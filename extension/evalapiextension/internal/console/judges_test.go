@@ -1,0 +1,82 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/judgequeue"
+	"github.com/evalcol/evalcol/internal/engine"
+	"github.com/evalcol/evalcol/internal/judge"
+	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// providerOnly has the provider "local" and never runs.
+type providerOnly struct{}
+
+func (providerOnly) Run(context.Context, judge.Spec, map[string]any) (judge.Result, error) {
+	return judge.Result{}, nil
+}
+func (providerOnly) Has(p string) bool   { return p == "local" }
+func (providerOnly) Providers() []string { return []string{"local"} }
+
+func TestEvaluatorsPageShowsJudgesQueueAndUsage(t *testing.T) {
+	var custom *customevaluators.API
+	s := newTestServer(t, false, func(o *Options) {
+		custom = customevaluators.New(customevaluators.Options{Store: o.Store, Judge: providerOnly{}})
+		o.Judges = custom
+	})
+	tenantA := tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}
+	r := httptest.NewRequest(http.MethodPost, "/v2/evaluators", strings.NewReader(`{"name": "<b>Refund</b> judge", "slug": "no-refund-promise",
+		"provider": "local", "model": "llama3.1:8b", "messages": [{"role": "user", "content": "{{completion}}"}],
+		"input_schema": [{"name": "completion", "type": "string"}], "output_schema": [{"name": "passed", "type": "boolean"}]}`))
+	r = r.WithContext(tenant.NewContext(r.Context(), tenantA))
+	w := httptest.NewRecorder()
+	custom.Create(w, r)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	ctx := tenant.NewClientContext(context.Background(), tenantA)
+	work := []engine.Deferred{{Environment: "env-a", TraceID: pcommon.TraceID{1}, SpanID: pcommon.SpanID{1}, Start: time.Now(), MonitorID: "m", Slug: "no-refund-promise"}}
+	if err := judgequeue.Enqueue(ctx, s.store, nil, work, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	usage, _ := json.Marshal(judgequeue.Usage{Day: time.Now().UTC().Format(time.DateOnly), Calls: 3, InputTokens: 1200, OutputTokens: 45,
+		ByEvaluator: map[string]judgequeue.EvaluatorUsage{"no-refund-promise": {Calls: 3, InputTokens: 1200, OutputTokens: 45}}})
+	if err := s.store.CreateDocument(context.Background(), warehouse.Document{Kind: judgequeue.UsageKind, Scope: "env-a",
+		ID: time.Now().UTC().Format(time.DateOnly), Body: usage}); err != nil {
+		t.Fatal(err)
+	}
+
+	c := s.client(t)
+	s.login(t, c, keyA)
+	page := do(t, c, "GET", s.URL+"/ui/evaluators", nil)
+	if page.status != http.StatusOK {
+		t.Fatalf("evaluators page: %d", page.status)
+	}
+	for _, want := range []string{`id="judges"`, "no-refund-promise", "llama3.1:8b", "&lt;b&gt;Refund&lt;/b&gt; judge",
+		"<strong>1</strong> judgements queued", `<td class="num">1200</td>`, `<td class="num">45</td>`} {
+		if !strings.Contains(page.body, want) {
+			t.Errorf("evaluators page lacks %q", want)
+		}
+	}
+	if strings.Contains(page.body, "<b>Refund</b>") {
+		t.Error("an evaluator's name reached the page unescaped")
+	}
+
+	// Another environment's key sees neither the evaluator nor the queue.
+	other := s.client(t)
+	s.login(t, other, keyB)
+	page = do(t, other, "GET", s.URL+"/ui/evaluators", nil)
+	if strings.Contains(page.body, "no-refund-promise") || !strings.Contains(page.body, "Nothing queued") || strings.Contains(page.body, "1200") {
+		t.Errorf("environment b's evaluators page shows environment a's judges, queue or usage")
+	}
+}
