@@ -7,9 +7,11 @@
 const { test, before, after } = require("node:test");
 const assert = require("node:assert/strict");
 const http = require("node:http");
+const path = require("node:path");
 
 const { TraceloopClient } = require("@traceloop/node-server-sdk");
-const { startEvalcol, apiClient } = require("../lib/evalcol.js");
+const { startEvalcol, apiClient, runNode, eventually } = require("../lib/evalcol.js");
+const { startMockOpenAI } = require("../lib/mock-openai.js");
 
 const PROVIDER_KEY = "sk-local-judge-key-e2e";
 
@@ -200,4 +202,76 @@ test("the SDK surfaces evalcol's errors", async () => {
     /input field "answer" is missing \(the prompt uses \{\{answer\}\}\)/,
   );
   await assert.rejects(client.evaluator.get("no-such-evaluator"), /evaluator not found/);
+});
+
+test("an experiment judged by the custom evaluator", async () => {
+  const ds = await client.datasets.create({ name: "Refund questions" });
+  await ds.addColumn([{ name: "question", type: "string", required: true }]);
+  const fresh = await client.datasets.get("refund-questions");
+  await fresh.addRows([{ question: "Can I return shoes?" }, { question: "Can I return a gift card?" }]);
+  await fresh.publish();
+  const before = judge.requests.length;
+  // The app cites the policy for shoes only.
+  const app = async (row) => ({
+    question: row.question,
+    answer: row.question.includes("shoes") ? "Yes, within 30 days as our policy says." : "No.",
+  });
+  const res = await client.experiment.run(app, {
+    datasetSlug: "refund-questions",
+    datasetVersion: "v1",
+    evaluators: ["refund-policy-judge"],
+    experimentSlug: "refund-bot",
+  });
+  assert.deepEqual(res.errors, []);
+  assert.equal(res.evaluations.length, 2);
+  assert.deepEqual(res.evaluations.map((e) => e.verdict).sort(), ["fail", "pass"], JSON.stringify(res.evaluations));
+  assert.equal(judge.requests.length - before, 2, "one judge call per row");
+  const summary = await api.get("/v2/experiments/refund-bot");
+  const ev = summary.body.runs[0].evaluators["refund-policy-judge"];
+  assert.equal(ev.pass, 1);
+  assert.equal(ev.fail, 1);
+});
+
+test("online: an auto monitor setup judges the app's spans with the custom evaluator", async () => {
+  const setup = await api.post("/v2/auto-monitor-setups", {
+    entity_type: "workflow",
+    entity_value: "refund_desk",
+    evaluators: ["refund-policy-judge"],
+  });
+  assert.equal(setup.status, 201, JSON.stringify(setup.body));
+  const binding = setup.body.evaluators[0];
+  assert.match(binding.evaluator_id, /^ce_/, JSON.stringify(binding));
+  assert.equal(binding.evaluator_type, "refund-policy-judge");
+  assert.notEqual(binding.status, "failed", JSON.stringify(binding));
+
+  const mock = await startMockOpenAI();
+  try {
+    const before = judge.requests.length;
+    const app = await runNode(path.join(__dirname, "judged-app.js"), {
+      TRACELOOP_BASE_URL: evalcol.otlpHTTPURL,
+      TRACELOOP_API_KEY: evalcol.apiKey,
+      OPENAI_BASE_URL: mock.baseURL,
+    }, { cwd: __dirname });
+    assert.equal(app.code, 0, `judged-app.js failed:\n${app.stderr}`);
+    const reply = mock.calls[0].response.choices[0].message.content;
+    // The span is acknowledged at once; its judgement arrives later.
+    const judged = await eventually(async () => {
+      const spans = await api.spans({ from_timestamp_sec: String(Math.floor(Date.now() / 1000) - 600), explain: "true" });
+      return spans.find((s) => s.evaluations.some((e) => e.name === "refund-policy-judge"));
+    }, { timeoutMs: 30000 });
+    assert.ok(judged, "no span got the custom evaluator's judgement within 30 s");
+    const ev = judged.evaluations.find((e) => e.name === "refund-policy-judge");
+    const expected = /policy/i.test(reply) ? "pass" : "fail";
+    assert.equal(ev.verdict, expected, JSON.stringify(ev));
+    assert.equal(ev.output.passed, expected === "pass");
+    assert.match(ev.explanation.summary, /judged by llama3\.1:8b \(provider local\), evaluator ce_\w+ version 2/);
+    // The judge read the span's question and answer.
+    const call = judge.requests[before];
+    const prompt = call.body.messages.map((m) => m.content).join("\n");
+    assert.ok(prompt.includes("Can I return shoes I wore once?"), prompt);
+    assert.ok(prompt.includes(reply), prompt);
+    assert.equal(judge.requests.length - before, 1, "judged once");
+  } finally {
+    await mock.close();
+  }
 });

@@ -75,3 +75,17 @@ func TestCustomEvaluatorsWithoutDeferrerAreSkipped(t *testing.T) {
 		t.Errorf("skipped counter = %d, want 1", n)
 	}
 }
+
+func TestSpansWithoutContentAreNotDeferred(t *testing.T) {
+	tp := newProc(t, Settings{Static: customMonitor(t, nil)}, (&recorder{}).run)
+	d := &deferrals{}
+	tp.SetDeferrer(d)
+	// A workflow's span: no prompt, no completion.
+	tp.process(t, newTraces(t, map[string]any{"traceloop.span.kind": "workflow", "traceloop.workflow.name": "support"}, chatAttrs()))
+	if len(d.work) != 1 || d.work[0].SpanID != spanAt(newTraces(t, nil, nil), 1).SpanID() {
+		t.Errorf("deferred %+v, want the chat span's work only", d.work)
+	}
+	if n := tp.counter(t, MetricSkipped, map[string]string{"slug": "no-refund-promise"}); n != 1 {
+		t.Errorf("skipped counter = %d, want 1 (the workflow span)", n)
+	}
+}

@@ -376,7 +376,7 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, deferred []Deferre
 		for b := range m.Evaluators {
 			binding := &m.Evaluators[b]
 			if binding.Custom {
-				deferred = p.deferSpan(ctx, deferred, tctx, m, binding, span)
+				deferred = p.deferSpan(ctx, deferred, tctx, &in, m, binding, span)
 				continue
 			}
 			input, truncated, missing := in.build(ctx, tctx, m, binding.Def)
@@ -402,13 +402,22 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, deferred []Deferre
 }
 
 // deferSpan appends the work of a custom evaluator on span, with the
-// values of the monitor's input expressions; without a Deferrer it is
-// skipped.
-func (p *Processor) deferSpan(ctx context.Context, deferred []Deferred, tctx *ottlspan.TransformContext, m *monitor.Monitor, b *monitor.Binding, span ptrace.Span) []Deferred {
+// values of the monitor's input expressions. It is skipped without a
+// Deferrer, and on a span with neither a prompt nor a completion when the
+// monitor has no input expressions (a workflow's or a task's span, which
+// a judge of LLM answers has nothing to read in), as the prebuilt
+// evaluators skip a span that lacks their inputs.
+func (p *Processor) deferSpan(ctx context.Context, deferred []Deferred, tctx *ottlspan.TransformContext, in *inputSource, m *monitor.Monitor, b *monitor.Binding, span ptrace.Span) []Deferred {
 	if p.deferrer == nil {
 		p.tel.skip(ctx, b.Slug)
 		p.logger.Debug("no queue for custom evaluators; skipped", zap.String("monitor", m.ID), zap.String("evaluator", b.Slug))
 		return deferred
+	}
+	if len(m.Inputs) == 0 {
+		if c := in.content.get(); c.LastUserPrompt() == "" && c.LastCompletion() == "" {
+			p.tel.skip(ctx, b.Slug)
+			return deferred
+		}
 	}
 	d := Deferred{TraceID: span.TraceID(), SpanID: span.SpanID(), Start: span.StartTimestamp().AsTime(),
 		MonitorID: m.ID, MonitorName: m.Name, Slug: b.Slug}
