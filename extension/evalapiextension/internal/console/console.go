@@ -95,7 +95,7 @@ type Options struct {
 	// Judges lists the project's custom evaluators (LLM judges) on the
 	// evaluators page, with the environment's judge queue and usage; nil
 	// hides them.
-	Judges JudgeLister
+	Judges JudgeRunner
 	// AcquireEvaluation admits one playground run under the evaluator
 	// limits of the session's API key (httpapi.API.AcquireEvaluation);
 	// nil means no limits. Over a limit it returns a *httpapi.LimitError.

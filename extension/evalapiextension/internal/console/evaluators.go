@@ -225,8 +225,11 @@ const maxPrefillBytes = 64 << 10
 func (c *Console) playgroundPage(w http.ResponseWriter, r *http.Request) {
 	def, ok := evaluators.Lookup(r.PathValue("slug"))
 	if !ok {
-		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "There is no evaluator "+quote(r.PathValue("slug"))+" in the catalogue.")
-		return
+		v, ok := c.customEvaluator(w, r)
+		if !ok {
+			return
+		}
+		def = customPlayground(v)
 	}
 	data := playgroundData{Def: def}
 	values := map[string]string{}
@@ -308,7 +311,7 @@ func defaultText(v any) string {
 func (c *Console) runPlayground(w http.ResponseWriter, r *http.Request) {
 	def, ok := evaluators.Lookup(r.PathValue("slug"))
 	if !ok {
-		c.renderError(w, r, http.StatusNotFound, "Unknown evaluator", "There is no evaluator "+quote(r.PathValue("slug"))+" in the catalogue.")
+		c.runJudgePlayground(w, r)
 		return
 	}
 	values := map[string]string{}

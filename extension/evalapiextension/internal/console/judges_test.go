@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/judgequeue"
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/judge"
+	"github.com/evalcol/evalcol/internal/judge/judgetest"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -29,9 +31,20 @@ func (providerOnly) Has(p string) bool   { return p == "local" }
 func (providerOnly) Providers() []string { return []string{"local"} }
 
 func TestEvaluatorsPageShowsJudgesQueueAndUsage(t *testing.T) {
+	srv := judgetest.New(t, func(r judgetest.Request) judgetest.Reply {
+		b, _ := json.Marshal(r.Body)
+		if strings.Contains(string(b), "refund") {
+			return judgetest.OpenAIText(`{"passed": false}`)
+		}
+		return judgetest.OpenAIText(`{"passed": true}`)
+	})
+	jc, err := judge.New([]judge.ProviderConfig{{Name: "local", Type: judge.TypeOpenAI, BaseURL: srv.OpenAIBaseURL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var custom *customevaluators.API
 	s := newTestServer(t, false, func(o *Options) {
-		custom = customevaluators.New(customevaluators.Options{Store: o.Store, Judge: providerOnly{}})
+		custom = customevaluators.New(customevaluators.Options{Store: o.Store, Judge: jc})
 		o.Judges = custom
 	})
 	tenantA := tenant.Tenant{Environment: "env-a", OrganizationID: "org-a", ProjectID: "p-a"}
@@ -72,11 +85,28 @@ func TestEvaluatorsPageShowsJudgesQueueAndUsage(t *testing.T) {
 		t.Error("an evaluator's name reached the page unescaped")
 	}
 
+	// The judge's playground: the input schema as a form, a run with its
+	// verdict, model and tokens.
+	pg := do(t, c, "GET", s.URL+"/ui/evaluators/no-refund-promise", nil)
+	if pg.status != http.StatusOK || !strings.Contains(pg.body, `name="input.completion"`) || !strings.Contains(pg.body, "LLM judge (custom evaluator, version 1)") {
+		t.Fatalf("judge playground: %d\n%s", pg.status, pg.body)
+	}
+	run := do(t, c, "POST", s.URL+"/ui/evaluators/no-refund-promise", url.Values{"csrf": {csrf(t, pg.body)}, "input.completion": {"We will refund you."}})
+	if run.status != http.StatusOK || !strings.Contains(run.body, `id="verdict">fail`) || !strings.Contains(run.body, "judged by llama3.1:8b (provider local), version 1") {
+		t.Errorf("judge playground run: %d\n%s", run.status, run.body)
+	}
+	if got := len(srv.Requests()); got != 1 {
+		t.Errorf("judge calls = %d, want 1", got)
+	}
+
 	// Another environment's key sees neither the evaluator nor the queue.
 	other := s.client(t)
 	s.login(t, other, keyB)
 	page = do(t, other, "GET", s.URL+"/ui/evaluators", nil)
 	if strings.Contains(page.body, "no-refund-promise") || !strings.Contains(page.body, "Nothing queued") || strings.Contains(page.body, "1200") {
 		t.Errorf("environment b's evaluators page shows environment a's judges, queue or usage")
+	}
+	if pg := do(t, other, "GET", s.URL+"/ui/evaluators/no-refund-promise", nil); pg.status != http.StatusNotFound {
+		t.Errorf("environment b opened environment a's judge playground: %d", pg.status)
 	}
 }
