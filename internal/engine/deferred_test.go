@@ -89,3 +89,40 @@ func TestSpansWithoutContentAreNotDeferred(t *testing.T) {
 		t.Errorf("skipped counter = %d, want 1 (the workflow span)", n)
 	}
 }
+
+func TestTraceLevelMonitorsDeferOncePerTrace(t *testing.T) {
+	ms := compile(t, monitor.Spec{Name: "agent", ID: "agent", SampleRate: 1, Trace: true, Evaluators: []monitor.EvaluatorSpec{
+		{Slug: "agent-efficiency"}, {Slug: "agent-tool-trajectory", Config: map[string]any{"threshold": 0.9}},
+	}})
+	if ms[0].QuietPeriod != monitor.DefaultQuietPeriod {
+		t.Errorf("quiet period = %s, want the default", ms[0].QuietPeriod)
+	}
+	rec := &recorder{}
+	tp := newProc(t, Settings{Static: ms}, rec.run)
+	d := &deferrals{}
+	tp.SetDeferrer(d)
+	td := newTraces(t, chatAttrs(), chatAttrs(), chatAttrs())
+	// Spans 0 and 1 of one trace, span 2 of another.
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	spans.At(1).SetTraceID(spans.At(0).TraceID())
+	out := tp.process(t, td)
+	if len(d.work) != 4 {
+		t.Fatalf("deferred %d items, want 2 traces x 2 evaluators: %+v", len(d.work), d.work)
+	}
+	for _, w := range d.work {
+		if !w.Trace || w.QuietPeriod != monitor.DefaultQuietPeriod || w.Custom {
+			t.Errorf("work %+v, want trace-level prebuilt work", w)
+		}
+	}
+	if d.work[1].Slug != "agent-tool-trajectory" || d.work[1].Config["threshold"] != 0.9 {
+		t.Errorf("work = %+v, want the binding's config carried", d.work[1])
+	}
+	for i := range 3 {
+		if evs := evalEvents(spanAt(out, i)); len(evs) != 0 {
+			t.Errorf("span %d was evaluated on its own: %v", i, evs)
+		}
+	}
+	if len(rec.inputs) != 0 {
+		t.Errorf("evaluators ran on spans: %v", rec.inputs)
+	}
+}

@@ -126,6 +126,15 @@ type Deferred struct {
 	// the processor's MaxTextBytes); the evaluator's other inputs come
 	// from the stored span when the work runs.
 	Inputs map[string]string
+	// Custom marks a custom evaluator (an LLM judge); else Slug is a
+	// prebuilt evaluator's, run with Config (trace-level monitors).
+	Custom bool
+	Config map[string]any
+	// Trace marks the work of a trace-level monitor: the evaluator runs on
+	// the whole trace once no span arrived for QuietPeriod, its result
+	// on the root span. SpanID is then the matching span's.
+	Trace       bool
+	QuietPeriod time.Duration
 }
 
 // Deferrer keeps deferred work durably: when Defer returns nil, the work
@@ -375,6 +384,10 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, deferred []Deferre
 		evaluations := len(jobs)
 		for b := range m.Evaluators {
 			binding := &m.Evaluators[b]
+			if m.Trace {
+				deferred = p.deferTrace(ctx, deferred, tctx, m, binding, span)
+				continue
+			}
 			if binding.Custom {
 				deferred = p.deferSpan(ctx, deferred, tctx, &in, m, binding, span)
 				continue
@@ -419,8 +432,32 @@ func (p *Processor) deferSpan(ctx context.Context, deferred []Deferred, tctx *ot
 			return deferred
 		}
 	}
+	return append(deferred, p.deferred(ctx, tctx, m, b, span))
+}
+
+// deferTrace appends the work of an evaluator of a trace-level monitor on
+// span's trace (skipped without a Deferrer).
+func (p *Processor) deferTrace(ctx context.Context, deferred []Deferred, tctx *ottlspan.TransformContext, m *monitor.Monitor, b *monitor.Binding, span ptrace.Span) []Deferred {
+	if p.deferrer == nil {
+		p.tel.skip(ctx, b.Slug)
+		p.logger.Debug("no queue for trace-level monitors; skipped", zap.String("monitor", m.ID), zap.String("evaluator", b.Slug))
+		return deferred
+	}
+	for i := range deferred {
+		if d := &deferred[i]; d.Trace && d.TraceID == span.TraceID() && d.MonitorID == m.ID && d.Slug == b.Slug {
+			return deferred // the trace is queued once per batch
+		}
+	}
+	d := p.deferred(ctx, tctx, m, b, span)
+	d.Trace, d.QuietPeriod = true, m.QuietPeriod
+	return append(deferred, d)
+}
+
+// deferred is the work of binding b of monitor m on span, with the values
+// of the monitor's input expressions.
+func (p *Processor) deferred(ctx context.Context, tctx *ottlspan.TransformContext, m *monitor.Monitor, b *monitor.Binding, span ptrace.Span) Deferred {
 	d := Deferred{TraceID: span.TraceID(), SpanID: span.SpanID(), Start: span.StartTimestamp().AsTime(),
-		MonitorID: m.ID, MonitorName: m.Name, Slug: b.Slug}
+		MonitorID: m.ID, MonitorName: m.Name, Slug: b.Slug, Custom: b.Custom, Config: b.Config}
 	for name, e := range m.Inputs {
 		v, _, err := e.EvalString(ctx, tctx)
 		if err != nil || v == "" {
@@ -431,7 +468,7 @@ func (p *Processor) deferSpan(ctx context.Context, deferred []Deferred, tctx *ot
 		}
 		d.Inputs[name], _ = truncateUTF8(v, p.maxText)
 	}
-	return append(deferred, d)
+	return d
 }
 
 // runJobs runs the jobs on at most p.workers goroutines of this batch, each

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
@@ -40,6 +41,12 @@ type Monitor struct {
 	// Inputs maps an evaluator input field name to the OTTL expression that
 	// supplies it; fields not listed take the default mapping.
 	Inputs map[string]*Expr
+	// Trace marks a trace-level monitor: a matching span makes its trace
+	// a candidate, and the evaluators run once on the whole trace when no
+	// new span arrived for QuietPeriod (agent evaluators judge a
+	// trajectory, not one span); the result goes on the trace's root span.
+	Trace       bool
+	QuietPeriod time.Duration
 
 	condition *ottl.Condition[*ottlspan.TransformContext] // nil matches every span
 	// lazy, when set, compiles the condition at its first evaluation (see
@@ -50,6 +57,10 @@ type Monitor struct {
 	// (nil: a candidate for every span).
 	selection *Selection
 }
+
+// DefaultQuietPeriod is how long a trace-level monitor waits for a trace's
+// next span before it evaluates the trace.
+const DefaultQuietPeriod = 30 * time.Second
 
 // Binding is one evaluator of a monitor with its config.
 type Binding struct {
@@ -221,6 +232,9 @@ type Spec struct {
 	SampleRate float64
 	// Inputs maps evaluator input field names to OTTL value expressions.
 	Inputs map[string]string
+	// Trace and QuietPeriod make a trace-level monitor (see Monitor).
+	Trace       bool
+	QuietPeriod time.Duration
 	// Selection, when set, states what Condition implies (the monitor of
 	// an auto monitor setup: environment, entity and selector
 	// equalities), so that an Index skips the monitor for other spans. It
@@ -269,7 +283,11 @@ func (c *Compiler) Compile(spec Spec) (*Monitor, error) {
 	if !(spec.SampleRate >= 0 && spec.SampleRate <= 1) {
 		return nil, fmt.Errorf("monitor %q: sample_rate must be between 0 and 1, got %g", spec.Name, spec.SampleRate)
 	}
-	m := &Monitor{ID: spec.ID, Name: spec.Name, SampleRate: spec.SampleRate, source: spec.Condition, selection: spec.Selection}
+	m := &Monitor{ID: spec.ID, Name: spec.Name, SampleRate: spec.SampleRate, source: spec.Condition, selection: spec.Selection,
+		Trace: spec.Trace, QuietPeriod: spec.QuietPeriod}
+	if spec.Trace && spec.QuietPeriod <= 0 {
+		m.QuietPeriod = DefaultQuietPeriod
+	}
 	for _, e := range spec.Evaluators {
 		var (
 			b   Binding

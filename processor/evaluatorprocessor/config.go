@@ -49,7 +49,21 @@ type MonitorConfig struct {
 	// Inputs maps an evaluator input field to an OTTL value expression that
 	// supplies it instead of the default mapping.
 	Inputs map[string]string `mapstructure:"inputs"`
+	// Level is span (default: each matching span is evaluated) or trace:
+	// a matching span makes its trace a candidate, evaluated once as a
+	// whole (its trajectory) after QuietPeriod without a new span, the
+	// result on the root span. Trace level needs api.
+	Level string `mapstructure:"level"`
+	// QuietPeriod is how long a trace-level monitor waits for a trace's
+	// next span (default 30s).
+	QuietPeriod time.Duration `mapstructure:"quiet_period"`
 }
+
+// Monitor levels.
+const (
+	LevelSpan  = "span"
+	LevelTrace = "trace"
+)
 
 // EvaluatorConfig is one evaluator of a monitor. In YAML it is either the
 // evaluator's slug, a map {name: slug, config: {...}}, or {custom: slug}.
@@ -91,6 +105,21 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("api: must name an extension"))
 	}
 	for i, m := range c.Monitors {
+		switch m.Level {
+		case "", LevelSpan:
+			if m.QuietPeriod != 0 {
+				errs = append(errs, fmt.Errorf("monitors[%d].quiet_period: only a monitor of level trace waits for a quiet period", i))
+			}
+		case LevelTrace:
+			if c.API == nil {
+				errs = append(errs, fmt.Errorf("monitors[%d].level: trace needs api: the evalapi extension keeps the traces' work until they are complete", i))
+			}
+			if m.QuietPeriod < 0 || m.QuietPeriod > time.Hour {
+				errs = append(errs, fmt.Errorf("monitors[%d].quiet_period: must be between 0 (default %s) and 1h, got %s", i, monitor.DefaultQuietPeriod, m.QuietPeriod))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("monitors[%d].level: %q is not span or trace", i, m.Level))
+		}
 		for j, e := range m.Evaluators {
 			switch {
 			case e.Custom != "" && e.Name != "":
@@ -116,7 +145,8 @@ func (c *Config) specs() []monitor.Spec {
 		if m.SampleRate != nil {
 			rate = *m.SampleRate
 		}
-		s := monitor.Spec{ID: m.Name, Name: m.Name, Condition: m.Condition, SampleRate: rate, Inputs: m.Inputs}
+		s := monitor.Spec{ID: m.Name, Name: m.Name, Condition: m.Condition, SampleRate: rate, Inputs: m.Inputs,
+			Trace: m.Level == LevelTrace, QuietPeriod: m.QuietPeriod}
 		for _, e := range m.Evaluators {
 			if e.Custom != "" {
 				s.Evaluators = append(s.Evaluators, monitor.EvaluatorSpec{Slug: e.Custom, Custom: true})

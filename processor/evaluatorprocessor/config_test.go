@@ -66,6 +66,20 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "custom_and_name"), wantErr: []string{`monitors[0].evaluators[0]: name "word-count" and custom "no-refund-promise": give one of them`}},
 		{id: component.NewIDWithName(metadata.Type, "custom_with_config"), wantErr: []string{`monitors[0].evaluators[0]: custom "no-refund-promise" takes no config`}},
 		{id: component.NewIDWithName(metadata.Type, "custom_prebuilt_slug"), wantErr: []string{`custom evaluator "toxicity-detector": the slug is a prebuilt evaluator's`}},
+		{id: component.NewIDWithName(metadata.Type, "trace_level"), want: &Config{
+			API: &evalapi, Workers: runtime.GOMAXPROCS(0), Timeout: 2 * time.Second, MaxTextBytes: 64 << 10,
+			GroundTruthAttribute: "gen_ai.evaluation.ground_truth",
+			Monitors: []MonitorConfig{{
+				Name: "trip-agent", Level: "trace", QuietPeriod: 10 * time.Second,
+				Condition:  `attributes["traceloop.workflow.name"] == "trip_agent"`,
+				Evaluators: []EvaluatorConfig{{Name: "agent-efficiency"}, {Name: "agent-tool-trajectory", Config: map[string]any{"threshold": 0.9}}},
+				Inputs:     map[string]string{"expected_tool_calls": `"[\"search_flights\", \"book_flight\"]"`},
+			}},
+		}},
+		{id: component.NewIDWithName(metadata.Type, "trace_level_bad"), wantErr: []string{
+			"monitors[0].level: trace needs api", "monitors[0].quiet_period: must be between 0 (default 30s) and 1h, got 2h0m0s",
+			`monitors[1].level: "session" is not span or trace`, "monitors[2].quiet_period: only a monitor of level trace waits for a quiet period",
+		}},
 		{id: component.NewIDWithName(metadata.Type, "unknown_slug"), wantErr: []string{`monitors[0]: monitor "typo": unknown evaluator "toxicity-detectr" (known: `}},
 		{id: component.NewIDWithName(metadata.Type, "sample_rate_above_one"), wantErr: []string{`monitors[0]: monitor "over": sample_rate must be between 0 and 1, got 1.5`}},
 		{id: component.NewIDWithName(metadata.Type, "sample_rate_negative"), wantErr: []string{`monitors[0]: monitor "under": sample_rate must be between 0 and 1, got -0.1`}},

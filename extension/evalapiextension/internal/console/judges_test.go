@@ -58,7 +58,7 @@ func TestEvaluatorsPageShowsJudgesQueueAndUsage(t *testing.T) {
 		t.Fatalf("create: %d %s", w.Code, w.Body)
 	}
 	ctx := tenant.NewClientContext(context.Background(), tenantA)
-	work := []engine.Deferred{{Environment: "env-a", TraceID: pcommon.TraceID{1}, SpanID: pcommon.SpanID{1}, Start: time.Now(), MonitorID: "m", Slug: "no-refund-promise"}}
+	work := []engine.Deferred{{Environment: "env-a", TraceID: pcommon.TraceID{1}, SpanID: pcommon.SpanID{1}, Start: time.Now(), MonitorID: "m", Slug: "no-refund-promise", Custom: true}}
 	if err := judgequeue.Enqueue(ctx, s.store, nil, work, time.Now()); err != nil {
 		t.Fatal(err)
 	}

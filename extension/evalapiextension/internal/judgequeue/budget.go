@@ -138,6 +138,10 @@ func (o *Outcome) evaluation(it *Item) warehouse.Evaluation {
 	if o.Verdict != "" {
 		e.ScoreLabel = o.Verdict
 	}
+	if o.ScoreLabel != "" {
+		e.ScoreLabel = o.ScoreLabel
+	}
+	e.Explanation = o.Explanation
 	if o.ErrorType != "" {
 		e.Error = o.ErrorType + ": " + o.Error
 		if o.ErrorType != ErrorSkipped {

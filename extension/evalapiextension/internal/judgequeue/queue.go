@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -44,6 +45,19 @@ type Item struct {
 	Slug           string            `json:"slug"`
 	Inputs         map[string]string `json:"inputs,omitempty"`
 	EnqueuedAt     time.Time         `json:"enqueued_at"`
+	// Custom marks a custom evaluator (an LLM judge); else Slug is a
+	// prebuilt evaluator's (trace-level monitors), run with Config.
+	Custom bool           `json:"custom,omitempty"`
+	Config map[string]any `json:"config,omitempty"`
+	// Trace marks trace-level work: the evaluator runs on the trace's
+	// trajectory once no span arrived for QuietMs, its result on the root
+	// span (TargetSpanID, once found). SeenSpans is the trace's span count
+	// at the last look.
+	Trace         bool   `json:"trace,omitempty"`
+	QuietMs       int64  `json:"quiet_ms,omitempty"`
+	SeenSpans     int    `json:"seen_spans,omitempty"`
+	TargetSpanID  string `json:"target_span_id,omitempty"`
+	TargetStartMs int64  `json:"target_start_ms,omitempty"`
 
 	// Attempts counts the calls that failed in a way worth retrying.
 	Attempts int `json:"attempts,omitempty"`
@@ -81,6 +95,9 @@ type Outcome struct {
 	ErrorType string    `json:"error_type,omitempty"`
 	Error     string    `json:"error,omitempty"`
 	At        time.Time `json:"at"`
+	// ScoreLabel and Explanation are a prebuilt evaluator's.
+	ScoreLabel  string                  `json:"score_label,omitempty"`
+	Explanation *evaluators.Explanation `json:"explanation,omitempty"`
 }
 
 // The error types of outcomes without a judgement.
@@ -94,6 +111,8 @@ const (
 	ErrorInput = "invalid_input"
 	// ErrorNotFound: the evaluator, or the span, does not exist.
 	ErrorNotFound = "not_found"
+	// ErrorEvaluator: a prebuilt evaluator failed.
+	ErrorEvaluator = "internal"
 )
 
 // Store is what the queue needs of the warehouse.
@@ -120,9 +139,11 @@ func itemID(env, traceID, spanID, monitorID, slug string) string {
 
 // Enqueue keeps work in the warehouse; when it returns nil every item is
 // stored (or was already). The tenant comes from ctx (the OTLP request's
-// API key), else from project.
+// API key), else from project. Trace-level work is one item per trace,
+// monitor and evaluator, due a quiet period after it was first queued.
 func Enqueue(ctx context.Context, store warehouse.DocumentStore, project ProjectFunc, work []engine.Deferred, now time.Time) error {
 	t, authenticated := tenant.FromContext(ctx)
+	seen := make(map[string]bool, len(work))
 	for _, w := range work {
 		org, proj := t.OrganizationID, t.ProjectID
 		if !authenticated || t.Environment != w.Environment {
@@ -134,14 +155,23 @@ func Enqueue(ctx context.Context, store warehouse.DocumentStore, project Project
 			Environment: w.Environment, OrganizationID: org, ProjectID: proj,
 			TraceID: w.TraceID.String(), SpanID: w.SpanID.String(), StartMs: w.Start.UnixMilli(),
 			MonitorID: w.MonitorID, MonitorName: w.MonitorName, Slug: w.Slug, Inputs: w.Inputs,
-			EnqueuedAt: now.UTC(),
+			EnqueuedAt: now.UTC(), Custom: w.Custom, Config: w.Config,
 		}
+		id := itemID(w.Environment, it.TraceID, it.SpanID, it.MonitorID, it.Slug)
+		if w.Trace {
+			it.Trace, it.QuietMs, it.NotBefore = true, w.QuietPeriod.Milliseconds(), now.Add(w.QuietPeriod).UTC()
+			id = itemID(w.Environment, it.TraceID, "", it.MonitorID, it.Slug)
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
 		body, err := json.Marshal(it)
 		if err != nil {
 			return fmt.Errorf("judge queue: encode: %w", err)
 		}
 		scope := scopeOf(w.Environment)
-		err = store.CreateDocument(ctx, warehouse.Document{Kind: Kind, Scope: scope, ID: itemID(w.Environment, it.TraceID, it.SpanID, it.MonitorID, it.Slug), Body: body})
+		err = store.CreateDocument(ctx, warehouse.Document{Kind: Kind, Scope: scope, ID: id, Body: body})
 		if err != nil && !errors.Is(err, warehouse.ErrConflict) {
 			return fmt.Errorf("judge queue: keep the work of %s on span %s: %w", w.Slug, it.SpanID, err)
 		}

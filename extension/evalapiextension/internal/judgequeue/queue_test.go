@@ -94,7 +94,7 @@ func deferred(sp warehouse.Span, inputs map[string]string) engine.Deferred {
 	_, _ = hex.Decode(tid[:], []byte(sp.TraceID))
 	_, _ = hex.Decode(sid[:], []byte(sp.SpanID))
 	return engine.Deferred{Environment: sp.Environment, TraceID: tid, SpanID: sid, Start: time.UnixMilli(sp.Timestamp),
-		MonitorID: "refunds", MonitorName: "refunds", Slug: "no-refund-promise", Inputs: inputs}
+		MonitorID: "refunds", MonitorName: "refunds", Slug: "no-refund-promise", Inputs: inputs, Custom: true}
 }
 
 // enqueue queues work as the OTLP request of acme's key does.

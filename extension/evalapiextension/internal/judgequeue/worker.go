@@ -12,11 +12,13 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/judge"
 	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"
+	"github.com/evalcol/evalcol/internal/trajectory"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -245,30 +247,57 @@ func (w *Worker) work(ctx context.Context, d warehouse.Document, it Item) {
 // judge decides an item: an outcome, or a wait before the next try.
 func (w *Worker) judge(ctx context.Context, it *Item) (*Outcome, time.Duration, error) {
 	now := w.opts.Now()
-	t := it.tenant()
-	v, err := w.opts.Evaluators.Resolve(ctx, t, it.Slug)
-	if errors.Is(err, warehouse.ErrNotFound) {
-		return &Outcome{ErrorType: ErrorNotFound, At: now, Error: fmt.Sprintf("no custom evaluator %q in organization %q, project %q", it.Slug, it.OrganizationID, it.ProjectID)}, 0, nil
-	}
-	if err != nil {
-		return nil, w.backoff(it, 0), err
-	}
-	span, found, err := w.span(ctx, it)
-	if err != nil {
-		return nil, w.backoff(it, 0), err
-	}
-	if !found {
-		if now.Sub(it.EnqueuedAt) < w.opts.SpanWait {
-			return nil, min(w.opts.RetryBase, w.opts.SpanWait/4+1), nil // the exporter writes it after the queue has it
+	var v customevaluators.Version
+	if it.Custom {
+		var err error
+		v, err = w.opts.Evaluators.Resolve(ctx, it.tenant(), it.Slug)
+		if errors.Is(err, warehouse.ErrNotFound) {
+			return &Outcome{ErrorType: ErrorNotFound, At: now, Error: fmt.Sprintf("no custom evaluator %q in organization %q, project %q", it.Slug, it.OrganizationID, it.ProjectID)}, 0, nil
 		}
-		return &Outcome{ErrorType: ErrorNotFound, At: now, Error: fmt.Sprintf("span not stored within %s of its queueing", w.opts.SpanWait)}, 0, nil
+		if err != nil {
+			return nil, w.backoff(it, 0), err
+		}
+	} else if _, ok := evaluators.Lookup(it.Slug); !ok {
+		return &Outcome{ErrorType: ErrorNotFound, At: now, Error: fmt.Sprintf("no prebuilt evaluator %q", it.Slug)}, 0, nil
+	}
+	var (
+		inputs map[string]string // the trace's, or nil: the span's by name
+		span   warehouse.Span
+	)
+	if it.Trace {
+		tr, wait, out, err := w.trace(ctx, it, now)
+		if out != nil || wait > 0 || err != nil {
+			return out, wait, err
+		}
+		span, inputs = tr.Root, tr.Inputs()
+		it.TargetSpanID, it.TargetStartMs = tr.Root.SpanID, tr.Root.Timestamp
+	} else {
+		var found bool
+		var err error
+		span, found, err = w.span(ctx, it)
+		if err != nil {
+			return nil, w.backoff(it, 0), err
+		}
+		if !found {
+			if now.Sub(it.EnqueuedAt) < w.opts.SpanWait {
+				return nil, min(w.opts.RetryBase, w.opts.SpanWait/4+1), nil // the exporter writes it after the queue has it
+			}
+			return &Outcome{ErrorType: ErrorNotFound, At: now, Error: fmt.Sprintf("span not stored within %s of its queueing", w.opts.SpanWait)}, 0, nil
+		}
+	}
+	if !it.Custom {
+		return w.runPrebuilt(ctx, it, w.input(span, it, inputs, prebuiltFields(it.Slug))), 0, nil
 	}
 	if reason, over, err := w.opts.Budget.exceeded(ctx, w.opts.Store, it.Environment, now); err != nil {
 		return nil, w.backoff(it, 0), err
 	} else if over {
 		return &Outcome{ErrorType: ErrorSkipped, At: now, Error: reason, EvaluatorID: v.ID, Version: v.Version}, 0, nil
 	}
-	input := w.input(span, it, v.Definition.InputSchema)
+	return w.runJudge(ctx, it, v, w.input(span, it, inputs, v.Definition.InputSchema))
+}
+
+// runJudge calls the custom evaluator v's judge on input.
+func (w *Worker) runJudge(ctx context.Context, it *Item, v customevaluators.Version, input map[string]any) (*Outcome, time.Duration, error) {
 	res, err := w.opts.Judge.Run(ctx, v.Definition.Spec(), input)
 	out := &Outcome{EvaluatorID: v.ID, Version: v.Version, Model: v.Definition.Model, Provider: v.Definition.Provider, At: w.opts.Now()}
 	var usage judge.Usage
@@ -297,9 +326,107 @@ func (w *Worker) judge(ctx context.Context, it *Item) (*Outcome, time.Duration, 
 	}
 	out.Output, out.Score = res.Output, res.Verdict.Score
 	if res.Verdict.Passed != nil {
-		out.Verdict = map[bool]string{true: "pass", false: "fail"}[*res.Verdict.Passed]
+		out.Verdict = map[bool]string{true: warehouse.VerdictPass, false: warehouse.VerdictFail}[*res.Verdict.Passed]
 	}
 	return out, 0, nil
+}
+
+// prebuiltTimeout bounds one prebuilt evaluation of a trace.
+const prebuiltTimeout = 30 * time.Second
+
+// prebuiltFields are the inputs of a prebuilt evaluator, as schema fields.
+func prebuiltFields(slug string) []judge.Field {
+	def, _ := evaluators.Lookup(slug)
+	out := make([]judge.Field, len(def.Inputs))
+	for i, f := range def.Inputs {
+		out[i] = judge.Field{Name: f.Name, Type: judge.TypeString}
+	}
+	return out
+}
+
+// runPrebuilt runs the item's prebuilt evaluator (trace-level monitors)
+// with its config, explaining a failing result.
+func (w *Worker) runPrebuilt(ctx context.Context, it *Item, input map[string]any) *Outcome {
+	def, _ := evaluators.Lookup(it.Slug)
+	out := &Outcome{At: w.opts.Now()}
+	req, err := def.NewRequest(input, it.Config)
+	if err != nil {
+		out.ErrorType, out.Error = ErrorInput, err.Error()
+		return out
+	}
+	rctx, cancel := context.WithTimeout(ctx, prebuiltTimeout)
+	defer cancel()
+	res, err := def.Run(rctx, req)
+	if err != nil {
+		out.ErrorType, out.Error = ErrorEvaluator, err.Error()
+		if evaluators.KindOf(err) == evaluators.KindInvalidInput {
+			out.ErrorType = ErrorInput
+		}
+		return out
+	}
+	out.Output, out.Verdict = res, string(evaluators.VerdictOf(def.Slug, res, ""))
+	value, label := def.ScoreOf(res)
+	out.Score, out.ScoreLabel = &value, label
+	if out.Verdict == warehouse.VerdictFail {
+		out.Explanation = def.Explain(rctx, req, res)
+	}
+	return out
+}
+
+// trace reads the item's trace: its trajectory once it is complete (no new
+// span for the quiet period), else how long to wait, or an outcome when
+// it is gone.
+func (w *Worker) trace(ctx context.Context, it *Item, now time.Time) (trajectory.Trajectory, time.Duration, *Outcome, error) {
+	spans, err := w.traceSpans(ctx, it, now)
+	if err != nil {
+		return trajectory.Trajectory{}, w.backoff(it, 0), nil, err
+	}
+	if len(spans) == 0 {
+		if now.Sub(it.EnqueuedAt) < w.opts.SpanWait {
+			return trajectory.Trajectory{}, min(w.opts.RetryBase, w.opts.SpanWait/4+1), nil, nil
+		}
+		return trajectory.Trajectory{}, 0, &Outcome{ErrorType: ErrorNotFound, At: now, Error: fmt.Sprintf("no span of the trace stored within %s of its queueing", w.opts.SpanWait)}, nil
+	}
+	quiet := time.Duration(it.QuietMs) * time.Millisecond
+	var latest int64
+	for _, s := range spans {
+		latest = max(latest, s.Timestamp+s.Duration)
+	}
+	// Complete when the spans' own clock says nothing happened for the
+	// quiet period, or when no span arrived since the last look a quiet
+	// period ago (the application's clock may run ahead).
+	if now.Sub(time.UnixMilli(latest)) < quiet && it.SeenSpans != len(spans) {
+		it.SeenSpans = len(spans)
+		return trajectory.Trajectory{}, quiet, nil, nil
+	}
+	return trajectory.FromSpans(spans), 0, nil, nil
+}
+
+// maxTraceSpans bounds the spans of a trace read for its trajectory.
+const maxTraceSpans = 2 * warehouse.MaxSpanLimit
+
+// traceSpans reads the item's trace, from an hour before its matching
+// span until now.
+func (w *Worker) traceSpans(ctx context.Context, it *Item, now time.Time) ([]warehouse.Span, error) {
+	q := warehouse.SpanQuery{
+		Environments: []string{it.Environment},
+		FromMs:       it.StartMs - time.Hour.Milliseconds(), ToMs: now.Add(time.Hour).UnixMilli(),
+		Filters: []warehouse.Filter{{Field: "trace_id", Operator: warehouse.OpEquals, Value: it.TraceID}},
+		SortBy:  warehouse.SortTimestamp, Limit: warehouse.MaxSpanLimit,
+	}
+	var out []warehouse.Span
+	for len(out) < maxTraceSpans {
+		page, err := w.opts.Store.QuerySpans(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read the trace: %w", err)
+		}
+		out = append(out, page.Spans...)
+		if page.NextCursor == "" {
+			break
+		}
+		q.Cursor = page.NextCursor
+	}
+	return out, nil
 }
 
 // retryable reports whether a judge error may pass on its own.
@@ -341,15 +468,19 @@ func (w *Worker) span(ctx context.Context, it *Item) (warehouse.Span, bool, erro
 	return page.Spans[0], true, nil
 }
 
-// input builds the judge's input: each field of the evaluator's input
-// schema from the monitor's input expressions, else from the span by the
-// default mapping; values typed as the schema says.
-func (w *Worker) input(span warehouse.Span, it *Item, schema []judge.Field) map[string]any {
+// input builds an evaluator's input: each field of schema from the
+// monitor's input expressions, else from the trace's inputs (trace-level
+// work), else from the span by the default mapping; values typed as the
+// schema says.
+func (w *Worker) input(span warehouse.Span, it *Item, traced map[string]string, schema []judge.Field) map[string]any {
 	td := spanconv.ToTraces([]warehouse.Span{span})
 	attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
 	in := make(map[string]any, len(schema))
 	for _, f := range schema {
 		v, ok := it.Inputs[f.Name]
+		if !ok {
+			v, ok = traced[f.Name]
+		}
 		if !ok {
 			v = engine.SpanInput(attrs, f.Name, w.opts.GroundTruthAttribute, w.opts.MaxTextBytes)
 		}
@@ -381,11 +512,15 @@ func typed(typ, v string) any {
 	return v
 }
 
-// append stores the item's outcome on its span as an evaluation of its
-// monitor.
+// append stores the item's outcome on its span (a trace's root span for
+// trace-level work) as an evaluation of its monitor.
 func (w *Worker) append(ctx context.Context, it *Item) error {
+	spanID, start := it.SpanID, it.StartMs
+	if it.TargetSpanID != "" {
+		spanID, start = it.TargetSpanID, it.TargetStartMs
+	}
 	return w.opts.Store.AppendEvaluations(ctx, it.Environment, []warehouse.SpanEvaluations{{
-		TraceID: it.TraceID, SpanID: it.SpanID, Timestamp: it.StartMs,
+		TraceID: it.TraceID, SpanID: spanID, Timestamp: start,
 		Evaluations: []warehouse.Evaluation{it.Outcome.evaluation(it)},
 	}})
 }
