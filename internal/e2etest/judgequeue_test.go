@@ -15,8 +15,11 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/evalcol/evalcol/internal/judge/judgetest"
 )
@@ -241,4 +244,127 @@ func withCompletion(s sdktrace.ReadOnlySpan, text string) sdktrace.ReadOnlySpan 
 		}
 	}
 	return stub.Snapshot()
+}
+
+// agentSpans is one agent trace: a workflow root, an LLM call, and the
+// tool calls named tools, each with its own span id.
+func agentSpans(traceID trace.TraceID, base uint64, root bool, tools ...string) []sdktrace.ReadOnlySpan {
+	res := resource.NewSchemaless(attribute.String("service.name", "trip-agent"))
+	now := time.Now()
+	rootID := trace.SpanID{0xee, 0, 0, 0, 0, 0, 0, byte(base)}
+	span := func(sid trace.SpanID, parent trace.SpanID, name string, attrs ...attribute.KeyValue) sdktrace.ReadOnlySpan {
+		stub := tracetest.SpanStub{
+			Name:        name,
+			SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: sid, TraceFlags: trace.FlagsSampled}),
+			StartTime:   now.Add(-100 * time.Millisecond), EndTime: now,
+			Attributes: append(attrs, attribute.String("traceloop.workflow.name", "trip_agent")),
+			Resource:   res, InstrumentationScope: instrumentation.Scope{Name: "evalcol-e2e"},
+		}
+		if parent.IsValid() {
+			stub.Parent = trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: parent})
+		}
+		return stub.Snapshot()
+	}
+	var out []sdktrace.ReadOnlySpan
+	if root {
+		out = append(out, span(rootID, trace.SpanID{}, "trip_agent.workflow", attribute.String("traceloop.span.kind", "workflow")),
+			span(trace.SpanID{0xee, 1, 0, 0, 0, 0, 0, byte(base)}, rootID, "openai.chat",
+				attribute.String("gen_ai.operation.name", "chat"),
+				attribute.String("gen_ai.prompt.0.role", "user"), attribute.String("gen_ai.prompt.0.content", "Book a flight to Oslo"),
+				attribute.String("gen_ai.completion.0.role", "assistant"), attribute.String("gen_ai.completion.0.content", "Searching flights.")))
+	}
+	for i, name := range tools {
+		out = append(out, span(trace.SpanID{0xee, 2, byte(i), 0, 0, 0, byte(base >> 8), byte(base)}, rootID, name+".tool",
+			attribute.String("traceloop.span.kind", "tool"), attribute.String("traceloop.entity.name", name),
+			attribute.String("traceloop.entity.input", `{"to": "OSL"}`), attribute.String("traceloop.entity.output", "ok")))
+	}
+	return out
+}
+
+// TestTraceLevelMonitorOnAnAgentTrace runs examples/config.yaml with a
+// trace-level monitor of agent evaluators and sends a real multi-span
+// agent trace in two requests: the monitor evaluates the whole trajectory
+// once, after the quiet period, and puts its results on the root span.
+func TestTraceLevelMonitorOnAnAgentTrace(t *testing.T) {
+	bin := buildEvalcol(t)
+	addrs := newChildAddrs(t)
+	cfg := editConfig(t, exampleConfig(t, "config.yaml", addrs), func(doc map[string]any) {
+		ev := subMap(t, doc, "processors", "evaluator")
+		ev["monitors"] = append(ev["monitors"].([]any), map[string]any{
+			"name":         "trip-agent",
+			"level":        "trace",
+			"quiet_period": "1s",
+			"condition":    `attributes["traceloop.workflow.name"] == "trip_agent"`,
+			"evaluators": []any{"agent-efficiency", map[string]any{"name": "agent-tool-trajectory", "config": map[string]any{"threshold": 0.9, "input_params_sensitive": false}}},
+			"inputs":     map[string]any{"expected_tool_calls": `"[\"search_flights\", \"book_flight\"]"`},
+		})
+	})
+	c := startChild(t, bin, cfg, addrs)
+	exp := newHTTPSpanExporter(t, c.OTLPHTTP)
+	var good, bad trace.TraceID
+	copy(good[:], "trace-level-good")
+	copy(bad[:], "trace-level-bad!")
+	send := func(spans []sdktrace.ReadOnlySpan) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := exp.ExportSpans(ctx, spans); err != nil {
+			t.Fatalf("export: %v", err)
+		}
+	}
+	// The agent's first steps, then its tool calls half a second later.
+	send(append(agentSpans(good, 1, true), agentSpans(bad, 2, true)...))
+	time.Sleep(500 * time.Millisecond)
+	send(append(agentSpans(good, 1, false, "search_flights", "book_flight"), agentSpans(bad, 2, false, "search_hotels")...))
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		verdicts := spanVerdicts(t, c, "agent-tool-trajectory")
+		if len(verdicts["trip_agent.workflow"]) == 2 && len(spanVerdicts(t, c, "agent-efficiency")["trip_agent.workflow"]) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the roots were not evaluated within 30 s: %v", verdicts)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	status, body := apiCall(t, c, http.MethodGet, "/v2/warehouse/spans?explain=true&from_timestamp_sec="+fmt.Sprint(time.Now().Add(-time.Hour).Unix()), "")
+	if status != http.StatusOK {
+		t.Fatalf("spans: %d %s", status, body)
+	}
+	var page struct {
+		Spans struct {
+			Data []struct {
+				TraceID     string `json:"trace_id"`
+				SpanName    string `json:"span_name"`
+				Evaluations []struct {
+					Name, Verdict, Error, MonitorID string
+				} `json:"evaluations"`
+			} `json:"data"`
+		} `json:"spans"`
+	}
+	if err := json.Unmarshal(body, &page); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range page.Spans.Data {
+		var trip []string
+		for _, e := range s.Evaluations {
+			if e.Name == "agent-tool-trajectory" || e.Name == "agent-efficiency" {
+				trip = append(trip, e.Name+"="+e.Verdict+e.Error)
+			}
+		}
+		switch {
+		case s.SpanName != "trip_agent.workflow":
+			if len(trip) != 0 {
+				t.Errorf("span %s of trace %s got trace-level results %v; they go on the root", s.SpanName, s.TraceID, trip)
+			}
+		case s.TraceID == good.String():
+			if len(trip) != 2 || !strings.Contains(strings.Join(trip, " "), "agent-tool-trajectory=pass") {
+				t.Errorf("the good agent's root: %v, want agent-tool-trajectory passing (both tool calls, sent later, counted) and agent-efficiency", trip)
+			}
+		case s.TraceID == bad.String():
+			if !strings.Contains(strings.Join(trip, " "), "agent-tool-trajectory=fail") {
+				t.Errorf("the bad agent's root: %v, want agent-tool-trajectory failing", trip)
+			}
+		}
+	}
 }
