@@ -69,7 +69,7 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := len(files) + len(st.schema.goMigrations()) + 1 // and evaluationCountsMigration
-	for i := range 2 { // a restarted collector runs the migrations again
+	for i := range 2 {                                      // a restarted collector runs the migrations again
 		again, err := Open(ctx, Options{Addr: addr, Database: st.opts.Database})
 		if err != nil {
 			t.Fatalf("reopen %d: %v", i, err)
