@@ -43,6 +43,8 @@ type Store interface {
 	EvaluationAppender
 	// SpanConflictWriter reports conflicting duplicate spans.
 	SpanConflictWriter
+	// EvaluationCounter reads the pre-aggregated evaluation counts.
+	EvaluationCounter
 	// Ping reports whether the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the backend's resources.

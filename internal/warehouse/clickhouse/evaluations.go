@@ -103,12 +103,18 @@ func (s *Store) appendChunk(ctx context.Context, env string, entries []warehouse
 	}
 	cols := newSpanColumnsData(len(order))
 	seqs, vers := make([]int64, len(order)), make([]uint64, len(order))
+	var counts warehouse.EvaluationCountChanges
 	for i, ref := range order {
 		row := changed[ref]
 		cols.add(&row.span)
 		seqs[i], vers[i] = row.seq, row.ver+1
+		// rows[ref] still holds the stored results (merges copy).
+		counts.AddMerge(&row.span, rows[ref].span.Evaluations, row.span.Evaluations)
 	}
-	return s.insertSpans(ctx, cols, seqs, vers)
+	if err := s.insertSpans(ctx, cols, seqs, vers); err != nil {
+		return err
+	}
+	return s.writeEvaluationCounts(ctx, &counts)
 }
 
 // findRow returns the stored span an entry is for: the one with its

@@ -188,7 +188,7 @@ func (s *Store) applyMigrations(ctx context.Context, files fs.FS) ([]int64, erro
 	defer db.Close()
 	db.SetMaxOpenConns(2)
 	db.SetConnMaxLifetime(time.Minute)
-	return migrate.Up(ctx, db, rendered, table, sc.goMigrations()...)
+	return migrate.Up(ctx, db, rendered, table, append(sc.goMigrations(), s.evaluationCountsMigration())...)
 }
 
 // goMigrations are the steps SQL cannot express idempotently on
@@ -209,8 +209,9 @@ func (sc schema) goMigrations() []*goose.Migration {
 	}
 }
 
-// latestGoMigration is the highest version of goMigrations.
-const latestGoMigration = 10
+// latestGoMigration is the highest version of the Go migrations
+// (goMigrations and evaluationCountsMigration).
+const latestGoMigration = 13
 
 // addColumn is a migration that adds column (of type typ) to table: to
 // the shards' local table and the Distributed one on a cluster.

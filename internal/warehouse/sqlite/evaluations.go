@@ -29,7 +29,7 @@ func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []wareh
 		return fmt.Errorf("append evaluations: begin: %w", mapErr(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	byTime, err := tx.PrepareContext(ctx, `SELECT seq, evaluations FROM spans
+	byTime, err := tx.PrepareContext(ctx, `SELECT seq, evaluations, timestamp, duration, workflow_name FROM spans
 		WHERE environment = ? AND timestamp = ? AND trace_id = ? AND span_id = ?`)
 	if err != nil {
 		return fmt.Errorf("append evaluations: prepare: %w", mapErr(err))
@@ -40,6 +40,7 @@ func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []wareh
 		return fmt.Errorf("append evaluations: prepare: %w", mapErr(err))
 	}
 	defer update.Close()
+	var counts warehouse.EvaluationCountChanges
 	for i, e := range spans {
 		if len(e.Evaluations) == 0 {
 			continue
@@ -48,14 +49,15 @@ func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []wareh
 		if e.Timestamp != 0 {
 			row = byTime.QueryRowContext(ctx, env, e.Timestamp, e.TraceID, e.SpanID)
 		} else {
-			row = tx.QueryRowContext(ctx, `SELECT seq, evaluations FROM spans
+			row = tx.QueryRowContext(ctx, `SELECT seq, evaluations, timestamp, duration, workflow_name FROM spans
 				WHERE environment = ? AND trace_id = ? AND span_id = ?`, env, e.TraceID, e.SpanID)
 		}
 		var (
 			seq   int64
 			evals string
+			sp    = warehouse.Span{Environment: env}
 		)
-		if err := row.Scan(&seq, &evals); err != nil {
+		if err := row.Scan(&seq, &evals, &sp.Timestamp, &sp.Duration, &sp.WorkflowName); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}
@@ -68,9 +70,13 @@ func (s *Store) AppendEvaluations(ctx context.Context, env string, spans []wareh
 			}
 		}
 		merged := warehouse.MergeEvaluations(stored, e.Evaluations)
+		counts.AddMerge(&sp, stored, merged)
 		if _, err := update.ExecContext(ctx, warehouse.EncodeEvaluations(merged), warehouse.VerdictIndex(merged), seq); err != nil {
 			return fmt.Errorf("append evaluations: span %d: %w", i, mapErr(err))
 		}
+	}
+	if err := writeEvaluationCounts(ctx, tx, s.stmts, &counts); err != nil {
+		return fmt.Errorf("append evaluations: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("append evaluations: commit: %w", mapErr(err))

@@ -45,14 +45,18 @@ var versionTable = migrate.Table{
 // applyMigrations applies the migrations of fsys (the store passes
 // migrations, tests their own) that db has not recorded, each in its own
 // BEGIN IMMEDIATE transaction together with its schema_migrations row, and
-// returns the versions it applied.
+// returns the versions it applied. The Go migrations (steps SQL cannot
+// express: 00028_evaluation_counts.go) run with them.
 func applyMigrations(ctx context.Context, db *sql.DB, fsys fs.FS) ([]int64, error) {
-	applied, err := migrate.Up(ctx, db, fsys, versionTable)
+	applied, err := migrate.Up(ctx, db, fsys, versionTable, evaluationCountsMigration())
 	if err != nil {
 		return applied, fmt.Errorf("migrate: %w", err)
 	}
 	return applied, nil
 }
+
+// latestGoMigration is the highest version of the Go migrations.
+const latestGoMigration = 28
 
 // schemaVersion returns the highest applied migration.
 func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {

@@ -273,6 +273,11 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 	if err != nil || len(seqs) == 0 {
 		return 0, err
 	}
+	if t.name == spansRetention.name {
+		if err := takeOffEvaluationCounts(ctx, tx, env, seqs); err != nil {
+			return 0, err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE seq IN ("+placeholders(len(seqs))+")", asArgs(seqs)...); err != nil {
 		return 0, fmt.Errorf("delete: %w", mapErr(err))
 	}

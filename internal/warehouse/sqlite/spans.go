@@ -118,6 +118,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	defer rows.close()
 	index := newPostings(spanPostingTables, seq+1)
 	var counts minuteCounts
+	var evalCounts warehouse.EvaluationCountChanges
 	res := s.resources.begin()
 	vals := s.values.begin()
 	for i := range spans {
@@ -141,6 +142,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		index.add(seq, sp.Environment, sp.Timestamp, p.hashes)
 		vals.add(sp.Environment, hourOf(sp.Timestamp), seq, p.values)
 		counts.add(sp.Environment, sp.Timestamp, 1)
+		evalCounts.AddSpan(sp, sp.Evaluations, 1)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
@@ -152,6 +154,9 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := counts.write(ctx, tx, s.stmts); err != nil {
+		return rep, fmt.Errorf("write spans: %w", mapErr(err))
+	}
+	if err := writeEvaluationCounts(ctx, tx, s.stmts, &evalCounts); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {

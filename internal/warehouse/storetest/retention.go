@@ -22,6 +22,7 @@ func RunRetention(t *testing.T, open RetentionOpener) {
 	t.Run("OnlyWhatIsConfigured", func(t *testing.T) { testRetentionOnlyConfigured(t, open) })
 	t.Run("SpanPaginationAcrossPrune", func(t *testing.T) { testRetentionSpanPaging(t, open) })
 	t.Run("MetricPaginationAcrossPrune", func(t *testing.T) { testRetentionMetricPaging(t, open) })
+	t.Run("EvaluationCounts", func(t *testing.T) { testRetentionEvaluationCounts(t, open) })
 }
 
 const (

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -113,6 +114,22 @@ func newBarChart(from, bucket int64, stacks []stack, withRate bool) barChart {
 }
 
 // histogram is a histogram chart of counts per bin.
+// newEdgeHistogram is newHistogram over bins of unequal widths: edges
+// holds len(bins)+1 bounds (the last may be +Inf), ticked where they are.
+func newEdgeHistogram(edges []float64, bins []int64, title func(i int) string) barChart {
+	c := newHistogram(0, 1, bins, title)
+	c.XTicks = nil
+	slot := c.PlotW / float64(max(len(bins), 1))
+	for i := 0; i <= len(bins); i += max(1, len(bins)/5) {
+		text := "∞"
+		if !math.IsInf(edges[i], 1) {
+			text = formatScore(edges[i])
+		}
+		c.XTicks = append(c.XTicks, chartLabel{X: round2(c.PlotX + float64(i)*slot), Y: float64(chartH - 8), Text: text})
+	}
+	return c
+}
+
 func newHistogram(lo, hi float64, bins []int64, title func(i int) string) barChart {
 	stacks := make([]stack, len(bins))
 	for i, n := range bins {

@@ -81,12 +81,6 @@ func (c *Console) monitorsPage(w http.ResponseWriter, r *http.Request) {
 				row.Inputs = append(row.Inputs, kv{Key: k, Value: e.String()})
 			}
 			sort.Slice(row.Inputs, func(i, j int) bool { return row.Inputs[i].Key < row.Inputs[j].Key })
-			last, err := c.lastEvaluation(r.Context(), t.Environment, m.ID)
-			if err != nil {
-				c.unavailable(w, r, err)
-				return
-			}
-			row.LastEvaluation = last
 			data.Static = append(data.Static, row)
 		}
 	}
@@ -106,12 +100,7 @@ func (c *Console) monitorsPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, s := range page.Setups {
-			last, err := c.lastEvaluation(r.Context(), t.Environment, s.ID)
-			if err != nil {
-				c.unavailable(w, r, err)
-				return
-			}
-			data.Setups = append(data.Setups, setupRow{MonitorSetup: s, LastEvaluation: last})
+			data.Setups = append(data.Setups, setupRow{MonitorSetup: s})
 		}
 		next, err := c.opts.Cursors.Seal(r.Context(), cursorseal.Setups, t.Environment, page.NextCursor)
 		if err != nil {
@@ -126,28 +115,45 @@ func (c *Console) monitorsPage(w http.ResponseWriter, r *http.Request) {
 			data.NextLink = "/ui/monitors?" + v.Encode()
 		}
 	}
+	// The last evaluations of the page's monitors, in one read.
+	var ids []string
+	for _, m := range data.Static {
+		ids = append(ids, m.ID)
+	}
+	for _, s := range data.Setups {
+		ids = append(ids, s.ID)
+	}
+	last, err := c.lastEvaluations(r.Context(), t.Environment, ids)
+	if err != nil {
+		c.unavailable(w, r, err)
+		return
+	}
+	for i := range data.Static {
+		data.Static[i].LastEvaluation = last[data.Static[i].ID]
+	}
+	for i := range data.Setups {
+		data.Setups[i].LastEvaluation = last[data.Setups[i].ID]
+	}
 	c.render(w, r, http.StatusOK, "monitors", page{Title: "Monitors", Nav: "monitors", Data: data})
 }
 
-// lastEvaluation returns the time (Unix ms) of the latest evaluation result
-// recorded by monitor id in env within lastEvaluationWindow, 0 when none:
-// the newest metric point labelled with the monitor id.
-func (c *Console) lastEvaluation(ctx context.Context, env, id string) (int64, error) {
-	page, err := c.opts.Store.QueryMetrics(ctx, warehouse.MetricQuery{
-		Environments: []string{env}, FromMs: c.opts.Now().Add(-lastEvaluationWindow).UnixMilli(),
-		MetricSource: warehouse.SourceEvaluator,
-		Filters:      []warehouse.Filter{{Field: warehouse.PrefixLabel + "monitor_id", Operator: warehouse.OpEquals, Value: id}},
-		Desc:         true, Limit: 1,
-	})
+// lastEvaluations returns the time (Unix ms) of the latest evaluation
+// result recorded by each monitor of ids in env within
+// lastEvaluationWindow (absent when none): the end of the latest span it
+// evaluated, kept by the warehouse as results are written
+// (warehouse.EvaluationCounter.LastEvaluations).
+func (c *Console) lastEvaluations(ctx context.Context, env string, ids []string) (map[string]int64, error) {
+	last, err := c.opts.Store.LastEvaluations(ctx, env, ids)
 	if err != nil {
-		return 0, fmt.Errorf("last evaluation of monitor %s: %w", id, err)
+		return nil, fmt.Errorf("last evaluations of monitors: %w", err)
 	}
-	for _, g := range page.Groups {
-		for _, p := range g.Points {
-			return p.EventTime, nil
+	since := c.opts.Now().Add(-lastEvaluationWindow).UnixMilli()
+	for id, ms := range last {
+		if ms < since {
+			delete(last, id)
 		}
 	}
-	return 0, nil
+	return last, nil
 }
 
 // setupForm is the create/edit form of a setup.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
-	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -20,7 +20,6 @@ var bucketSizes = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute
 
 const (
 	maxChartBuckets = 36
-	histogramBins   = 10
 	// maxWorkflowCharts bounds the per-workflow charts (the busiest).
 	maxWorkflowCharts = 6
 )
@@ -33,13 +32,6 @@ func bucketFor(span time.Duration) time.Duration {
 	}
 	return bucketSizes[len(bucketSizes)-1]
 }
-
-// Labels of evaluation metric points the charts group by.
-const (
-	labelEvaluator = spanconv.LabelEvaluator
-	labelWorkflow  = spanconv.LabelWorkflow
-	labelVerdict   = spanconv.LabelVerdict
-)
 
 // counts are evaluation results by verdict.
 type counts struct{ Pass, Fail, Other int64 }
@@ -75,10 +67,9 @@ type evalScores struct {
 	Mean       string
 	Numeric    bool
 	FailLink   string
-	numericMin float64
-	numericMax float64
 	numericSum float64
 	numericN   int64
+	bins       [warehouse.ScoreBins]int64
 	buckets    map[int64]*counts
 }
 
@@ -127,79 +118,65 @@ func (c *Console) scoresPage(w http.ResponseWriter, r *http.Request) {
 		}
 		data.Presets = append(data.Presets, preset{Label: pr.Label, Link: "/ui/scores?" + v.Encode(), Active: p.Range == pr.Key})
 	}
-	agg := c.opts.Store
 	bucket := bucketFor(time.Duration(p.ToMs-p.FromMs) * time.Millisecond)
 	data.BucketLabel = bucket.String()
 	bucketMs := bucket.Milliseconds()
 	from := p.FromMs - p.FromMs%bucketMs // buckets on whole minutes, hours, days (UTC)
-	var names []string
+	var slugs []string
 	for _, d := range evaluators.Catalogue() {
-		names = append(names, d.Slug+"."+d.Score)
+		slugs = append(slugs, d.Slug)
 	}
-	base := warehouse.MetricAggregateQuery{
-		Environments: []string{t.Environment}, FromMs: from, ToMs: p.ToMs, MetricSource: warehouse.SourceEvaluator,
-		Filters: []warehouse.Filter{{Field: "metric_name", Operator: warehouse.OpIn, Values: names}},
-	}
-	// The workflows with results in the range, for the filter.
-	wq := base
-	wq.GroupBy = []string{labelWorkflow}
-	all, err := agg.AggregateMetrics(r.Context(), wq)
+	// One read of the pre-aggregated counts (warehouse.EvaluationCounter),
+	// never of the points: every workflow, for the filter's choices too.
+	all, err := c.opts.Store.CountEvaluations(r.Context(), warehouse.EvaluationCountQuery{
+		Environment: t.Environment, FromMs: from, ToMs: p.ToMs, BucketMs: bucketMs, Evaluators: slugs})
 	if err != nil {
 		c.unavailable(w, r, err)
 		return
 	}
-	for _, row := range all.Rows {
-		if row.Labels[0] != "" {
-			data.Workflows = append(data.Workflows, row.Labels[0])
-		}
-	}
-	sort.Strings(data.Workflows)
-	q := base
-	if p.Workflow != "" {
-		q.Filters = append(q.Filters, warehouse.Filter{Field: warehouse.PrefixLabel + labelWorkflow, Operator: warehouse.OpEquals, Value: p.Workflow})
-	}
-	q.BucketMs = bucketMs
-	q.GroupBy = []string{labelEvaluator, labelWorkflow, labelVerdict}
-	res, err := agg.AggregateMetrics(r.Context(), q)
-	if err != nil {
-		c.unavailable(w, r, err)
-		return
-	}
+	flows := map[string]bool{}
 	byEval := map[string]*evalScores{}
 	byFlow := map[string]*workflowScores{}
 	type flowEval struct{ wf, ev string }
 	rows := map[flowEval]*counts{}
-	for _, row := range res.Rows {
-		ev, wf, verdict := row.Labels[0], row.Labels[1], row.Labels[2]
-		data.Total += row.Count
+	for _, row := range all {
+		ev, wf, verdict := row.Evaluator, row.Workflow, row.Verdict
+		if wf != "" {
+			flows[wf] = true
+		}
+		if p.Workflow != "" && wf != p.Workflow {
+			continue
+		}
+		data.Total += row.N
 		es := byEval[ev]
 		if es == nil {
 			es = &evalScores{Slug: ev, buckets: map[int64]*counts{}}
 			byEval[ev] = es
 		}
-		es.Totals.add(verdict, row.Count)
-		bucketCounts(es.buckets, row.Bucket).add(verdict, row.Count)
-		if row.Numeric > 0 {
-			if es.numericN == 0 {
-				es.numericMin, es.numericMax = row.Min, row.Max
-			}
-			es.numericMin, es.numericMax = min(es.numericMin, row.Min), max(es.numericMax, row.Max)
+		es.Totals.add(verdict, row.N)
+		bucketCounts(es.buckets, row.Bucket).add(verdict, row.N)
+		if row.Bin >= 0 && row.Bin < warehouse.ScoreBins {
 			es.numericSum += row.Sum
-			es.numericN += row.Numeric
+			es.numericN += row.N
+			es.bins[row.Bin] += row.N
 		}
 		ws := byFlow[wf]
 		if ws == nil {
 			ws = &workflowScores{Workflow: wf, buckets: map[int64]*counts{}}
 			byFlow[wf] = ws
 		}
-		ws.Totals.add(verdict, row.Count)
-		bucketCounts(ws.buckets, row.Bucket).add(verdict, row.Count)
+		ws.Totals.add(verdict, row.N)
+		bucketCounts(ws.buckets, row.Bucket).add(verdict, row.N)
 		fe := flowEval{wf, ev}
 		if rows[fe] == nil {
 			rows[fe] = &counts{}
 		}
-		rows[fe].add(verdict, row.Count)
+		rows[fe].add(verdict, row.N)
 	}
+	for wf := range flows {
+		data.Workflows = append(data.Workflows, wf)
+	}
+	sort.Strings(data.Workflows)
 	nBuckets := int((p.ToMs-from)/bucketMs) + 1
 	link := func(b int64, verdict, evaluator, workflow string) string {
 		return spansLink(b, b+bucketMs-1, verdict, evaluator, workflow)
@@ -234,31 +211,7 @@ func (c *Console) scoresPage(w http.ResponseWriter, r *http.Request) {
 		if es.numericN > 0 {
 			es.Numeric = true
 			es.Mean = formatScore(es.numericSum / float64(es.numericN))
-			if d, ok := evaluators.Lookup(es.Slug); ok {
-				hq := base
-				hq.Filters = q.Filters[1:]
-				hq.MetricName = es.Slug + "." + d.Score
-				hq.Bins, hq.Lo, hq.Hi = histogramBins, es.numericMin, es.numericMax
-				if hq.Hi == hq.Lo { // one value: centre it
-					hq.Lo, hq.Hi = hq.Lo-0.5, hq.Hi+0.5
-				}
-				h, err := agg.AggregateMetrics(r.Context(), hq)
-				if err != nil {
-					c.unavailable(w, r, err)
-					return
-				}
-				bins := make([]int64, histogramBins)
-				for _, row := range h.Rows {
-					for i, n := range row.Bins {
-						bins[i] += n
-					}
-				}
-				width := (hq.Hi - hq.Lo) / histogramBins
-				hist := newHistogram(hq.Lo, hq.Hi, bins, func(i int) string {
-					return formatScore(hq.Lo+float64(i)*width) + " – " + formatScore(hq.Lo+float64(i+1)*width) + ": " + strconv.FormatInt(bins[i], 10)
-				})
-				es.Histogram = &hist
-			}
+			es.Histogram = scoreHistogram(es.bins[:])
 		}
 		data.Evaluators = append(data.Evaluators, es)
 	}
@@ -305,6 +258,39 @@ func bucketCounts(m map[int64]*counts, b int64) *counts {
 		m[b] = c
 	}
 	return c
+}
+
+// scoreHistogram is the chart of the score bins (warehouse.ScoreBin) from
+// the first to the last that holds results.
+func scoreHistogram(bins []int64) *barChart {
+	lo, hi := -1, -1
+	for i, n := range bins {
+		if n > 0 {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+		}
+	}
+	if lo < 0 {
+		return nil
+	}
+	shown := bins[lo : hi+1]
+	edges := make([]float64, 0, len(shown)+1)
+	for i := lo; i <= hi; i++ {
+		a, _ := warehouse.ScoreBinBounds(i)
+		edges = append(edges, a)
+	}
+	_, last := warehouse.ScoreBinBounds(hi)
+	edges = append(edges, last)
+	h := newEdgeHistogram(edges, shown, func(i int) string {
+		upper := "∞"
+		if !math.IsInf(edges[i+1], 1) {
+			upper = formatScore(edges[i+1])
+		}
+		return formatScore(edges[i]) + " – " + upper + ": " + strconv.FormatInt(shown[i], 10)
+	})
+	return &h
 }
 
 // spansLink is the spans view of [from, to] with results of evaluator ("":

@@ -1,0 +1,42 @@
+package sqlite
+
+import (
+	"context"
+	"testing"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/storetest"
+)
+
+// TestEvaluationCountsMigrationFills: a store from before migration 00028
+// (its spans with results, no count tables) gets counts equal to what the
+// writer would have kept.
+func TestEvaluationCountsMigrationFills(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	defer st.Close()
+	storetest.WriteCountFixture(t, st)
+	q := warehouse.EvaluationCountQuery{Environment: "prod", FromMs: 0, ToMs: 1 << 50, BucketMs: 0}
+	want, err := st.CountEvaluations(ctx, q)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("counts before: %v, %v", want, err)
+	}
+	for _, stmt := range []string{`DROP TABLE evaluation_counts`, `DROP TABLE monitor_last_evaluations`,
+		`DELETE FROM schema_migrations WHERE version = 28`} {
+		if _, err := st.writer.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if applied, err := applyMigrations(ctx, st.writer, migrations); err != nil || len(applied) != 1 || applied[0] != 28 {
+		t.Fatalf("applied %v, %v; want [28]", applied, err)
+	}
+	got, err := st.CountEvaluations(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.SameCountRows(t, got, want)
+	last, err := st.LastEvaluations(ctx, "prod", []string{"safety"})
+	if err != nil || last["safety"] == 0 {
+		t.Errorf("last evaluation of safety after the migration: %v, %v", last, err)
+	}
+}
