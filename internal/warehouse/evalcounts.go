@@ -17,10 +17,12 @@ import (
 //
 // What is counted is what makes a score metric point (see
 // CountedEvaluation): a result of a catalogue evaluator without an error
-// whose score field is a boolean, a number or an enumerated string. So the
-// counts of a range equal a GROUP BY over the score points of the stored
-// evaluations, bucketed by the span's start time (the points carry the
-// end time; the console's links open spans by start time).
+// whose score field is a boolean, a number or an enumerated string; and
+// the passing or failing results of custom evaluators (LLM judges), which
+// make no point. So the counts of a range equal a GROUP BY over the score
+// points of the stored evaluations (and the judged ones), bucketed by the
+// span's start time (the points carry the end time; the console's links
+// open spans by start time).
 
 // Widths of the count rows (ms).
 const (
@@ -77,7 +79,13 @@ func CountedEvaluation(sp *Span, ev *Evaluation) (k EvaluationCountKey, score fl
 	}
 	d, found := evaluators.Lookup(ev.Name)
 	if !found {
-		return k, 0, false
+		// A custom evaluator's (an LLM judge's) result makes no metric
+		// point; it is counted by the verdict its judge gave.
+		if ev.Verdict != VerdictPass && ev.Verdict != VerdictFail {
+			return k, 0, false
+		}
+		return EvaluationCountKey{Environment: sp.Environment, Evaluator: ev.Name, Verdict: ev.Verdict,
+			Workflow: sp.WorkflowName, MonitorID: ev.MonitorID, Bin: NoScoreBin}, 0, true
 	}
 	k = EvaluationCountKey{Environment: sp.Environment, Evaluator: ev.Name, Verdict: ev.Verdict,
 		Workflow: sp.WorkflowName, MonitorID: ev.MonitorID, Bin: NoScoreBin}

@@ -114,6 +114,8 @@ func countFixture(t *testing.T, st warehouse.Store, env string, start int64, n i
 			evalOf("char-count", "lengths", "pass", map[string]any{"char_count": float64(10 * i)}),
 			{Name: "pii-detector", MonitorID: "broken", Error: "timeout", Verdict: "error"},
 			{Name: "my-own-evaluator", MonitorID: "safety", Output: map[string]any{"x": 1.0}},
+			// A custom evaluator's (an LLM judge's) result: counted by its verdict.
+			{Name: "no-refund-promise", MonitorID: "refunds", Verdict: []string{"pass", "fail"}[i%2], Output: map[string]any{"passed": i%2 == 0}},
 		}
 		spans = append(spans, sp)
 	}
@@ -156,8 +158,8 @@ func testEvaluationCounts(t *testing.T, open Opener) {
 	for _, v := range all {
 		n += v.n
 	}
-	if n != 3*120 { // three counted results per span
-		t.Errorf("%d results counted, want %d", n, 3*120)
+	if n != 4*120 { // four counted results per span
+		t.Errorf("%d results counted, want %d", n, 4*120)
 	}
 
 	// A resent write counts nothing twice.
@@ -197,7 +199,7 @@ func testEvaluationCounts(t *testing.T, open Opener) {
 	for _, v := range after {
 		n += v.n
 	}
-	if want := int64(3*120 + 40); n != want { // only the 40 new monitor results add
+	if want := int64(4*120 + 40); n != want { // only the 40 new monitor results add
 		t.Errorf("%d results counted after replacing appends, want %d", n, want)
 	}
 
