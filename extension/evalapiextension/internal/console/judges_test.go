@@ -110,3 +110,25 @@ func TestEvaluatorsPageShowsJudgesQueueAndUsage(t *testing.T) {
 		t.Errorf("environment b opened environment a's judge playground: %d", pg.status)
 	}
 }
+
+func TestScoresPageShowsJudgedEvaluations(t *testing.T) {
+	s := newTestServer(t, false, nil)
+	now := time.Now()
+	var spans []warehouse.Span
+	for i := range 4 {
+		spans = append(spans, warehouse.Span{Environment: "env-a", Timestamp: now.Add(-time.Duration(i) * time.Minute).UnixMilli(),
+			TraceID: strings.Repeat("ab", 15) + "0" + string(rune('1'+i)), SpanID: "00000000000000a" + string(rune('1'+i)), SpanName: "openai.chat",
+			WorkflowName: "support", StatusCode: "STATUS_CODE_UNSET",
+			Evaluations: []warehouse.Evaluation{{Name: "no-refund-promise", MonitorID: "refunds", Verdict: []string{"pass", "fail"}[i%2],
+				Output: map[string]any{"passed": i%2 == 0}, ScoreLabel: []string{"pass", "fail"}[i%2]}}})
+	}
+	if err := s.store.WriteSpans(context.Background(), spans); err != nil {
+		t.Fatal(err)
+	}
+	c := s.client(t)
+	s.login(t, c, keyA)
+	page := do(t, c, "GET", s.URL+"/ui/scores", nil)
+	if page.status != http.StatusOK || !strings.Contains(page.body, "no-refund-promise") {
+		t.Fatalf("scores page: %d; want the custom evaluator's results\n%s", page.status, page.body)
+	}
+}

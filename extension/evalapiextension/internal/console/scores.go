@@ -122,14 +122,11 @@ func (c *Console) scoresPage(w http.ResponseWriter, r *http.Request) {
 	data.BucketLabel = bucket.String()
 	bucketMs := bucket.Milliseconds()
 	from := p.FromMs - p.FromMs%bucketMs // buckets on whole minutes, hours, days (UTC)
-	var slugs []string
-	for _, d := range evaluators.Catalogue() {
-		slugs = append(slugs, d.Slug)
-	}
 	// One read of the pre-aggregated counts (warehouse.EvaluationCounter),
-	// never of the points: every workflow, for the filter's choices too.
+	// never of the points: every workflow, for the filter's choices too;
+	// every evaluator, the prebuilt ones and the LLM judges.
 	all, err := c.opts.Store.CountEvaluations(r.Context(), warehouse.EvaluationCountQuery{
-		Environment: t.Environment, FromMs: from, ToMs: p.ToMs, BucketMs: bucketMs, Evaluators: slugs})
+		Environment: t.Environment, FromMs: from, ToMs: p.ToMs, BucketMs: bucketMs})
 	if err != nil {
 		c.unavailable(w, r, err)
 		return
