@@ -295,8 +295,8 @@ func TestTraceLevelMonitorOnAnAgentTrace(t *testing.T) {
 			"level":        "trace",
 			"quiet_period": "1s",
 			"condition":    `attributes["traceloop.workflow.name"] == "trip_agent"`,
-			"evaluators": []any{"agent-efficiency", map[string]any{"name": "agent-tool-trajectory", "config": map[string]any{"threshold": 0.9, "input_params_sensitive": false}}},
-			"inputs":     map[string]any{"expected_tool_calls": `"[\"search_flights\", \"book_flight\"]"`},
+			"evaluators":   []any{"agent-efficiency", map[string]any{"name": "agent-tool-trajectory", "config": map[string]any{"threshold": 0.9, "input_params_sensitive": false}}},
+			"inputs":       map[string]any{"expected_tool_calls": `"[\"search_flights\", \"book_flight\"]"`},
 		})
 	})
 	c := startChild(t, bin, cfg, addrs)
