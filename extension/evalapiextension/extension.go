@@ -82,8 +82,9 @@ type evalAPI struct {
 	telemetry *telemetry // the extension's own metrics, while started
 
 	// judgeWorker judges the queued work of custom evaluators (nil before
-	// Start).
+	// Start); judges are the configured judge providers.
 	judgeWorker *judgequeue.Worker
+	judges      *judge.Client
 
 	// static holds the static monitors each evaluator processor reported
 	// (by processor id), for the console.
@@ -141,6 +142,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		_ = store.Close()
 		return fmt.Errorf("evalapi: %w", err)
 	}
+	e.judges = judges
 	metered, err := newMeteredJudge(e.settings.MeterProvider, judges)
 	if err != nil {
 		_ = store.Close()
@@ -517,6 +519,18 @@ func (e *evalAPI) Defer(ctx context.Context, work []engine.Deferred) error {
 		e.judgeWorker.Wake()
 	}
 	return nil
+}
+
+// HasJudgeProvider reports whether name is a configured judge provider
+// (the evaluator processor checks its monitors' judges at start).
+func (e *evalAPI) HasJudgeProvider(name string) bool { return e.judges != nil && e.judges.Has(name) }
+
+// JudgeProviders lists the configured judge providers.
+func (e *evalAPI) JudgeProviders() []string {
+	if e.judges == nil {
+		return nil
+	}
+	return e.judges.Providers()
 }
 
 // projectOf returns the organization and project of an environment: of

@@ -127,9 +127,11 @@ type Deferred struct {
 	// from the stored span when the work runs.
 	Inputs map[string]string
 	// Custom marks a custom evaluator (an LLM judge); else Slug is a
-	// prebuilt evaluator's, run with Config (trace-level monitors).
+	// prebuilt evaluator's, run with Config (trace-level monitors), or
+	// through Judge when set.
 	Custom bool
 	Config map[string]any
+	Judge  *monitor.JudgeRef
 	// Trace marks the work of a trace-level monitor: the evaluator runs on
 	// the whole trace once no span arrived for QuietPeriod, its result
 	// on the root span. SpanID is then the matching span's.
@@ -388,7 +390,7 @@ func (p *Processor) spanJobs(ctx context.Context, jobs []job, deferred []Deferre
 				deferred = p.deferTrace(ctx, deferred, tctx, m, binding, span)
 				continue
 			}
-			if binding.Custom {
+			if binding.Custom || binding.Judge != nil {
 				deferred = p.deferSpan(ctx, deferred, tctx, &in, m, binding, span)
 				continue
 			}
@@ -457,7 +459,7 @@ func (p *Processor) deferTrace(ctx context.Context, deferred []Deferred, tctx *o
 // of the monitor's input expressions.
 func (p *Processor) deferred(ctx context.Context, tctx *ottlspan.TransformContext, m *monitor.Monitor, b *monitor.Binding, span ptrace.Span) Deferred {
 	d := Deferred{TraceID: span.TraceID(), SpanID: span.SpanID(), Start: span.StartTimestamp().AsTime(),
-		MonitorID: m.ID, MonitorName: m.Name, Slug: b.Slug, Custom: b.Custom, Config: b.Config}
+		MonitorID: m.ID, MonitorName: m.Name, Slug: b.Slug, Custom: b.Custom, Config: b.Config, Judge: b.Judge}
 	for name, e := range m.Inputs {
 		v, _, err := e.EvalString(ctx, tctx)
 		if err != nil || v == "" {

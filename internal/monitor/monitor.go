@@ -72,6 +72,16 @@ type Binding struct {
 	// project, resolved by slug when it runs): the engine queues its work
 	// instead of running it on the span's way to the warehouse.
 	Custom bool
+	// Judge, when set, runs the prebuilt evaluator through an LLM judge
+	// of the evalapi extension instead of offline (queued like a custom
+	// evaluator); its answer has the evaluator's own output fields.
+	Judge *JudgeRef
+}
+
+// JudgeRef names the LLM that judges for a prebuilt evaluator: a provider
+// of the evalapi extension's judge configuration and a model.
+type JudgeRef struct {
+	Provider, Model string
 }
 
 // NewBinding resolves slug in the evaluator catalogue and validates config
@@ -249,6 +259,8 @@ type EvaluatorSpec struct {
 	// Custom names a custom evaluator (an LLM judge) by Slug; it takes no
 	// Config.
 	Custom bool
+	// Judge runs the prebuilt evaluator Slug through an LLM judge.
+	Judge *JudgeRef
 }
 
 // Compiler compiles monitor specs. It is safe for concurrent use.
@@ -297,6 +309,12 @@ func (c *Compiler) Compile(spec Spec) (*Monitor, error) {
 			b, err = NewCustomBinding(e.Slug)
 		} else {
 			b, err = NewBinding(e.Slug, e.Config)
+			if err == nil && e.Judge != nil {
+				if e.Judge.Provider == "" || e.Judge.Model == "" {
+					err = fmt.Errorf("evaluator %q: judge needs a provider and a model", e.Slug)
+				}
+				b.Judge = e.Judge
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("monitor %q: %w", spec.Name, err)

@@ -77,6 +77,17 @@ type EvaluatorConfig struct {
 	// the warehouse by the api extension and judged after the span is
 	// stored; it needs api.
 	Custom string `mapstructure:"custom"`
+	// Judge runs the prebuilt evaluator Name through an LLM judge of the
+	// api extension (a provider of its judge configuration, and a model)
+	// instead of offline; its answer has the evaluator's output fields.
+	// Like a custom evaluator's, its work is queued; it needs api.
+	Judge *JudgeConfig `mapstructure:"judge"`
+}
+
+// JudgeConfig names the LLM that judges for a prebuilt evaluator.
+type JudgeConfig struct {
+	Provider string `mapstructure:"provider"`
+	Model    string `mapstructure:"model"`
 }
 
 // UnmarshalText accepts the short form: a bare slug.
@@ -122,12 +133,18 @@ func (c *Config) Validate() error {
 		}
 		for j, e := range m.Evaluators {
 			switch {
+			case e.Judge != nil && e.Custom != "":
+				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d]: custom %q has its own judge; judge is for a prebuilt evaluator", i, j, e.Custom))
 			case e.Custom != "" && e.Name != "":
 				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d]: name %q and custom %q: give one of them", i, j, e.Name, e.Custom))
 			case e.Custom != "" && len(e.Config) > 0:
 				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d]: custom %q takes no config (a custom evaluator's prompt and model are its own)", i, j, e.Custom))
 			case e.Custom != "" && c.API == nil:
 				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d]: custom %q needs api: the evalapi extension queues and judges custom evaluators", i, j, e.Custom))
+			case e.Judge != nil && c.API == nil:
+				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d].judge: needs api: the evalapi extension queues the judge's work and holds its providers", i, j))
+			case e.Judge != nil && (e.Judge.Provider == "" || e.Judge.Model == ""):
+				errs = append(errs, fmt.Errorf("monitors[%d].evaluators[%d].judge: provider and model are both required", i, j))
 			}
 		}
 	}
@@ -152,7 +169,11 @@ func (c *Config) specs() []monitor.Spec {
 				s.Evaluators = append(s.Evaluators, monitor.EvaluatorSpec{Slug: e.Custom, Custom: true})
 				continue
 			}
-			s.Evaluators = append(s.Evaluators, monitor.EvaluatorSpec{Slug: e.Name, Config: e.Config})
+			spec := monitor.EvaluatorSpec{Slug: e.Name, Config: e.Config}
+			if e.Judge != nil {
+				spec.Judge = &monitor.JudgeRef{Provider: e.Judge.Provider, Model: e.Judge.Model}
+			}
+			s.Evaluators = append(s.Evaluators, spec)
 		}
 		specs[i] = s
 	}

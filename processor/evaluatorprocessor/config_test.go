@@ -80,6 +80,15 @@ func TestLoadConfig(t *testing.T) {
 			"monitors[0].level: trace needs api", "monitors[0].quiet_period: must be between 0 (default 30s) and 1h, got 2h0m0s",
 			`monitors[1].level: "session" is not span or trace`, "monitors[2].quiet_period: only a monitor of level trace waits for a quiet period",
 		}},
+		{id: component.NewIDWithName(metadata.Type, "judged"), want: &Config{
+			API: &evalapi, Workers: runtime.GOMAXPROCS(0), Timeout: 2 * time.Second, MaxTextBytes: 64 << 10,
+			GroundTruthAttribute: "gen_ai.evaluation.ground_truth",
+			Monitors:             []MonitorConfig{{Name: "tone", Evaluators: []EvaluatorConfig{{Name: "tone-detection", Judge: &JudgeConfig{Provider: "ollama", Model: "qwen2.5:7b"}}}}},
+		}},
+		{id: component.NewIDWithName(metadata.Type, "judged_bad"), wantErr: []string{
+			"monitors[0].evaluators[0].judge: needs api", "monitors[0].evaluators[1].judge: needs api",
+			`monitors[0].evaluators[2]: custom "mine" has its own judge`,
+		}},
 		{id: component.NewIDWithName(metadata.Type, "unknown_slug"), wantErr: []string{`monitors[0]: monitor "typo": unknown evaluator "toxicity-detectr" (known: `}},
 		{id: component.NewIDWithName(metadata.Type, "sample_rate_above_one"), wantErr: []string{`monitors[0]: monitor "over": sample_rate must be between 0 and 1, got 1.5`}},
 		{id: component.NewIDWithName(metadata.Type, "sample_rate_negative"), wantErr: []string{`monitors[0]: monitor "under": sample_rate must be between 0 and 1, got -0.1`}},

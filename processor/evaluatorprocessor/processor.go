@@ -3,6 +3,7 @@ package evaluatorprocessor
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/processor"
@@ -61,6 +62,9 @@ func (p *evaluatorProcessor) start(_ context.Context, host component.Host) error
 	if d, ok := ext.(engine.Deferrer); ok {
 		p.proc.SetDeferrer(d)
 	}
+	if err := checkJudges(p.static, ext); err != nil {
+		return fmt.Errorf("api: extension %q: %w", p.cfg.API.String(), err)
+	}
 	if reg, ok := ext.(monitor.StaticRegistry); ok {
 		reg.SetStaticMonitors(p.id.String(), p.static)
 	}
@@ -70,4 +74,31 @@ func (p *evaluatorProcessor) start(_ context.Context, host component.Host) error
 // shutdown stops the engine's asynchronous metrics.
 func (p *evaluatorProcessor) shutdown(context.Context) error {
 	return p.proc.Close()
+}
+
+// judgeProviders is what the api extension says of its judge providers.
+type judgeProviders interface {
+	HasJudgeProvider(name string) bool
+	JudgeProviders() []string
+}
+
+// checkJudges fails when a monitor runs an evaluator through a judge
+// provider the extension does not have.
+func checkJudges(monitors []*monitor.Monitor, ext component.Component) error {
+	jp, ok := ext.(judgeProviders)
+	for _, m := range monitors {
+		for _, b := range m.Evaluators {
+			if b.Judge == nil {
+				continue
+			}
+			if !ok {
+				return fmt.Errorf("monitor %q: evaluator %q names judge provider %q, but the extension has no judges", m.Name, b.Slug, b.Judge.Provider)
+			}
+			if !jp.HasJudgeProvider(b.Judge.Provider) {
+				return fmt.Errorf("monitor %q: evaluator %q names judge provider %q, which the extension's judge.providers does not configure (configured: %s)",
+					m.Name, b.Slug, b.Judge.Provider, strings.Join(jp.JudgeProviders(), ", "))
+			}
+		}
+	}
+	return nil
 }

@@ -149,11 +149,14 @@ func (o *Outcome) evaluation(it *Item) warehouse.Evaluation {
 		}
 	}
 	if o.Model != "" {
-		e.Explanation = &evaluators.Explanation{
-			Summary: fmt.Sprintf("judged by %s (provider %s), evaluator %s version %d: %d input and %d output tokens",
-				o.Model, o.Provider, o.EvaluatorID, o.Version, o.InputTokens, o.OutputTokens),
-			Parts: map[string]float64{"version": float64(o.Version), "input_tokens": float64(o.InputTokens), "output_tokens": float64(o.OutputTokens)},
+		summary := fmt.Sprintf("judged by %s (provider %s), evaluator %s version %d: %d input and %d output tokens",
+			o.Model, o.Provider, o.EvaluatorID, o.Version, o.InputTokens, o.OutputTokens)
+		if o.EvaluatorID == "" {
+			summary = fmt.Sprintf("judged by %s (provider %s) instead of the offline model: %d input and %d output tokens",
+				o.Model, o.Provider, o.InputTokens, o.OutputTokens)
 		}
+		e.Explanation = &evaluators.Explanation{Summary: summary,
+			Parts: map[string]float64{"version": float64(o.Version), "input_tokens": float64(o.InputTokens), "output_tokens": float64(o.OutputTokens)}}
 	}
 	return e
 }

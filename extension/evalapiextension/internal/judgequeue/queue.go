@@ -49,6 +49,10 @@ type Item struct {
 	// prebuilt evaluator's (trace-level monitors), run with Config.
 	Custom bool           `json:"custom,omitempty"`
 	Config map[string]any `json:"config,omitempty"`
+	// JudgeProvider and JudgeModel run the prebuilt evaluator Slug
+	// through an LLM judge (see PrebuiltSpec).
+	JudgeProvider string `json:"judge_provider,omitempty"`
+	JudgeModel    string `json:"judge_model,omitempty"`
 	// Trace marks trace-level work: the evaluator runs on the trace's
 	// trajectory once no span arrived for QuietMs, its result on the root
 	// span (TargetSpanID, once found). SeenSpans is the trace's span count
@@ -156,6 +160,9 @@ func Enqueue(ctx context.Context, store warehouse.DocumentStore, project Project
 			TraceID: w.TraceID.String(), SpanID: w.SpanID.String(), StartMs: w.Start.UnixMilli(),
 			MonitorID: w.MonitorID, MonitorName: w.MonitorName, Slug: w.Slug, Inputs: w.Inputs,
 			EnqueuedAt: now.UTC(), Custom: w.Custom, Config: w.Config,
+		}
+		if w.Judge != nil {
+			it.JudgeProvider, it.JudgeModel = w.Judge.Provider, w.Judge.Model
 		}
 		id := itemID(w.Environment, it.TraceID, it.SpanID, it.MonitorID, it.Slug)
 		if w.Trace {

@@ -19,6 +19,7 @@ import (
 	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/judge"
 	"github.com/evalcol/evalcol/internal/judge/judgetest"
+	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
@@ -380,5 +381,36 @@ func TestWorkOfOtherTenantsStaysApart(t *testing.T) {
 	}
 	if e := f.evaluations(t, sp); len(e) != 1 || !strings.HasPrefix(e[0].Error, ErrorNotFound) {
 		t.Errorf("evaluations = %+v, want not_found", e)
+	}
+}
+
+func TestPrebuiltEvaluatorThroughAJudge(t *testing.T) {
+	var asked judgetest.Request
+	f := newFixture(t, func(r judgetest.Request) judgetest.Reply {
+		asked = r
+		return judgetest.OpenAIText(`{"tone": "joy", "score": 0.3}`)
+	}, refundJudge)
+	sp := f.span(t, 12)
+	w := deferred(sp, nil)
+	w.Custom, w.Slug, w.Judge = false, "tone-detection", &monitor.JudgeRef{Provider: "local", Model: "judge-2"}
+	f.enqueue(t, w)
+	f.drain(t, f.opts)
+	e := f.evaluations(t, sp)
+	// The catalogue decides the verdict from the judge's answer: a score
+	// under 0.5 fails tone-detection.
+	if len(e) != 1 || e[0].Name != "tone-detection" || e[0].Verdict != warehouse.VerdictFail || e[0].Output["tone"] != "joy" || e[0].ScoreValue != 0.3 {
+		t.Fatalf("evaluations = %+v, want tone-detection failing on the judge's score 0.3", e)
+	}
+	if e[0].Explanation == nil || !strings.Contains(e[0].Explanation.Summary, "judged by judge-2 (provider local) instead of the offline model") {
+		t.Errorf("explanation = %+v", e[0].Explanation)
+	}
+	body, _ := json.Marshal(asked.Body)
+	for _, want := range []string{"we will refund you in full", "score (number)", "tone (string: one of", asked.Body["model"].(string)} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the judge's request lacks %q: %s", want, body)
+		}
+	}
+	if u, _ := DayUsage(context.Background(), f.store, "prod", time.Now()); u.Calls != 1 || u.ByEvaluator["tone-detection"].Calls != 1 {
+		t.Errorf("usage = %+v, want the call counted against the budget", u)
 	}
 }

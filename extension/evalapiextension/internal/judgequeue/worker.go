@@ -285,7 +285,7 @@ func (w *Worker) judge(ctx context.Context, it *Item) (*Outcome, time.Duration, 
 			return &Outcome{ErrorType: ErrorNotFound, At: now, Error: fmt.Sprintf("span not stored within %s of its queueing", w.opts.SpanWait)}, 0, nil
 		}
 	}
-	if !it.Custom {
+	if !it.Custom && it.JudgeProvider == "" {
 		return w.runPrebuilt(ctx, it, w.input(span, it, inputs, prebuiltFields(it.Slug))), 0, nil
 	}
 	if reason, over, err := w.opts.Budget.exceeded(ctx, w.opts.Store, it.Environment, now); err != nil {
@@ -293,13 +293,21 @@ func (w *Worker) judge(ctx context.Context, it *Item) (*Outcome, time.Duration, 
 	} else if over {
 		return &Outcome{ErrorType: ErrorSkipped, At: now, Error: reason, EvaluatorID: v.ID, Version: v.Version}, 0, nil
 	}
-	return w.runJudge(ctx, it, v, w.input(span, it, inputs, v.Definition.InputSchema))
+	if !it.Custom {
+		def, _ := evaluators.Lookup(it.Slug)
+		input := w.input(span, it, inputs, prebuiltFields(it.Slug))
+		return w.runJudge(ctx, it, PrebuiltSpec(def, it.JudgeProvider, it.JudgeModel, input), input, Outcome{})
+	}
+	return w.runJudge(ctx, it, v.Definition.Spec(), w.input(span, it, inputs, v.Definition.InputSchema),
+		Outcome{EvaluatorID: v.ID, Version: v.Version})
 }
 
-// runJudge calls the custom evaluator v's judge on input.
-func (w *Worker) runJudge(ctx context.Context, it *Item, v customevaluators.Version, input map[string]any) (*Outcome, time.Duration, error) {
-	res, err := w.opts.Judge.Run(ctx, v.Definition.Spec(), input)
-	out := &Outcome{EvaluatorID: v.ID, Version: v.Version, Model: v.Definition.Model, Provider: v.Definition.Provider, At: w.opts.Now()}
+// runJudge calls the judge of spec on input; out names the custom
+// evaluator's version (zero for a prebuilt evaluator run by a judge, whose
+// verdict and score its catalogue entry decides from the answer).
+func (w *Worker) runJudge(ctx context.Context, it *Item, spec judge.Spec, input map[string]any, out Outcome) (*Outcome, time.Duration, error) {
+	res, err := w.opts.Judge.Run(ctx, spec, input)
+	out.Model, out.Provider, out.At = spec.Model, spec.Provider, w.opts.Now()
 	var usage judge.Usage
 	if err == nil {
 		usage = res.Usage
@@ -322,13 +330,20 @@ func (w *Worker) runJudge(ctx context.Context, it *Item, v customevaluators.Vers
 		if je != nil && je.Kind == judge.KindInput {
 			out.ErrorType = ErrorInput
 		}
-		return out, 0, nil
+		return &out, 0, nil
 	}
-	out.Output, out.Score = res.Output, res.Verdict.Score
+	out.Output = res.Output
+	if def, ok := evaluators.Lookup(it.Slug); ok && !it.Custom {
+		out.Verdict = string(evaluators.VerdictOf(def.Slug, res.Output, ""))
+		value, label := def.ScoreOf(res.Output)
+		out.Score, out.ScoreLabel = &value, label
+		return &out, 0, nil
+	}
+	out.Score = res.Verdict.Score
 	if res.Verdict.Passed != nil {
 		out.Verdict = map[bool]string{true: warehouse.VerdictPass, false: warehouse.VerdictFail}[*res.Verdict.Passed]
 	}
-	return out, 0, nil
+	return &out, 0, nil
 }
 
 // prebuiltTimeout bounds one prebuilt evaluation of a trace.
