@@ -193,7 +193,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		MaxBodyBytes:  e.apiMaxBodySize(),
 		Setups:        e.setups,
 		Organizations: e.orgs,
-		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts, datasets, experimentapi.New(store, runEvaluator(custom))},
+		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts, datasets, experimentapi.New(store, runEvaluator(custom, metered))},
 		MonitoringStatus: &pipelinestatus.Reader{
 			Store: store, Tracker: e.status, CollectorID: e.collectorID, Live: max(3*e.pollInterval(), 30*time.Second),
 			Setups: func(env string) pipelinestatus.SetupSummary {
@@ -296,10 +296,14 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	return nil
 }
 
-// runEvaluator runs a prebuilt evaluator, else a custom one of the
-// tenant, for experiments.
-func runEvaluator(custom *customevaluators.API) experimentapi.Runner {
+// runEvaluator runs a prebuilt evaluator (through an LLM judge when its
+// config has judge: {provider, model}), else a custom one of the tenant,
+// for experiments.
+func runEvaluator(custom *customevaluators.API, judges customevaluators.Judge) experimentapi.Runner {
 	return func(ctx context.Context, t tenant.Tenant, slug string, input, config map[string]any) (experimentapi.Result, error) {
+		if def, ok := evaluators.Lookup(slug); ok && config["judge"] != nil {
+			return runJudged(ctx, judges, def, input, config)
+		}
 		if res, ok, err := experimentapi.RunPrebuilt(ctx, slug, input, config); ok {
 			return res, err
 		}
@@ -316,6 +320,27 @@ func runEvaluator(custom *customevaluators.API) experimentapi.Runner {
 		}
 		return out, nil
 	}
+}
+
+// runJudged runs the prebuilt evaluator def through the LLM judge its
+// config names (config.judge: {provider, model}); the answer has the
+// evaluator's output fields and its catalogue entry decides the verdict.
+func runJudged(ctx context.Context, judges customevaluators.Judge, def *evaluators.Definition, input, config map[string]any) (experimentapi.Result, error) {
+	ref, _ := config["judge"].(map[string]any)
+	provider, _ := ref["provider"].(string)
+	model, _ := ref["model"].(string)
+	if provider == "" || model == "" || len(ref) != 2 {
+		return experimentapi.Result{}, fmt.Errorf("config.judge: give exactly a provider (one of %s) and a model", strings.Join(judges.Providers(), ", "))
+	}
+	if !judges.Has(provider) {
+		return experimentapi.Result{}, fmt.Errorf("config.judge.provider: %q is not a judge provider of this collector (configured: %s)", provider, strings.Join(judges.Providers(), ", "))
+	}
+	res, err := judges.Run(ctx, judgequeue.PrebuiltSpec(def, provider, model, input), input)
+	if err != nil {
+		return experimentapi.Result{}, err
+	}
+	value, _ := def.ScoreOf(res.Output)
+	return experimentapi.Result{Output: res.Output, Verdict: string(evaluators.VerdictOf(def.Slug, res.Output, "")), Score: &value}, nil
 }
 
 // notifier sends alert notifications to the configured webhooks.
