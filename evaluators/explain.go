@@ -52,7 +52,15 @@ const maxFindings = 20
 // an explainer is recovered into nil: the result stands without its
 // explanation.
 func (d *Definition) Explain(ctx context.Context, req Request, res Result) (e *Explanation) {
-	if d.explain == nil || res == nil {
+	if res == nil {
+		return nil
+	}
+	if d.explain == nil {
+		// An evaluator that words its reason in its output (the agent
+		// evaluators) explains itself with it.
+		if r, ok := res["reason"].(string); ok && r != "" && d.hasReason() {
+			return &Explanation{Summary: r}
+		}
 		return nil
 	}
 	defer func() {
@@ -104,7 +112,17 @@ func (sc *scorer) try(s string) (p float64, ok bool) {
 }
 
 // Explains reports whether the evaluator gives explanations.
-func (d *Definition) Explains() bool { return d.explain != nil }
+func (d *Definition) Explains() bool { return d.explain != nil || d.hasReason() }
+
+// hasReason reports whether d's output has a reason field.
+func (d *Definition) hasReason() bool {
+	for _, f := range d.Outputs {
+		if f.Name == "reason" && f.Type == TypeString {
+			return true
+		}
+	}
+	return false
+}
 
 // kindsSummary renders "<prefix>: KIND_A ×2, KIND_B" from findings, kinds
 // in the order first found.
