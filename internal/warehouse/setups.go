@@ -28,6 +28,11 @@ type MonitorSetup struct {
 	Selector    json.RawMessage `json:"selector,omitempty"`
 	SampleRate  float64         `json:"sample_rate"`
 	Backfill    *BackfillState  `json:"backfill,omitempty"`
+	// Level is "trace" for a setup whose evaluators run once on each
+	// matching trace, QuietPeriodSec after its last span (evalcol's
+	// extension; "" for spans).
+	Level          string `json:"level,omitempty"`
+	QuietPeriodSec int64  `json:"quiet_period_sec,omitempty"`
 	// Version grows with every change; updates are compare-and-set on it.
 	Version int64 `json:"-"`
 }

@@ -295,6 +295,8 @@ func setupSchemas(schemas obj) {
 		"created_at": typed("string", "RFC 3339 UTC"), "updated_at": typed("string", "RFC 3339 UTC"),
 		"evaluators": arrayOf(schemaRef("SetupBinding"), ""), "init_rules": arrayOf(schemaRef("InitRule"), ""),
 		"selector": obj{"description": "The selector as given."}, "sample_rate": typed("number", ""), "backfill": schemaRef("Backfill"),
+		"level":            obj{"type": "string", "enum": []string{setups.LevelTrace}, "description": "evalcol: present for a trace-level setup."},
+		"quiet_period_sec": typed("integer", "evalcol: a trace-level setup's quiet period (absent: the default, 30 s)."),
 	}, "id", "external_id", "entity_type", "entity_value", "org_id", "project_id", "env_project_id", "status", "created_at", "updated_at", "evaluators", "init_rules", "sample_rate")
 	evaluatorItem := obj{"oneOf": []obj{
 		typed("string", "A slug or one of Traceloop's names for it (TOXICITY_DETECTOR, toxicity, hallucination, ...)."),
@@ -311,6 +313,9 @@ func setupSchemas(schemas obj) {
 			"oneOf": []obj{{"type": "object"}, {"type": "array", "items": obj{"type": "object"}}, {"type": "null"}}},
 		"sample_rate":                 obj{"type": "number", "minimum": 0, "maximum": 1},
 		"backfill_from_timestamp_sec": obj{"type": "integer", "minimum": 1},
+		"level": obj{"type": "string", "enum": []string{setups.LevelSpan, setups.LevelTrace},
+			"description": "evalcol: span (default) evaluates each matching span; trace evaluates each matching trace once, when no span arrived for quiet_period_sec, with the result on its root span (agent evaluators read its trajectory)."},
+		"quiet_period_sec": obj{"type": "integer", "minimum": 1, "maximum": setups.MaxQuietPeriodSec, "description": "evalcol: level trace only (default 30)."},
 	})
 	schemas["SchemaItem"], schemas["SetupBinding"], schemas["InitRule"], schemas["Backfill"] = schemaItem, binding, rule, backfill
 	schemas["Setup"], schemas["SetupRequest"] = setup, request

@@ -52,7 +52,10 @@ func build(r Request, t tenant.Tenant, now time.Time, prev *warehouse.MonitorSet
 		ID: randid.New(), ExternalID: r.ExternalID, EntityType: r.EntityType, EntityValue: r.EntityValue,
 		OrgID: t.OrganizationID, ProjectID: t.ProjectID, EnvProjectID: envProjectID(t),
 		Environment: t.Environment, CreatedAt: now, UpdatedAt: now, Selector: r.Selector,
-		SampleRate: r.SampleRate, Version: 1,
+		SampleRate: r.SampleRate, Version: 1, Level: r.Level,
+	}
+	if r.Level == LevelTrace {
+		s.QuietPeriodSec = r.QuietPeriodSec
 	}
 	if prev != nil {
 		s.ID, s.CreatedAt, s.Version = prev.ID, prev.CreatedAt, prev.Version+1
@@ -147,6 +150,7 @@ func requestOf(s warehouse.MonitorSetup) Request {
 	r := Request{
 		EntityType: s.EntityType, EntityValue: s.EntityValue, ExternalID: s.ExternalID,
 		Selector: s.Selector, SampleRate: s.SampleRate, fields: map[string]bool{},
+		Level: s.Level, QuietPeriodSec: s.QuietPeriodSec,
 	}
 	for _, b := range s.Evaluators {
 		ref := EvaluatorRef{Name: b.EvaluatorType}
@@ -173,6 +177,12 @@ func merge(prev warehouse.MonitorSetup, r Request) Request {
 	}
 	if r.Has("sample_rate") {
 		m.SampleRate = r.SampleRate
+	}
+	if r.Has("level") {
+		m.Level, m.QuietPeriodSec = r.Level, 0
+	}
+	if r.Has("quiet_period_sec") {
+		m.QuietPeriodSec = r.QuietPeriodSec
 	}
 	m.BackfillFromSec = r.BackfillFromSec
 	return m
@@ -205,7 +215,8 @@ func spec(s warehouse.MonitorSetup) (monitor.Spec, error) {
 	if name == "" {
 		name = s.ID
 	}
-	sp := monitor.Spec{ID: s.ID, Name: name, Condition: cond, SampleRate: s.SampleRate, Selection: sel}
+	sp := monitor.Spec{ID: s.ID, Name: name, Condition: cond, SampleRate: s.SampleRate, Selection: sel,
+		Trace: s.Level == LevelTrace, QuietPeriod: time.Duration(s.QuietPeriodSec) * time.Second}
 	for _, b := range s.Evaluators {
 		if b.Status != BindingFailed {
 			sp.Evaluators = append(sp.Evaluators, monitor.EvaluatorSpec{Slug: b.EvaluatorType, Custom: customevaluators.IsID(b.EvaluatorID)})

@@ -102,3 +102,52 @@ func TestSetupBindsCustomEvaluators(t *testing.T) {
 		t.Errorf("setups %d -> %d after a failed create", n, m)
 	}
 }
+
+func TestTraceLevelSetups(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	compiler, err := monitor.NewCompiler(componenttest.NewNopTelemetrySettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := NewService(Options{Store: st, Compiler: compiler, Monitors: &monitor.Set{}, Poll: time.Hour})
+	acme := tenant.Tenant{Environment: "prod", OrganizationID: "acme", ProjectID: "shop"}
+	r, err := ParseRequest([]byte(`{"entity_type":"workflow","entity_value":"trip_agent","evaluators":["agent-efficiency"],"level":"trace","quiet_period_sec":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := svc.Create(context.Background(), acme, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.Get(context.Background(), acme, created.ID)
+	if err != nil || got.Level != LevelTrace || got.QuietPeriodSec != 5 {
+		t.Fatalf("stored setup = %+v, %v; want level trace, quiet 5 s", got, err)
+	}
+	sp, err := spec(got)
+	if err != nil || !sp.Trace || sp.QuietPeriod != 5*time.Second {
+		t.Errorf("monitor spec = %+v, %v; want a trace-level monitor", sp, err)
+	}
+	// An update of other fields keeps the level.
+	u, err := ParseUpdate([]byte(`{"sample_rate": 0.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated, err := svc.Update(context.Background(), acme, created.ID, u)
+	if err != nil || updated.Level != LevelTrace || updated.QuietPeriodSec != 5 || updated.SampleRate != 0.5 {
+		t.Errorf("updated = %+v, %v", updated, err)
+	}
+	for body, want := range map[string]string{
+		`{"evaluators":["agent-efficiency"],"level":"session"}`:                                        `level: must be "span"`,
+		`{"evaluators":["agent-efficiency"],"quiet_period_sec":5}`:                                     `quiet_period_sec: only a setup of level "trace"`,
+		`{"evaluators":["agent-efficiency"],"level":"trace","quiet_period_sec":0}`:                     "quiet_period_sec: must be an integer between 1 and 3600",
+		`{"evaluators":["agent-efficiency"],"level":"trace","backfill_from_timestamp_sec":1700000000}`: "backfill_from_timestamp_sec: a setup of level \"trace\" is not backfilled",
+	} {
+		if _, err := ParseRequest([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}

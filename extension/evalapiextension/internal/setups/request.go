@@ -74,6 +74,11 @@ type Request struct {
 	SampleRate float64
 	// BackfillFromSec asks to evaluate stored spans since then (0: no).
 	BackfillFromSec int64
+	// Level is "" (spans) or "trace" (an evalcol extension: the setup's
+	// evaluators run once on each matching trace, QuietPeriodSec after its
+	// last span; 0 takes the default).
+	Level          string
+	QuietPeriodSec int64
 
 	// fields are the top-level fields the body had.
 	fields map[string]bool
@@ -89,7 +94,17 @@ func (r Request) HasEntity() bool { return r.EntityType != "" }
 var knownFields = map[string]bool{
 	"entity_type": true, "entity_value": true, "evaluators": true, "external_id": true,
 	"selector": true, "sample_rate": true, "backfill_from_timestamp_sec": true,
+	"level": true, "quiet_period_sec": true,
 }
+
+// Setup levels (evalcol's extension of Traceloop's setups).
+const (
+	LevelSpan  = "span"
+	LevelTrace = "trace"
+)
+
+// MaxQuietPeriodSec bounds quiet_period_sec.
+const MaxQuietPeriodSec = 3600
 
 // ParseRequest parses the JSON body of POST /v2/auto-monitor-setups: the
 // evaluators are required, entity_type and entity_value come together or
@@ -144,7 +159,7 @@ func parse(body []byte) (Request, error) {
 	r := Request{fields: map[string]bool{}}
 	for _, k := range names {
 		if !knownFields[k] {
-			return Request{}, fieldErrorf("body", "unknown field %q (known: backfill_from_timestamp_sec, entity_type, entity_value, evaluators, external_id, sample_rate, selector)", k)
+			return Request{}, fieldErrorf("body", "unknown field %q (known: backfill_from_timestamp_sec, entity_type, entity_value, evaluators, external_id, level, quiet_period_sec, sample_rate, selector)", k)
 		}
 		if string(raw[k]) != "null" {
 			r.fields[k] = true
@@ -188,6 +203,25 @@ func parse(body []byte) (Request, error) {
 		if err := json.Unmarshal(raw["backfill_from_timestamp_sec"], &r.BackfillFromSec); err != nil || r.BackfillFromSec <= 0 {
 			return Request{}, fieldErrorf("backfill_from_timestamp_sec", "must be a positive integer (Unix seconds)")
 		}
+	}
+	if r.Has("level") {
+		if err := json.Unmarshal(raw["level"], &r.Level); err != nil || (r.Level != LevelSpan && r.Level != LevelTrace) {
+			return Request{}, fieldErrorf("level", "must be %q (each matching span, the default) or %q (each matching trace, once complete)", LevelSpan, LevelTrace)
+		}
+		if r.Level == LevelSpan {
+			r.Level = ""
+		}
+	}
+	if r.Has("quiet_period_sec") {
+		if err := json.Unmarshal(raw["quiet_period_sec"], &r.QuietPeriodSec); err != nil || r.QuietPeriodSec < 1 || r.QuietPeriodSec > MaxQuietPeriodSec {
+			return Request{}, fieldErrorf("quiet_period_sec", "must be an integer between 1 and %d (seconds)", MaxQuietPeriodSec)
+		}
+		if r.Level != LevelTrace {
+			return Request{}, fieldErrorf("quiet_period_sec", "only a setup of level %q waits for a quiet period", LevelTrace)
+		}
+	}
+	if r.Level == LevelTrace && r.BackfillFromSec > 0 {
+		return Request{}, fieldErrorf("backfill_from_timestamp_sec", "a setup of level %q is not backfilled (yet): its traces are evaluated as they arrive", LevelTrace)
 	}
 	return r, nil
 }
