@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"github.com/evalcol/evalcol/internal/tenant"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -69,8 +70,10 @@ func SetupCondition(env, entityType, entityValue string, rules []InitRule) (stri
 		return "", nil, err
 	}
 	e := quote(env)
-	cond := `(resource.attributes["deployment.environment.name"] == ` + e +
-		` or (resource.attributes["deployment.environment.name"] == nil and resource.attributes["deployment.environment"] == ` + e + `))`
+	// tenant.EnvironmentOf in OTTL: the name when it is a non-empty
+	// string, else the legacy name when the name is absent or empty.
+	name, legacy := `resource.attributes["`+tenant.EnvironmentAttribute+`"]`, `resource.attributes["`+tenant.LegacyEnvironmentAttribute+`"]`
+	cond := `(` + name + ` == ` + e + ` or ((` + name + ` == nil or ` + name + ` == "") and ` + legacy + ` == ` + e + `))`
 	if entity != "" {
 		cond += ` and (` + entity + `)`
 	}
@@ -297,22 +300,9 @@ func (x *Index) Resource(resource pcommon.Map) ResourceCandidates {
 	if x == nil || len(x.envs) == 0 {
 		return rc
 	}
-	// The condition: name == env or (name == nil and legacy == env).
-	// String comparisons match only string values.
-	n := 0
-	name, hasName := resource.Get("deployment.environment.name")
-	if hasName && name.Type() == pcommon.ValueTypeStr {
-		if e := x.envs[name.Str()]; e != nil {
-			rc.envs[n] = e
-			n++
-		}
-	}
-	if !hasName || name.Type() == pcommon.ValueTypeEmpty {
-		if legacy, ok := resource.Get("deployment.environment"); ok && legacy.Type() == pcommon.ValueTypeStr {
-			if e := x.envs[legacy.Str()]; e != nil {
-				rc.envs[n] = e
-			}
-		}
+	// The resource's environment, decided as everywhere else.
+	if e := x.envs[tenant.EnvironmentOf(resource)]; e != nil {
+		rc.envs[0] = e
 	}
 	if v, ok := resource.Get("service.name"); ok && v.Type() == pcommon.ValueTypeStr {
 		for i, env := range rc.envs {

@@ -5,6 +5,7 @@ package spanconv
 
 import (
 	"encoding/json"
+	"github.com/evalcol/evalcol/internal/tenant"
 	"math"
 	"strings"
 	"time"
@@ -75,8 +76,7 @@ type TraceBatch struct {
 
 // Resource attribute and metric label names.
 const (
-	attrEnvironment     = "deployment.environment.name"
-	attrEnvironmentOld  = "deployment.environment"
+	attrEnvironment     = tenant.EnvironmentAttribute
 	attrServiceName     = "service.name"
 	metricSourceLabel   = "metric_source"
 	evaluatorNameLabel  = LabelEvaluator
@@ -96,13 +96,11 @@ const (
 	LabelWorkflow = "workflow"
 )
 
-// Environment returns the environment of a resource: the attribute
-// deployment.environment.name, then deployment.environment, else def.
+// Environment returns the environment of a resource (tenant.EnvironmentOf),
+// else def.
 func Environment(res pcommon.Map, def string) string {
-	for _, k := range []string{attrEnvironment, attrEnvironmentOld} {
-		if v, ok := res.Get(k); ok && v.Str() != "" {
-			return v.Str()
-		}
+	if env := tenant.EnvironmentOf(res); env != "" {
+		return env
 	}
 	return def
 }

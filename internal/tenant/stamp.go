@@ -21,6 +21,27 @@ const LegacyEnvironmentAttribute = "deployment.environment"
 // evalcol.declared.deployment.environment. They are never used for filing.
 const DeclaredPrefix = "evalcol.declared."
 
+// EnvironmentOf is the one rule that decides a resource's environment,
+// read by everything downstream of the tenant processor (the evaluation
+// engine's monitor index, the warehouse exporter, the metrics connector):
+// deployment.environment.name when it is a non-empty string; else, when
+// that attribute is absent or empty, deployment.environment when it is a
+// non-empty string; else "" (none). The tenant processor stamps the
+// first, so with it every span's environment is its API key's.
+func EnvironmentOf(res pcommon.Map) string {
+	v, ok := res.Get(EnvironmentAttribute)
+	if ok && v.Type() == pcommon.ValueTypeStr && v.Str() != "" {
+		return v.Str()
+	}
+	if ok && !(v.Type() == pcommon.ValueTypeStr || v.Type() == pcommon.ValueTypeEmpty) {
+		return "" // present but not text: no environment
+	}
+	if l, ok := res.Get(LegacyEnvironmentAttribute); ok && l.Type() == pcommon.ValueTypeStr {
+		return l.Str()
+	}
+	return ""
+}
+
 // Declared attribute names.
 const (
 	DeclaredEnvironmentAttribute       = DeclaredPrefix + EnvironmentAttribute

@@ -486,14 +486,9 @@ func score(attrs pcommon.Map) (float64, bool) {
 	return f, true
 }
 
-// environment returns the environment of a resource:
-// deployment.environment.name, else deployment.environment.
-func environment(res pcommon.Map) string {
-	if env := str(res, tenant.EnvironmentAttribute); env != "" {
-		return env
-	}
-	return str(res, tenant.LegacyEnvironmentAttribute)
-}
+// environment returns the environment of a resource, decided as
+// everywhere else (tenant.EnvironmentOf).
+func environment(res pcommon.Map) string { return tenant.EnvironmentOf(res) }
 
 // str returns the attribute k as text, "" when it is absent.
 func str(m pcommon.Map, k string) string {
