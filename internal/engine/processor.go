@@ -803,6 +803,7 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 			putResult(attrs, j.binding.Def, j.res)
 			putExplanation(attrs, j.expl)
 		}
+		attrs.PutStr(genai.AttrEvaluationVerdict, string(verdictOf(j)))
 		p.tel.evaluated(ctx, j.binding.Slug, outcome, j.dur, !j.invalid)
 		if j.dynamic && p.provider != nil && !notified[j.mon.ID] {
 			if notified == nil {
@@ -817,7 +818,7 @@ func (p *Processor) record(ctx context.Context, jobs []job) {
 // eventAttributes is the number of attributes record puts on the event
 // of j (at most: a score label or an output may be absent).
 func eventAttributes(j *job) int {
-	n := 2 // evaluation name, monitor id
+	n := 3 // evaluation name, monitor id, verdict
 	if j.truncated {
 		n++
 	}
@@ -829,6 +830,17 @@ func eventAttributes(j *job) int {
 		n += 2 // summary and details
 	}
 	return n
+}
+
+// verdictOf decides the verdict of a job's result, once, for every reader.
+func verdictOf(j *job) evaluators.Verdict {
+	if j.err != nil {
+		return evaluators.VerdictError
+	}
+	if j.binding.Def.Pass(j.res) {
+		return evaluators.VerdictPass
+	}
+	return evaluators.VerdictFail
 }
 
 // putExplanation records an explanation (nil: none): its summary as

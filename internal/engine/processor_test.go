@@ -327,11 +327,11 @@ func TestResultEvents(t *testing.T) {
 		{
 			genai.AttrEvaluationName: "toxicity-detector", genai.AttrMonitorID: "safety",
 			genai.AttrEvaluationScoreValue: 0.0, genai.AttrEvaluationScoreLabel: "unsafe",
-			genai.AttrEvaluationOutputPrefix + "is_safe": "unsafe",
+			genai.AttrEvaluationOutputPrefix + "is_safe": "unsafe", genai.AttrEvaluationVerdict: "fail",
 		},
 		{
 			genai.AttrEvaluationName: "word-count", genai.AttrMonitorID: "safety",
-			genai.AttrEvaluationScoreValue: 5.0, genai.AttrEvaluationOutputPrefix + "word_count": int64(5),
+			genai.AttrEvaluationScoreValue: 5.0, genai.AttrEvaluationOutputPrefix + "word_count": int64(5), genai.AttrEvaluationVerdict: "pass",
 		},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(wantEvents) {
@@ -424,7 +424,8 @@ func TestErrorPaths(t *testing.T) {
 			td := tp.process(t, newTraces(t, chatAttrs(), chatAttrs()))
 			for i := range 2 {
 				got := evalEvents(spanAt(td, i))
-				want := []map[string]any{{genai.AttrEvaluationName: "word-count", genai.AttrMonitorID: "m", genai.AttrErrorType: tt.wantType, genai.AttrEvaluationErrorMessage: tt.wantMsg}}
+				want := []map[string]any{{genai.AttrEvaluationName: "word-count", genai.AttrMonitorID: "m", genai.AttrErrorType: tt.wantType, genai.AttrEvaluationErrorMessage: tt.wantMsg,
+					genai.AttrEvaluationVerdict: "error"}}
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("span %d events = %v\nwant %v", i, got, want)
 				}

@@ -34,6 +34,12 @@ const (
 	// AttrEvaluationExplanationJSON is the whole explanation as JSON
 	// (evaluators.Explanation: summary, findings with offsets, parts).
 	AttrEvaluationExplanationJSON = "evalcol.evaluation.explanation"
+	// AttrEvaluationVerdict is the verdict (pass, fail, error) the
+	// evaluator processor decided when it recorded the result, so that
+	// readers (the warehouse, the metrics connector) read it instead of
+	// deciding it again; events without it (written by other tools) get
+	// the evaluator's pass condition applied by their reader.
+	AttrEvaluationVerdict = "evalcol.evaluation.verdict"
 	// AttrTruncated marks an evaluation whose input text was truncated.
 	AttrTruncated = "evalcol.truncated"
 	// AttrGroundTruth is the default span attribute that holds the ground

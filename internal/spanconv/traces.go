@@ -284,7 +284,11 @@ func evaluations(events ptrace.SpanEventSlice) []warehouse.Evaluation {
 			}
 			return true
 		})
-		e.Verdict = string(evaluators.VerdictOf(e.Name, e.Output, e.Error))
+		// The verdict the evaluator processor decided; an event another
+		// tool wrote gets the evaluator's pass condition.
+		if e.Verdict = str(a, genai.AttrEvaluationVerdict); !warehouse.IsVerdict(e.Verdict) {
+			e.Verdict = string(evaluators.VerdictOf(e.Name, e.Output, e.Error))
+		}
 		e.Time = int64(ev.Timestamp()) / 1e6
 		out = append(out, e)
 	}

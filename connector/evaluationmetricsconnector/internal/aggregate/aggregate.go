@@ -247,6 +247,11 @@ func (a *Aggregator) Add(td ptrace.Traces, now time.Time) int {
 // warehouse and /v2/guardrails decide), none for an evaluator outside the
 // catalogue.
 func (a *Aggregator) verdict(slug string, attrs pcommon.Map) string {
+	// The verdict the evaluator processor decided, when it recorded one.
+	switch v := str(attrs, genai.AttrEvaluationVerdict); v {
+	case string(evaluators.VerdictPass), string(evaluators.VerdictFail), string(evaluators.VerdictError):
+		return v
+	}
 	errType := str(attrs, genai.AttrErrorType)
 	clear(a.output)
 	if errType == "" {
