@@ -189,6 +189,7 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /ui/traces/{id}", c.authed(c.tracePage))
 	c.mux.HandleFunc("POST /ui/traces/{id}/dataset", c.authed(c.spanToDataset))
 	c.mux.HandleFunc("GET /ui/scores", c.authed(c.scoresPage))
+	c.mux.HandleFunc("GET /ui/dashboard", c.authed(c.dashboardPage))
 	c.mux.HandleFunc("GET /ui/monitors", c.authed(c.monitorsPage))
 	c.mux.HandleFunc("GET /ui/monitors/new", c.authed(c.newSetupPage))
 	c.mux.HandleFunc("POST /ui/monitors", c.authed(c.createSetup))
