@@ -30,7 +30,7 @@ func LatencyBin(ms int64) int {
 	// The largest i with 2^((i-1)/2) <= ms, computed exactly in integers
 	// for the powers: 2^((i-1)/2) <= ms  <=>  2^(i-1) <= ms².
 	l := bits.Len64(uint64(ms)) - 1 // floor(log2 ms)
-	i := 2*l + 1                       // 2^((i-1)/2) = 2^l <= ms
+	i := 2*l + 1                    // 2^((i-1)/2) = 2^l <= ms
 	// One more half step when ms >= 2^l·√2, i.e. ms² >= 2^(2l+1).
 	if l < 31 && uint64(ms)*uint64(ms) >= uint64(1)<<(2*l+1) || l >= 31 && float64(ms) >= math.Exp2(float64(l)+0.5) {
 		i++
