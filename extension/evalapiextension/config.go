@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/evalcol/evalcol/internal/configkeys"
+	"github.com/evalcol/evalcol/internal/pricing"
 )
 
 // Config is the configuration of the evalapi extension.
@@ -62,6 +63,9 @@ type Config struct {
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
 	// Judge configures the LLM judge providers of custom evaluators.
 	Judge JudgeConfig `mapstructure:"judge"`
+	// Pricing extends or overrides the shipped model prices the console
+	// computes costs with (internal/pricing).
+	Pricing PricingConfig `mapstructure:"pricing"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -280,6 +284,9 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Warehouse.Retention.validate()...)
 	errs = append(errs, c.Alerts.validate()...)
 	errs = append(errs, c.Judge.validate()...)
+	if err := pricing.ValidateModels(c.Pricing.prices()); err != nil {
+		errs = append(errs, fmt.Errorf("pricing.models: %w", err))
+	}
 	if len(c.APIKeys) == 0 {
 		errs = append(errs, errors.New("api_keys: at least one API key is required"))
 	}
@@ -347,4 +354,38 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 		return err
 	}
 	return conf.Unmarshal(c)
+}
+
+// PricingConfig extends the shipped price table (internal/pricing's
+// prices.yaml: list prices of common OpenAI, Anthropic, Google, Mistral
+// and Meta models, dated) with the operator's own.
+type PricingConfig struct {
+	// Models prices models by name (matched case-insensitively, as the
+	// shipped names are); a name of the shipped table overrides its
+	// price.
+	Models map[string]ModelPriceConfig `mapstructure:"models"`
+}
+
+// ModelPriceConfig is one model's price in USD per million tokens.
+type ModelPriceConfig struct {
+	InputPerMillion  float64 `mapstructure:"input_per_million"`
+	OutputPerMillion float64 `mapstructure:"output_per_million"`
+}
+
+// prices is the operator's prices in pricing's form.
+func (p PricingConfig) prices() map[string]pricing.Price {
+	out := make(map[string]pricing.Price, len(p.Models))
+	for k, m := range p.Models {
+		out[k] = pricing.Price{InputPerMillion: m.InputPerMillion, OutputPerMillion: m.OutputPerMillion}
+	}
+	return out
+}
+
+// priceTable is the shipped table with the operator's prices.
+func (p PricingConfig) priceTable() (*pricing.Table, error) {
+	t, err := pricing.Default()
+	if err != nil {
+		return nil, err
+	}
+	return t.With(p.prices()), nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/metadata"
 	"github.com/evalcol/evalcol/internal/judge"
+	"github.com/evalcol/evalcol/internal/pricing"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -165,6 +166,24 @@ func TestLoadConfig(t *testing.T) {
 		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.queue.span_wait: must be between 0 (default 2m0s) and 1h, got 2h0m0s"},
 		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.budget.daily_calls_per_environment: must not be negative (0: no limit), got -1"},
 		{id: component.NewIDWithName(metadata.Type, "judge_queue_bad"), wantErr: "judge.budget.daily_tokens_per_environment: must not be negative (0: no limit), got -2"},
+		{id: component.NewIDWithName(metadata.Type, "pricing"), check: func(t *testing.T, c *Config) {
+			tab, err := c.Pricing.priceTable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cost, ok := tab.Cost("my-model", 2_000_000, 1_000_000); !ok || cost != 2.5 {
+				t.Errorf("an added model costs %v, %v; want 2.5", cost, ok)
+			}
+			if p, _ := tab.Lookup("gpt-4o-2024-08-06"); p != (pricing.Price{InputPerMillion: 1, OutputPerMillion: 4}) {
+				t.Errorf("an overridden model is priced %+v", p)
+			}
+			if _, ok := tab.Lookup("claude-3-5-haiku"); !ok {
+				t.Error("the shipped prices are gone")
+			}
+		}},
+		{id: component.NewIDWithName(metadata.Type, "pricing_negative"), wantErr: "pricing.models: my-model: input_per_million: must not be negative, got -0.5"},
+		{id: component.NewIDWithName(metadata.Type, "pricing_unknown_field"),
+			wantErr: "pricing.models.my-model: unknown field(s) input (valid fields: input_per_million, output_per_million)"},
 		{id: component.NewIDWithName(metadata.Type, "judge_unknown_field"),
 			wantErr: "judge.providers.local: unknown field(s) base_ur (valid fields: api_key, base_url, headers, max_concurrency, max_response_bytes, max_retries, max_retry_wait, requests_per_minute, timeout, tokens_per_minute, type)"},
 	}

@@ -216,8 +216,16 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	var handler http.Handler = api
 	if e.cfg.UI.Enabled {
 		proxies, _ := e.cfg.trustedProxies() // validated with the config
+		prices, err := e.cfg.Pricing.priceTable()
+		if err != nil {
+			_ = ln.Close()
+			e.setups.Shutdown()
+			_ = store.Close()
+			return fmt.Errorf("evalapi: %w", err)
+		}
 		con, err := console.New(console.Options{
-			Keys: e.keys, Store: store, Setups: e.setups, StaticMonitors: e.StaticMonitors,
+			Prices: prices,
+			Keys:   e.keys, Store: store, Setups: e.setups, StaticMonitors: e.StaticMonitors,
 			SessionKeys: e.sessionKeys(store), SessionTTL: e.cfg.UI.SessionTTL, Cursors: cursors,
 			SecureCookies: e.cfg.ServerConfig.TLS.HasValue(), MaxBodyBytes: e.cfg.ServerConfig.MaxRequestBodySize,
 			GroundTruthAttribute: engine.DefaultGroundTruth, Logger: e.settings.Logger,

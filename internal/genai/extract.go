@@ -115,6 +115,9 @@ func (x *extractor) add(k string, v pcommon.Value) {
 		setOpenInference(&x.oiCompletions, &x.oiCompletionParts, k[len(prefixOIOutput):], v)
 		return
 	}
+	if x.addUsage(k, v) {
+		return
+	}
 	switch k {
 	case "gen_ai.input.messages":
 		x.inputMessages = v.AsString()
@@ -148,6 +151,24 @@ func (x *extractor) add(k string, v pcommon.Value) {
 				x.vendor, x.vendorRank = s, r
 			}
 		}
+	case "traceloop.workflow.name":
+		x.workflow = v.AsString()
+	case "traceloop.entity.name":
+		x.entity = v.AsString()
+	case "traceloop.span.kind":
+		x.spanKind = v.AsString()
+	case "gen_ai.agent.name":
+		x.agent = v.AsString()
+	case "agent.name":
+		if x.agent == "" {
+			x.agent = v.AsString()
+		}
+	}
+}
+
+// addUsage reads a token count attribute; it reports whether k is one.
+func (x *extractor) addUsage(k string, v pcommon.Value) bool {
+	switch k {
 	case "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.usage.prompt_tokens",
 		"llm.usage.input_tokens", "llm.token_count.prompt":
 		if n, ok := intValue(v); ok && x.inputTokens == 0 {
@@ -162,19 +183,26 @@ func (x *extractor) add(k string, v pcommon.Value) {
 		if n, ok := intValue(v); ok && !x.hasTotal {
 			x.totalTokens, x.hasTotal = n, true
 		}
-	case "traceloop.workflow.name":
-		x.workflow = v.AsString()
-	case "traceloop.entity.name":
-		x.entity = v.AsString()
-	case "traceloop.span.kind":
-		x.spanKind = v.AsString()
-	case "gen_ai.agent.name":
-		x.agent = v.AsString()
-	case "agent.name":
-		if x.agent == "" {
-			x.agent = v.AsString()
-		}
+	default:
+		return false
 	}
+	return true
+}
+
+// UsageStrings reads the input and output token counts of a span from
+// its attributes in their stored form (as ExtractStrings does, without
+// reading the content): what prices a span's tokens.
+func UsageStrings(attrs map[string]string) (input, output int64) {
+	var x extractor
+	v := pcommon.NewValueEmpty()
+	for k, s := range attrs {
+		if k == "" || (k[0] != 'g' && k[0] != 'l') || !strings.Contains(k, "token") {
+			continue
+		}
+		v.SetStr(s)
+		x.addUsage(k, v)
+	}
+	return x.inputTokens, x.outputTokens
 }
 
 func (x *extractor) finish() Content {

@@ -447,3 +447,25 @@ func BenchmarkExtractNoLLM(b *testing.B) {
 		_ = Extract(attrs)
 	}
 }
+
+// TestUsageStrings: the token counts UsageStrings reads are those
+// ExtractStrings reads, per convention.
+func TestUsageStrings(t *testing.T) {
+	for _, attrs := range []map[string]string{
+		{"gen_ai.usage.input_tokens": "12", "gen_ai.usage.output_tokens": "34", "gen_ai.prompt.0.content": "hi"},
+		{"llm.usage.prompt_tokens": "5", "llm.usage.completion_tokens": "7", "llm.usage.total_tokens": "12"},
+		{"llm.token_count.prompt": "100", "llm.token_count.completion": "1"},
+		{"llm.usage.total_tokens": "9"},
+		{"gen_ai.usage.input_tokens": "not a number"},
+		{},
+	} {
+		in, out := UsageStrings(attrs)
+		c := ExtractStrings(attrs)
+		if in != c.InputTokens || out != c.OutputTokens {
+			t.Errorf("UsageStrings(%v) = %d, %d; ExtractStrings reads %d, %d", attrs, in, out, c.InputTokens, c.OutputTokens)
+		}
+	}
+	if in, out := UsageStrings(map[string]string{"gen_ai.usage.prompt_tokens": "3", "gen_ai.usage.completion_tokens": "4"}); in != 3 || out != 4 {
+		t.Errorf("UsageStrings = %d, %d; want 3, 4", in, out)
+	}
+}

@@ -45,6 +45,8 @@ type Store interface {
 	SpanConflictWriter
 	// EvaluationCounter reads the pre-aggregated evaluation counts.
 	EvaluationCounter
+	// SpanStatter reads the pre-aggregated span stats.
+	SpanStatter
 	// Ping reports whether the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the backend's resources.

@@ -68,6 +68,9 @@ type TraceSummary struct {
 	SpanCount   int
 	ErrorCount  int
 	TotalTokens int64
+	// Usage is the trace's input and output tokens per model (the spans
+	// that report them), what its cost is computed from.
+	Usage []ModelUsage
 	// Services, Workflows and Models are the distinct non-empty values of
 	// the trace's spans, in span order.
 	Services, Workflows, Models []string
@@ -353,6 +356,7 @@ func (t *TraceSummary) add(s *Span) {
 		t.ErrorCount++
 	}
 	t.TotalTokens += s.TotalTokens
+	t.Usage = AddUsage(t.Usage, s)
 	t.Services = appendNew(t.Services, s.ServiceName)
 	t.Workflows = appendNew(t.Workflows, s.WorkflowName)
 	t.Models = appendNew(t.Models, cmpOr(s.RequestModel, s.ResponseModel)) // the model a filter on request_model matches

@@ -188,7 +188,7 @@ func (s *Store) applyMigrations(ctx context.Context, files fs.FS) ([]int64, erro
 	defer db.Close()
 	db.SetMaxOpenConns(2)
 	db.SetConnMaxLifetime(time.Minute)
-	return migrate.Up(ctx, db, rendered, table, append(sc.goMigrations(), s.evaluationCountsMigration())...)
+	return migrate.Up(ctx, db, rendered, table, append(sc.goMigrations(), s.evaluationCountsMigration(), s.spanStatsMigration())...)
 }
 
 // goMigrations are the steps SQL cannot express idempotently on
@@ -210,8 +210,8 @@ func (sc schema) goMigrations() []*goose.Migration {
 }
 
 // latestGoMigration is the highest version of the Go migrations
-// (goMigrations and evaluationCountsMigration).
-const latestGoMigration = 13
+// (goMigrations, evaluationCountsMigration and spanStatsMigration).
+const latestGoMigration = 14
 
 // addColumn is a migration that adds column (of type typ) to table: to
 // the shards' local table and the Distributed one on a cluster.

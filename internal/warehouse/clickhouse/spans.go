@@ -30,10 +30,10 @@ const spanInsertColumns = spanColumns + ", verdicts, content_hash"
 // WriteSpans stores spans in one insert (one batch: all or none). Writes
 // are idempotent: a re-sent span has the same sort key (environment,
 // timestamp, trace_id, span_id) and queries read the table FINAL, so the
-// first stored copy is the one seen; merges remove the others. A write
-// with evaluations goes the way of WriteSpansReport, which skips the spans
-// already stored, so that their results are counted once
-// (warehouse.EvaluationCounter).
+// first stored copy is the one seen; merges remove the others. Every
+// write goes the way of WriteSpansReport, which skips the spans already
+// stored, so that they and their results are counted once
+// (warehouse.EvaluationCounter, warehouse.SpanStatter).
 func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if err := s.ready(ctx, "write spans"); err != nil {
 		return err
@@ -41,20 +41,8 @@ func (s *Store) WriteSpans(ctx context.Context, spans []warehouse.Span) error {
 	if len(spans) == 0 {
 		return nil
 	}
-	if slices.ContainsFunc(spans, func(sp warehouse.Span) bool { return len(sp.Evaluations) > 0 }) {
-		_, err := s.WriteSpansReport(ctx, spans)
-		return err
-	}
-	// The trace index first: a span is never stored without its trace's
-	// range (a failure after this insert leaves only a harmless range).
-	if err := s.writeTraceRanges(ctx, spans); err != nil {
-		return fmt.Errorf("write spans: %w", err)
-	}
-	cols := newSpanColumnsData(len(spans))
-	for i := range spans {
-		cols.add(&spans[i])
-	}
-	return s.writeColumns(ctx, cols)
+	_, err := s.WriteSpansReport(ctx, spans)
+	return err
 }
 
 // writeColumns inserts the spans of cols with new sequence numbers.
@@ -136,7 +124,17 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	if err := s.writeColumns(ctx, cols); err != nil {
 		return rep, err
 	}
-	return rep, s.countSpans(ctx, fresh)
+	if err := s.countSpans(ctx, fresh); err != nil {
+		return rep, err
+	}
+	var stats warehouse.SpanStatChanges
+	for i := range fresh {
+		stats.AddSpan(&fresh[i], 1)
+	}
+	if err := s.writeSpanStats(ctx, &stats); err != nil {
+		return rep, fmt.Errorf("write spans: %w", err)
+	}
+	return rep, nil
 }
 
 // spanIdentity is what makes two spans the same span: the sort key of

@@ -46,9 +46,9 @@ var versionTable = migrate.Table{
 // migrations, tests their own) that db has not recorded, each in its own
 // BEGIN IMMEDIATE transaction together with its schema_migrations row, and
 // returns the versions it applied. The Go migrations (steps SQL cannot
-// express: 00028_evaluation_counts.go) run with them.
+// express: 00028_evaluation_counts.go, 00029_span_stats.go) run with them.
 func applyMigrations(ctx context.Context, db *sql.DB, fsys fs.FS) ([]int64, error) {
-	applied, err := migrate.Up(ctx, db, fsys, versionTable, evaluationCountsMigration())
+	applied, err := migrate.Up(ctx, db, fsys, versionTable, evaluationCountsMigration(), spanStatsMigration())
 	if err != nil {
 		return applied, fmt.Errorf("migrate: %w", err)
 	}
@@ -56,7 +56,7 @@ func applyMigrations(ctx context.Context, db *sql.DB, fsys fs.FS) ([]int64, erro
 }
 
 // latestGoMigration is the highest version of the Go migrations.
-const latestGoMigration = 28
+const latestGoMigration = 29
 
 // schemaVersion returns the highest applied migration.
 func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {

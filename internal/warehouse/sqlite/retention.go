@@ -277,6 +277,9 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 		if err := takeOffEvaluationCounts(ctx, tx, env, seqs); err != nil {
 			return 0, err
 		}
+		if err := takeOffSpanStats(ctx, tx, seqs); err != nil {
+			return 0, err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE seq IN ("+placeholders(len(seqs))+")", asArgs(seqs)...); err != nil {
 		return 0, fmt.Errorf("delete: %w", mapErr(err))

@@ -119,6 +119,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	index := newPostings(spanPostingTables, seq+1)
 	var counts minuteCounts
 	var evalCounts warehouse.EvaluationCountChanges
+	var stats warehouse.SpanStatChanges
 	res := s.resources.begin()
 	vals := s.values.begin()
 	for i := range spans {
@@ -143,6 +144,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		vals.add(sp.Environment, hourOf(sp.Timestamp), seq, p.values)
 		counts.add(sp.Environment, sp.Timestamp, 1)
 		evalCounts.AddSpan(sp, sp.Evaluations, 1)
+		stats.AddSpan(sp, 1)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
@@ -157,6 +159,9 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := writeEvaluationCounts(ctx, tx, s.stmts, &evalCounts); err != nil {
+		return rep, fmt.Errorf("write spans: %w", mapErr(err))
+	}
+	if err := writeSpanStats(ctx, tx, s.stmts, &stats); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {

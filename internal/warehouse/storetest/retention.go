@@ -23,6 +23,7 @@ func RunRetention(t *testing.T, open RetentionOpener) {
 	t.Run("SpanPaginationAcrossPrune", func(t *testing.T) { testRetentionSpanPaging(t, open) })
 	t.Run("MetricPaginationAcrossPrune", func(t *testing.T) { testRetentionMetricPaging(t, open) })
 	t.Run("EvaluationCounts", func(t *testing.T) { testRetentionEvaluationCounts(t, open) })
+	t.Run("SpanStats", func(t *testing.T) { testRetentionSpanStats(t, open) })
 }
 
 const (

@@ -171,3 +171,76 @@ func timeLabel(ms, bucket int64) string {
 }
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+// lineSeries is one line of a line chart: its points and a dot per point
+// with its value for the hover.
+type lineSeries struct {
+	Class, Label string
+	Points       string // polyline points
+	Dots         []chartLabel
+}
+
+// lineChart is a chart of lines over time buckets, its value axis from 0
+// to a round top.
+type lineChart struct {
+	W, H                       int
+	PlotX, PlotY, PlotW, PlotH float64
+	YTicks, XTicks             []chartLabel
+	Series                     []lineSeries
+}
+
+// newLineChart lays out series (one value per bucket, NaN where there is
+// none) over buckets starting at from, width bucket (ms); format renders a
+// value on the axis and in the hover.
+func newLineChart(from, bucket int64, classes, labels []string, series [][]float64, format func(float64) string) lineChart {
+	c := lineChart{W: chartW, H: chartH, PlotX: chartLeft, PlotY: chartTop,
+		PlotW: chartW - chartLeft - chartRight, PlotH: chartH - chartTop - chartBottom}
+	top, n := 0.0, 1
+	for _, s := range series {
+		n = max(n, len(s))
+		for _, v := range s {
+			if !math.IsNaN(v) {
+				top = max(top, v)
+			}
+		}
+	}
+	top = niceFloatCeil(top)
+	slot := c.PlotW / float64(n)
+	for k, s := range series {
+		ls := lineSeries{Class: classes[k], Label: labels[k]}
+		var pts []string
+		for i, v := range s {
+			if math.IsNaN(v) {
+				continue
+			}
+			x, y := round2(c.PlotX+(float64(i)+0.5)*slot), round2(c.PlotY+c.PlotH*(1-v/top))
+			pts = append(pts, strconv.FormatFloat(x, 'f', -1, 64)+","+strconv.FormatFloat(y, 'f', -1, 64))
+			ls.Dots = append(ls.Dots, chartLabel{X: x, Y: y, Text: timeLabel(from+int64(i)*bucket, bucket) + ": " + labels[k] + " " + format(v)})
+		}
+		ls.Points = strings.Join(pts, " ")
+		c.Series = append(c.Series, ls)
+	}
+	for i := 0; i <= 4; i++ {
+		c.YTicks = append(c.YTicks, chartLabel{X: c.PlotX - 6, Y: round2(c.PlotY + c.PlotH*(1-float64(i)/4)), Text: format(top * float64(i) / 4)})
+	}
+	every := max(1, (n+5)/6)
+	for i := 0; i < n; i += every {
+		c.XTicks = append(c.XTicks, chartLabel{X: round2(c.PlotX + (float64(i)+0.5)*slot), Y: float64(chartH - 8), Text: timeLabel(from+int64(i)*bucket, bucket)})
+	}
+	return c
+}
+
+// niceFloatCeil is the top of a value axis for a largest value v: four
+// ticks of a step of 1, 2, 2.5 or 5 times a power of ten.
+func niceFloatCeil(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v/4)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if 4*m*p >= v {
+			return 4 * m * p
+		}
+	}
+	return 40 * p
+}

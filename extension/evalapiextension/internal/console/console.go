@@ -31,6 +31,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/cursorseal"
 	"github.com/evalcol/evalcol/internal/monitor"
+	"github.com/evalcol/evalcol/internal/pricing"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -107,6 +108,9 @@ type Options struct {
 	// RunEvaluator runs a validated playground request; nil means
 	// (*evaluators.Definition).Run.
 	RunEvaluator func(ctx context.Context, def *evaluators.Definition, req evaluators.Request) (evaluators.Result, error)
+	// Prices prices tokens per model for the costs the pages show; nil
+	// means the shipped table (pricing.Default).
+	Prices *pricing.Table
 }
 
 // Console serves the /ui/ pages.
@@ -152,6 +156,13 @@ func New(opts Options) (*Console, error) {
 			return def.Run(ctx, req)
 		}
 	}
+	if opts.Prices == nil {
+		prices, err := defaultPrices()
+		if err != nil {
+			return nil, fmt.Errorf("console: %w", err)
+		}
+		opts.Prices = prices
+	}
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
@@ -178,6 +189,7 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /ui/traces/{id}", c.authed(c.tracePage))
 	c.mux.HandleFunc("POST /ui/traces/{id}/dataset", c.authed(c.spanToDataset))
 	c.mux.HandleFunc("GET /ui/scores", c.authed(c.scoresPage))
+	c.mux.HandleFunc("GET /ui/dashboard", c.authed(c.dashboardPage))
 	c.mux.HandleFunc("GET /ui/monitors", c.authed(c.monitorsPage))
 	c.mux.HandleFunc("GET /ui/monitors/new", c.authed(c.newSetupPage))
 	c.mux.HandleFunc("POST /ui/monitors", c.authed(c.createSetup))

@@ -17,7 +17,7 @@ import (
 
 // pageNames are the page templates; each defines "content" inside the
 // layout.
-var pageNames = []string{"login", "error", "traces", "trace", "scores", "monitors", "setup", "evaluators", "playground", "review", "review-queue", "agreement", "alerts", "experiments", "experiment", "datasets", "dataset"}
+var pageNames = []string{"login", "error", "traces", "trace", "scores", "dashboard", "monitors", "setup", "evaluators", "playground", "review", "review-queue", "agreement", "alerts", "experiments", "experiment", "datasets", "dataset"}
 
 func parsePages() (map[string]*template.Template, error) {
 	pages := make(map[string]*template.Template, len(pageNames))

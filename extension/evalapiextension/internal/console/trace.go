@@ -272,13 +272,18 @@ type traceData struct {
 	Start, Duration int64
 	SpanCount       int
 	Truncated       bool
-	Rows            []waterfallRow
-	Ticks           []tick
-	Sel             *warehouse.Span
-	SelLink         string
-	Prompts         []message
-	Completions     []message
-	Input, Output   string
+	// Cost is the trace's priced tokens, Usage its tokens per model (the
+	// spans read), SelUsage and SelCost the selected span's.
+	Cost, SelCost string
+	Usage         []warehouse.ModelUsage
+	SelUsage      *warehouse.ModelUsage
+	Rows          []waterfallRow
+	Ticks         []tick
+	Sel           *warehouse.Span
+	SelLink       string
+	Prompts       []message
+	Completions   []message
+	Input, Output string
 	// Session and User name the selected span's conversation and user,
 	// linked to their traces (nil when the span names none).
 	Session, User *identityLink
@@ -328,9 +333,11 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 		Notice: r.URL.Query().Get("notice"), CanAddToDataset: c.opts.Datasets != nil}
 	data.Rows = waterfall(spans, traceID)
 	start, end := spans[0].Timestamp, spans[0].Timestamp
-	for _, s := range spans {
+	for i, s := range spans {
 		start, end = min(start, s.Timestamp), max(end, s.Timestamp+s.Duration)
+		data.Usage = warehouse.AddUsage(data.Usage, &spans[i])
 	}
+	data.Cost = c.costText(data.Usage)
 	data.Start, data.Duration = start, end-start
 	total := float64(max(end-start, 1))
 	for i := range data.Rows {
@@ -352,6 +359,9 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 	data.Sel = sel.Span
 	data.SelLink = sel.Link
 	data.PlaygroundTS = sel.Span.Timestamp
+	if us := warehouse.AddUsage(nil, sel.Span); len(us) == 1 {
+		data.SelUsage, data.SelCost = &us[0], c.costText(us)
+	}
 	fillSpanDetails(&data, sel.Span)
 	refs := c.monitorRefs(r.Context(), t, sel.Span.Evaluations)
 	for i := range data.Evaluations {

@@ -65,9 +65,11 @@ type listRow struct {
 	Service, Workflow, Name, Model string
 	// ModelTitle is the hover text of the model: the response model
 	// where it differs from the requested one the column shows.
-	ModelTitle      string
-	Duration        int64
-	Tokens          int64
+	ModelTitle string
+	Duration   int64
+	Tokens     int64
+	// Cost is the priced tokens ("" when no model could be priced).
+	Cost            string
 	Spans, Errors   int
 	NoRoot, Partial bool
 	Chips           []chip
@@ -247,6 +249,7 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 				row.Workflow = tr.Root.WorkflowName
 			}
 		}
+		row.Cost = c.costText(tr.Usage)
 		for _, ev := range tr.Evaluations {
 			row.Chips = append(row.Chips, newChip(ev.Evaluation, ev.SpanName))
 		}
@@ -280,6 +283,9 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 		}
 		if s.StatusCode == "STATUS_CODE_ERROR" {
 			row.Errors = 1
+		}
+		if in, out := s.Usage(); in > 0 || out > 0 {
+			row.Cost = c.costText([]warehouse.ModelUsage{{Model: s.PricedModel(), InputTokens: in, OutputTokens: out}})
 		}
 		if s.ResponseModel != "" && s.ResponseModel != row.Model {
 			row.ModelTitle = "answered by " + s.ResponseModel

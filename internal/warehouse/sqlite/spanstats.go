@@ -1,0 +1,209 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+)
+
+// Span stats (warehouse.SpanStatter), migration 00029: span_stats holds
+// one row per environment, width (minute or hour), row start, workflow,
+// model and latency bin with the number of spans, of error spans, and
+// their input and output tokens. It changes in the transaction of every
+// span write and retention delete, as evaluation_counts does.
+
+// Statements of writeSpanStats.
+const (
+	upsertSpanStatSQL = `INSERT INTO span_stats
+		(environment, width, bucket, workflow, model, bin, n, errors, input_tokens, output_tokens)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (environment, width, bucket, workflow, model, bin) DO UPDATE SET n = n + excluded.n,
+		errors = errors + excluded.errors, input_tokens = input_tokens + excluded.input_tokens,
+		output_tokens = output_tokens + excluded.output_tokens`
+	dropEmptySpanStatSQL = `DELETE FROM span_stats WHERE environment = ? AND width = ? AND bucket = ?
+		AND workflow = ? AND model = ? AND bin = ? AND n <= 0`
+	// spanStatColumns are what warehouse.SpanStatOf reads of a stored
+	// span; only the token attributes of span_attributes (the keys
+	// genai.UsageStrings may read all hold "token"), so that a pass over
+	// many spans does not decode their texts.
+	spanStatColumns = `environment, timestamp, duration, status_code, workflow_name, request_model, response_model,
+		(SELECT json_group_object(key, value) FROM json_each(spans.span_attributes) WHERE key LIKE '%token%')`
+)
+
+// writeSpanStats applies c within tx, rows in key order.
+func writeSpanStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *warehouse.SpanStatChanges) error {
+	rows := make([]warehouse.SpanStatRow, 0, len(c.Rows))
+	for r, d := range c.Rows {
+		if !d.Zero() {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	slices.SortFunc(rows, func(a, b warehouse.SpanStatRow) int {
+		return cmp.Or(cmp.Compare(a.Environment, b.Environment), cmp.Compare(a.Width, b.Width), cmp.Compare(a.Bucket, b.Bucket),
+			cmp.Compare(a.Workflow, b.Workflow), cmp.Compare(a.Model, b.Model), cmp.Compare(a.Bin, b.Bin))
+	})
+	upsert, err := stmts.in(ctx, tx, upsertSpanStatSQL)
+	if err != nil {
+		return fmt.Errorf("span stats: %w", err)
+	}
+	var drop *sql.Stmt
+	for _, r := range rows {
+		d := c.Rows[r]
+		args := []any{r.Environment, r.Width, r.Bucket, r.Workflow, r.Model, r.Bin}
+		if _, err := upsert.ExecContext(ctx, append(args, d.N, d.Errors, d.InputTokens, d.OutputTokens)...); err != nil {
+			return fmt.Errorf("span stats: %w", err)
+		}
+		if d.N >= 0 {
+			continue
+		}
+		if drop == nil {
+			if drop, err = stmts.in(ctx, tx, dropEmptySpanStatSQL); err != nil {
+				return fmt.Errorf("span stats: %w", err)
+			}
+		}
+		if _, err := drop.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("span stats: %w", err)
+		}
+	}
+	return nil
+}
+
+// addStoredSpans adds the spans of rows (spanStatColumns) to c with sign,
+// and closes rows.
+func addStoredSpans(rows *sql.Rows, c *warehouse.SpanStatChanges, sign int64) error {
+	defer rows.Close()
+	for rows.Next() {
+		var sp warehouse.Span
+		var attrs sql.NullString
+		if err := rows.Scan(&sp.Environment, &sp.Timestamp, &sp.Duration, &sp.StatusCode, &sp.WorkflowName,
+			&sp.RequestModel, &sp.ResponseModel, &attrs); err != nil {
+			return fmt.Errorf("span stats: %w", mapErr(err))
+		}
+		m, err := decodeMap(attrs.String)
+		if err != nil {
+			return fmt.Errorf("span stats: stored attributes: %w", err)
+		}
+		sp.SpanAttributes = m
+		c.AddSpan(&sp, sign)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("span stats: %w", mapErr(err))
+	}
+	return nil
+}
+
+// takeOffSpanStats takes the spans seqs (about to be deleted by
+// retention) off the stats, within tx.
+func takeOffSpanStats(ctx context.Context, tx *sql.Tx, seqs []int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT `+spanStatColumns+` FROM spans WHERE seq IN (`+placeholders(len(seqs))+`)`, asArgs(seqs)...)
+	if err != nil {
+		return fmt.Errorf("span stats: %w", mapErr(err))
+	}
+	var c warehouse.SpanStatChanges
+	if err := addStoredSpans(rows, &c, -1); err != nil {
+		return err
+	}
+	return writeSpanStats(ctx, tx, nil, &c)
+}
+
+// spanStatsMigration is migration 00029: span_stats, filled from the
+// spans stored, in chunks of spans, in the migration's transaction.
+func spanStatsMigration() *goose.Migration {
+	m := goose.NewGoMigration(29, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS span_stats (
+			environment TEXT NOT NULL, width INTEGER NOT NULL, bucket INTEGER NOT NULL,
+			workflow TEXT NOT NULL, model TEXT NOT NULL, bin INTEGER NOT NULL,
+			n INTEGER NOT NULL, errors INTEGER NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+			PRIMARY KEY (environment, width, bucket, workflow, model, bin)
+		) WITHOUT ROWID`); err != nil {
+			return fmt.Errorf("create: %w", err)
+		}
+		const chunk = 20000
+		var last int64
+		for {
+			var hi sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT max(seq) FROM (SELECT seq FROM spans WHERE seq > ? ORDER BY seq LIMIT ?)`,
+				last, chunk).Scan(&hi); err != nil {
+				return fmt.Errorf("fill: %w", err)
+			}
+			if !hi.Valid {
+				return nil
+			}
+			rows, err := tx.QueryContext(ctx, `SELECT `+spanStatColumns+` FROM spans WHERE seq > ? AND seq <= ?`, last, hi.Int64)
+			if err != nil {
+				return fmt.Errorf("fill: %w", err)
+			}
+			var c warehouse.SpanStatChanges
+			if err := addStoredSpans(rows, &c, 1); err != nil {
+				return fmt.Errorf("fill: %w", err)
+			}
+			if err := writeSpanStats(ctx, tx, nil, &c); err != nil {
+				return fmt.Errorf("fill: %w", err)
+			}
+			last = hi.Int64
+		}
+	}}, nil)
+	m.Source = "00029_span_stats.go"
+	return m
+}
+
+var _ warehouse.SpanStatter = (*Store)(nil)
+
+// SpanStats answers q from span_stats (hour rows when q's buckets and
+// start are whole hours, else minute rows).
+func (s *Store) SpanStats(ctx context.Context, q warehouse.SpanStatQuery) ([]warehouse.SpanStat, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.checkOpen("span stats"); err != nil {
+		return nil, err
+	}
+	w := warehouse.CountWidth(q.FromMs, q.BucketMs)
+	bucket := "?"
+	args := []any{q.FromMs}
+	if q.BucketMs > 0 {
+		bucket = "max(?, ? + ((bucket - ?) / ?) * ?)"
+		args = []any{q.FromMs, q.FromMs, q.FromMs, q.BucketMs, q.BucketMs}
+	}
+	where := "environment = ? AND width = ? AND bucket >= ? AND bucket <= ?"
+	args = append(args, q.Environment, w, q.FromMs-q.FromMs%w, q.ToMs)
+	if q.Workflow != "" {
+		where += " AND workflow = ?"
+		args = append(args, q.Workflow)
+	}
+	if q.Model != "" {
+		where += " AND model = ?"
+		args = append(args, q.Model)
+	}
+	rows, err := s.reader.QueryContext(ctx, "SELECT "+bucket+" AS b, workflow, model, bin, sum(n), sum(errors), sum(input_tokens), sum(output_tokens)"+
+		" FROM span_stats WHERE "+where+" GROUP BY b, workflow, model, bin", args...)
+	if err != nil {
+		return nil, fmt.Errorf("span stats: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var out []warehouse.SpanStat
+	for rows.Next() {
+		var st warehouse.SpanStat
+		if err := rows.Scan(&st.Bucket, &st.Workflow, &st.Model, &st.Bin, &st.N, &st.Errors, &st.InputTokens, &st.OutputTokens); err != nil {
+			return nil, fmt.Errorf("span stats: %w", mapErr(err))
+		}
+		if st.N == 0 {
+			continue
+		}
+		st.Environment = q.Environment
+		out = append(out, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("span stats: %w", mapErr(err))
+	}
+	return out, nil
+}
