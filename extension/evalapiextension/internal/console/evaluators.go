@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/customevaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/judgequeue"
+	"github.com/evalcol/evalcol/internal/pricing"
 	"net/http"
 	"net/url"
 	"sort"
@@ -49,6 +50,23 @@ type judgesView struct {
 type judgeUsageRow struct {
 	Evaluator                  string
 	Calls, InputTokens, Output int64
+	// Cost is the calls' cost in USD by the price table; Priced says
+	// whether every call's model has a price (else Cost is a lower bound,
+	// or nothing when none has).
+	Cost          float64
+	Priced, Some  bool
+	unpricedCalls int64
+}
+
+// addModel adds one model's calls to the row, priced by prices.
+func (r *judgeUsageRow) addModel(prices *pricing.Table, model string, m judgequeue.ModelUsage) {
+	if c, ok := prices.Cost(model, m.InputTokens, m.OutputTokens); ok {
+		r.Cost += c
+		r.Some = true
+	} else {
+		r.unpricedCalls += m.Calls
+	}
+	r.Priced = r.Some && r.unpricedCalls == 0
 }
 
 // judges reads the section; a warehouse error is shown in it, not as the
@@ -84,6 +102,10 @@ func (c *Console) judges(ctx context.Context, t tenant.Tenant) *judgesView {
 				by[slug] = row
 			}
 			row.Calls, row.InputTokens, row.Output = row.Calls+e.Calls, row.InputTokens+e.InputTokens, row.Output+e.OutputTokens
+			for model, m := range e.ByModel {
+				row.addModel(c.opts.Prices, model, m)
+				total.addModel(c.opts.Prices, model, m)
+			}
 		}
 	}
 	v.Usage = append(v.Usage, total)

@@ -62,8 +62,12 @@ func TestEvaluatorsPageShowsJudgesQueueAndUsage(t *testing.T) {
 	if err := judgequeue.Enqueue(ctx, s.store, nil, work, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	usage, _ := json.Marshal(judgequeue.Usage{Day: time.Now().UTC().Format(time.DateOnly), Calls: 3, InputTokens: 1200, OutputTokens: 45,
-		ByEvaluator: map[string]judgequeue.EvaluatorUsage{"no-refund-promise": {Calls: 3, InputTokens: 1200, OutputTokens: 45}}})
+	usage, _ := json.Marshal(judgequeue.Usage{Day: time.Now().UTC().Format(time.DateOnly), Calls: 4, InputTokens: 1200000, OutputTokens: 100045,
+		ByEvaluator: map[string]judgequeue.EvaluatorUsage{"no-refund-promise": {Calls: 4, InputTokens: 1200000, OutputTokens: 100045,
+			ByModel: map[string]judgequeue.ModelUsage{
+				"gpt-4o-mini-2024-07-18": {Calls: 3, InputTokens: 1200000, OutputTokens: 100000}, // $0.18 + $0.06
+				"llama3.1:8b":            {Calls: 1, OutputTokens: 45},                           // a local model: no price
+			}}}})
 	if err := s.store.CreateDocument(context.Background(), warehouse.Document{Kind: judgequeue.UsageKind, Scope: "env-a",
 		ID: time.Now().UTC().Format(time.DateOnly), Body: usage}); err != nil {
 		t.Fatal(err)
@@ -76,7 +80,7 @@ func TestEvaluatorsPageShowsJudgesQueueAndUsage(t *testing.T) {
 		t.Fatalf("evaluators page: %d", page.status)
 	}
 	for _, want := range []string{`id="judges"`, "no-refund-promise", "llama3.1:8b", "&lt;b&gt;Refund&lt;/b&gt; judge",
-		"<strong>1</strong> judgements queued", `<td class="num">1200</td>`, `<td class="num">45</td>`} {
+		"<strong>1</strong> judgements queued", `<td class="num">1200000</td>`, `<td class="num">100045</td>`, `<td class="num">≥ 0.2400</td>`} {
 		if !strings.Contains(page.body, want) {
 			t.Errorf("evaluators page lacks %q", want)
 		}
@@ -103,7 +107,7 @@ func TestEvaluatorsPageShowsJudgesQueueAndUsage(t *testing.T) {
 	other := s.client(t)
 	s.login(t, other, keyB)
 	page = do(t, other, "GET", s.URL+"/ui/evaluators", nil)
-	if strings.Contains(page.body, "no-refund-promise") || !strings.Contains(page.body, "Nothing queued") || strings.Contains(page.body, "1200") {
+	if strings.Contains(page.body, "no-refund-promise") || !strings.Contains(page.body, "Nothing queued") || strings.Contains(page.body, "1200000") {
 		t.Errorf("environment b's evaluators page shows environment a's judges, queue or usage")
 	}
 	if pg := do(t, other, "GET", s.URL+"/ui/evaluators/no-refund-promise", nil); pg.status != http.StatusNotFound {

@@ -34,8 +34,17 @@ type Usage struct {
 // Tokens is the day's input and output tokens together.
 func (u Usage) Tokens() int64 { return u.InputTokens + u.OutputTokens }
 
-// EvaluatorUsage is one evaluator's share of a day's usage.
+// EvaluatorUsage is one evaluator's share of a day's usage, also by the
+// judge model it called (so that a price per token gives its cost).
 type EvaluatorUsage struct {
+	Calls        int64                 `json:"calls"`
+	InputTokens  int64                 `json:"input_tokens"`
+	OutputTokens int64                 `json:"output_tokens"`
+	ByModel      map[string]ModelUsage `json:"by_model,omitempty"`
+}
+
+// ModelUsage is the calls and tokens of one judge model.
+type ModelUsage struct {
 	Calls        int64 `json:"calls"`
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
@@ -84,9 +93,9 @@ func (b Budget) exceeded(ctx context.Context, store warehouse.DocumentStore, env
 	return "", false, nil
 }
 
-// spend counts one call of slug and its tokens in env's usage of the day
-// of at (compare-and-set, retried when another writer came first).
-func (b Budget) spend(ctx context.Context, store warehouse.DocumentStore, env, slug string, usage judge.Usage, at time.Time) error {
+// spend counts one call of slug to model and its tokens in env's usage of
+// the day of at (compare-and-set, retried when another writer came first).
+func (b Budget) spend(ctx context.Context, store warehouse.DocumentStore, env, slug, model string, usage judge.Usage, at time.Time) error {
 	day := dayOf(at)
 	for range 8 {
 		u, d, err := readUsage(ctx, store, env, day)
@@ -103,6 +112,12 @@ func (b Budget) spend(ctx context.Context, store warehouse.DocumentStore, env, s
 		e.Calls++
 		e.InputTokens += usage.InputTokens
 		e.OutputTokens += usage.OutputTokens
+		if e.ByModel == nil {
+			e.ByModel = map[string]ModelUsage{}
+		}
+		m := e.ByModel[model]
+		m.Calls, m.InputTokens, m.OutputTokens = m.Calls+1, m.InputTokens+usage.InputTokens, m.OutputTokens+usage.OutputTokens
+		e.ByModel[model] = m
 		u.ByEvaluator[slug] = e
 		body, err := json.Marshal(u)
 		if err != nil {

@@ -315,7 +315,7 @@ func (w *Worker) runJudge(ctx context.Context, it *Item, spec judge.Spec, input 
 		usage = je.Usage
 	}
 	if usage.InputTokens+usage.OutputTokens > 0 || err == nil {
-		if berr := w.opts.Budget.spend(ctx, w.opts.Store, it.Environment, it.Slug, usage, out.At); berr != nil {
+		if berr := w.opts.Budget.spend(ctx, w.opts.Store, it.Environment, it.Slug, spec.Model, usage, out.At); berr != nil {
 			w.opts.Logger.Warn("judge queue: could not count a call against the budget", zap.Error(berr))
 		}
 	}
