@@ -391,3 +391,34 @@ func TestFromEnvironment(t *testing.T) {
 		t.Errorf("unknown type: %v", err)
 	}
 }
+
+func TestRateLimits(t *testing.T) {
+	srv := judgetest.New(t, func(judgetest.Request) judgetest.Reply { return judgetest.OpenAIText(goodJSON) })
+	// One request a minute: the second call would wait ~1 minute, past
+	// the timeout, so it is refused at once without reaching the server.
+	c := client(t, srv, judge.TypeOpenAI, func(c *judge.ProviderConfig) { c.RequestsPerMinute = 1; c.Timeout = 200 * time.Millisecond })
+	if _, err := c.Run(context.Background(), spec("p"), input); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Run(context.Background(), spec("p"), input)
+	mustError(t, err, judge.KindRateLimited, "requests_per_minute 1")
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests reached the provider, want 1", n)
+	}
+	// Tokens a minute: the first call spends the minute's tokens; the next
+	// waits for them.
+	tokens := judgetest.New(t, func(judgetest.Request) judgetest.Reply { return judgetest.OpenAIText(goodJSON) })
+	c = client(t, tokens, judge.TypeOpenAI, func(c *judge.ProviderConfig) { c.TokensPerMinute = 20; c.Timeout = 200 * time.Millisecond })
+	res, err := c.Run(context.Background(), spec("p"), input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Usage.InputTokens+res.Usage.OutputTokens < 20 {
+		t.Skipf("the fake answer used %d tokens, too few to spend the budget", res.Usage.InputTokens+res.Usage.OutputTokens)
+	}
+	_, err = c.Run(context.Background(), spec("p"), input)
+	mustError(t, err, judge.KindRateLimited, "tokens_per_minute 20")
+	if n := len(tokens.Requests()); n != 1 {
+		t.Errorf("%d requests reached the provider, want 1", n)
+	}
+}
