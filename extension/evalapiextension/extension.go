@@ -34,6 +34,7 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/experimentapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/judgequeue"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/otlpproxy"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/alerting"
 	"github.com/evalcol/evalcol/internal/cursorseal"
@@ -61,7 +62,7 @@ type evalAPI struct {
 	wg     sync.WaitGroup
 
 	// proxy forwards OTLP posted to the API port (nil when off).
-	proxy *otlpProxy
+	proxy *otlpproxy.Proxy
 
 	// monitors are the compiled auto monitor setups the evaluator
 	// processor applies; setups keeps them up to date.
@@ -177,7 +178,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 	}
 	var proxy http.Handler
 	if e.cfg.OTLPProxyEndpoint != "" {
-		e.proxy = newOTLPProxy(e.cfg.OTLPProxyEndpoint, e.proxyMaxBodySize(), e.settings.Logger)
+		e.proxy = otlpproxy.New(e.cfg.OTLPProxyEndpoint, e.proxyMaxBodySize(), e.settings.Logger)
 		proxy = e.proxy
 	}
 	cursors := cursorseal.New(e.cursorKeys(store))
@@ -678,7 +679,7 @@ func (e *evalAPI) proxyMaxBodySize() int64 {
 	if n := e.cfg.OTLPProxyMaxRequestBodySize; n > 0 {
 		return n
 	}
-	return defaultReceiverMaxBodySize
+	return otlpproxy.DefaultReceiverMaxBodySize
 }
 
 // learnProxyLimit gives the OTLP proxy the receiver's max_request_body_size
@@ -687,6 +688,6 @@ func (e *evalAPI) proxyMaxBodySize() int64 {
 // knows it before any OTLP flows).
 func (e *evalAPI) learnProxyLimit(conf *confmap.Conf) {
 	if e.proxy != nil && conf != nil {
-		e.proxy.learnReceiverLimit(conf, e.proxyMaxBodySize())
+		e.proxy.LearnReceiverLimit(conf, e.proxyMaxBodySize())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/metadata"
+	"github.com/evalcol/evalcol/extension/evalapiextension/internal/otlpproxy"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 )
 
@@ -57,7 +58,7 @@ func createDefaultConfig() component.Config {
 		UI:                          UIConfig{Enabled: true, SessionTTL: defaultSessionTTL},
 		Alerts:                      AlertsConfig{EvaluationInterval: time.Minute},
 
-		OTLPProxyMaxRequestBodySize: defaultReceiverMaxBodySize,
+		OTLPProxyMaxRequestBodySize: otlpproxy.DefaultReceiverMaxBodySize,
 		EvaluatorLimits: EvaluatorLimitsConfig{
 			MaxConcurrentPerKey: 2,
 			TimePerSecond:       200 * time.Millisecond,

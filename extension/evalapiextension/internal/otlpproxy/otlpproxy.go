@@ -1,4 +1,9 @@
-package evalapiextension
+// Package otlpproxy forwards the OTLP/HTTP requests posted to the evalapi
+// extension's API port (POST /v1/traces, /v1/metrics, /v1/logs) to the
+// collector's own OTLP/HTTP receiver, with bodies up to the receiver's own
+// limit, so that an SDK configured with one base URL reaches both the API
+// and the receiver.
+package otlpproxy
 
 import (
 	"errors"
@@ -15,16 +20,16 @@ import (
 	"go.uber.org/zap"
 )
 
-// defaultReceiverMaxBodySize is the OTLP/HTTP receiver's
+// DefaultReceiverMaxBodySize is the OTLP/HTTP receiver's
 // max_request_body_size when its config does not set one (confighttp's
 // default).
-const defaultReceiverMaxBodySize = 20 << 20
+const DefaultReceiverMaxBodySize = 20 << 20
 
-// otlpProxy forwards POST /v1/traces, /v1/metrics and /v1/logs of the API
+// Proxy forwards POST /v1/traces, /v1/metrics and /v1/logs of the API
 // port to the OTLP/HTTP receiver, with bodies up to the receiver's own
 // limit; a larger body is answered 413 here (the receiver would answer it
 // 400, which reads like a malformed request).
-type otlpProxy struct {
+type Proxy struct {
 	target string
 	proxy  *httputil.ReverseProxy
 	logger *zap.Logger
@@ -34,15 +39,18 @@ type otlpProxy struct {
 	limit atomic.Int64
 }
 
-func newOTLPProxy(endpoint string, limit int64, logger *zap.Logger) *otlpProxy {
+// New returns a proxy to the receiver at endpoint (an http(s) URL the
+// configuration checked) forwarding bodies of at most limit bytes.
+func New(endpoint string, limit int64, logger *zap.Logger) *Proxy {
 	target, _ := url.Parse(endpoint) // checked by Validate
-	p := &otlpProxy{target: endpoint, proxy: httputil.NewSingleHostReverseProxy(target), logger: logger}
+	p := &Proxy{target: endpoint, proxy: httputil.NewSingleHostReverseProxy(target), logger: logger}
 	p.limit.Store(limit)
 	p.proxy.ErrorHandler = p.failed
 	return p
 }
 
-func (p *otlpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP forwards one request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	limit := p.limit.Load()
 	if r.ContentLength > limit {
 		p.tooLarge(w, limit)
@@ -54,7 +62,7 @@ func (p *otlpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // failed answers a request the proxy could not forward: 413 when the
 // (chunked) body passed the limit, 502 when the receiver is not reachable.
-func (p *otlpProxy) failed(w http.ResponseWriter, r *http.Request, err error) {
+func (p *Proxy) failed(w http.ResponseWriter, r *http.Request, err error) {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		p.tooLarge(w, tooBig.Limit)
@@ -64,7 +72,7 @@ func (p *otlpProxy) failed(w http.ResponseWriter, r *http.Request, err error) {
 	writeProxyError(w, http.StatusBadGateway, "the OTLP receiver behind otlp_proxy_endpoint is not reachable")
 }
 
-func (p *otlpProxy) tooLarge(w http.ResponseWriter, limit int64) {
+func (p *Proxy) tooLarge(w http.ResponseWriter, limit int64) {
 	writeProxyError(w, http.StatusRequestEntityTooLarge,
 		fmt.Sprintf("request body exceeds the OTLP receiver's limit of %d bytes (max_request_body_size); send smaller batches", limit))
 }
@@ -75,11 +83,11 @@ func writeProxyError(w http.ResponseWriter, status int, msg string) {
 	_, _ = fmt.Fprintf(w, "{\"error\":%s}\n", strconv.Quote(msg))
 }
 
-// learnReceiverLimit lowers the proxy's limit to the max_request_body_size
+// LearnReceiverLimit lowers the proxy's limit to the max_request_body_size
 // of the OTLP/HTTP receiver it forwards to, found in the collector's
 // effective configuration, and warns when that receiver accepts more than
-// otlp_proxy_max_request_body_size lets through.
-func (p *otlpProxy) learnReceiverLimit(conf *confmap.Conf, configured int64) {
+// otlp_proxy_max_request_body_size (configured) lets through.
+func (p *Proxy) LearnReceiverLimit(conf *confmap.Conf, configured int64) {
 	limit, ok := receiverLimit(conf, p.target)
 	if !ok {
 		return
@@ -126,7 +134,7 @@ func receiverLimit(conf *confmap.Conf, target string) (int64, bool) {
 		if err != nil || rport != port || !sameHost(host, u.Hostname()) {
 			continue
 		}
-		limit := int64(defaultReceiverMaxBodySize)
+		limit := int64(DefaultReceiverMaxBodySize)
 		if n, ok := asInt64(httpConf.Get("max_request_body_size")); ok && n > 0 {
 			limit = n
 		}

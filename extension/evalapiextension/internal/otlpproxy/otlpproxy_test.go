@@ -1,4 +1,4 @@
-package evalapiextension
+package otlpproxy
 
 import (
 	"testing"
