@@ -17,7 +17,7 @@ import (
 )
 
 func TestFactory(t *testing.T) {
-	// Type and config struct: generated_component_test.go.
+	// Type and config struct: lifecycle_test.go.
 	f := NewFactory()
 	if f.TracesStability() != component.StabilityLevelAlpha {
 		t.Errorf("traces stability = %v", f.TracesStability())
