@@ -39,6 +39,9 @@ const (
 	// order, each only as far as it can still enter the page, and merges
 	// them (pages sorted by span name without filters, ranges of hours).
 	accessNameMerge
+	// accessText reads the spans of a full-text search's matches (few:
+	// see search.go) and sorts them.
+	accessText
 )
 
 // sortIndex is the index of a sort key other than time (migration 00014).
@@ -136,6 +139,11 @@ type spanPlan struct {
 	pr        postingRange
 	// selectivity estimates the share of the range's spans that match.
 	selectivity float64
+	// textMatch is the FTS5 query of a full-text search ("" none);
+	// textSpans counts its matches in the index, up to one more than
+	// maxIndexCandidates.
+	textMatch string
+	textSpans int64
 }
 
 // planSpans chooses the access of a read of q (range already raised to
@@ -279,7 +287,7 @@ func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQu
 // continuation after the cursor.
 type spanSelect struct {
 	base    sqlfilter.Where // environments, snapshot, range: on every index
-	filters sqlfilter.Where // the query's filters
+	filters sqlfilter.Where // the query's filters, and its full-text search (search.go)
 	after   sqlfilter.Where // the keyset continuation (empty on a first page)
 	col     string
 	dir     string
@@ -358,6 +366,9 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		plan = s.forceAccess(plan)
 	}
 	sel := newSpanSelect(q, r, snapshot)
+	if err := s.planText(ctx, tx, q, snapshot, &plan, &sel); err != nil {
+		return out, err
+	}
 	out.Spans = make([]warehouse.Span, 0, min(r.Limit, 64))
 	out.Seqs = make([]int64, 0, min(r.Limit, 64))
 	budget := warehouse.NewPageBudget(r.MaxBytes)
@@ -380,7 +391,13 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		return out, err
 	}
 	if r.NeedsCount(len(out.Spans), out.Cut) {
-		if out.Total, err = plan.count(ctx, tx, q, sel, snapshot); err != nil {
+		count := plan.count
+		if plan.textMatch != "" {
+			count = func(ctx context.Context, tx querier, _ warehouse.SpanQuery, sel spanSelect, _ int64) (int64, error) {
+				return plan.countText(ctx, tx, sel)
+			}
+		}
+		if out.Total, err = count(ctx, tx, q, sel, snapshot); err != nil {
 			return out, fmt.Errorf("count: %w", err)
 		}
 	}
@@ -409,6 +426,8 @@ func (s *Store) readTx(ctx context.Context, op string) (*sql.Tx, error) {
 func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (query string, args []any, bySeq bool) {
 	where, args := sel.where()
 	switch p.access {
+	case accessText:
+		return "SELECT seq FROM spans NOT INDEXED WHERE " + where + sel.order() + " LIMIT ?", append(args, limit), true
 	case accessCandidates:
 		cand, candArgs := p.pr.candidatesSQL(*p.post)
 		return "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +

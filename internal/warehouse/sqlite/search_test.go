@@ -1,0 +1,120 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+)
+
+// TestSearchPathsAgree runs full-text searches through the FTS
+// candidates (few matches) and through the per-span probe (many: the
+// candidate limit at 0), with several sorts and a filter, paging, and
+// compares both with the spans whose search text holds every term (Go).
+func TestSearchPathsAgree(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	defer st.Close()
+	start := int64(1_790_000_000_000)
+	spans := spangen.New("env", 11).WithText(3).Batch(2000, start, start+4*3600*1000)
+	if err := st.WriteSpans(ctx, spans); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		q    warehouse.SpanQuery
+	}{
+		{"word, time", warehouse.SpanQuery{Text: "Invoice", Desc: true}},
+		{"phrase, duration", warehouse.SpanQuery{Text: `"the invoice"`, SortBy: warehouse.SortDuration, Desc: true}},
+		{"two words, tokens, range", warehouse.SpanQuery{Text: "garden weather", SortBy: warehouse.SortTotalTokens,
+			FromMs: start + 3600*1000, ToMs: start + 3*3600*1000}},
+		{"word and filter, span name", warehouse.SpanQuery{Text: "jane.doe", SortBy: warehouse.SortSpanName,
+			Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.q
+			q.Environments, q.Limit = []string{"env"}, 40
+			terms, err := warehouse.SearchTerms(q.Text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i := range spans {
+				sp := &spans[i]
+				text := warehouse.SearchText(sp)
+				hits := warehouse.SearchHits(text, terms)
+				all := true
+				for _, term := range terms {
+					found := false
+					for _, h := range hits {
+						found = found || len(text[h[0]:h[1]]) == len(term)
+					}
+					all = all && found
+				}
+				inRange := sp.Timestamp >= q.FromMs && (q.ToMs == 0 || sp.Timestamp <= q.ToMs)
+				if all && inRange && (len(q.Filters) == 0 || sp.RequestModel == "gpt-4o") {
+					want = append(want, sp.SpanID)
+				}
+			}
+			slices.Sort(want)
+			collect := func(maxCandidates int) (ids []string, total int64) {
+				st.maxIndexCandidates = maxCandidates
+				defer func() { st.maxIndexCandidates = defaultMaxIndexCandidates }()
+				q := q
+				for {
+					page, err := st.QuerySpans(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					total = page.TotalResults
+					for _, sp := range page.Spans {
+						ids = append(ids, sp.SpanID)
+					}
+					if page.NextCursor == "" {
+						return ids, total
+					}
+					q.Cursor = page.NextCursor
+				}
+			}
+			few, fewTotal := collect(defaultMaxIndexCandidates)
+			many, manyTotal := collect(0)
+			if len(few) == 0 || !slices.Equal(few, many) || fewTotal != manyTotal || fewTotal != int64(len(few)) {
+				t.Fatalf("candidates: %d spans (total %d); probe: %d spans (total %d); want the same, non-empty",
+					len(few), fewTotal, len(many), manyTotal)
+			}
+			slices.Sort(few)
+			if !slices.Equal(few, want) {
+				t.Errorf("found %d spans, want the %d whose text holds %q", len(few), len(want), terms)
+			}
+		})
+	}
+}
+
+// TestSearchIndexFollowsRetention: a pruned span leaves the index.
+func TestSearchIndexFollowsRetention(t *testing.T) {
+	ctx := context.Background()
+	st := openRetention(t, warehouse.Retention{Spans: time.Hour, Grace: -1})
+	old := time.Now().Add(-48 * time.Hour).UnixMilli()
+	spans := spangen.New("env", 5).WithText(5).Batch(50, old, old+1000)
+	if err := st.WriteSpans(ctx, spans); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int) {
+		if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM span_text WHERE span_text MATCH '"the"'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count() != 50 {
+		t.Fatalf("indexed %d spans, want 50", count())
+	}
+	if _, err := st.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d spans still indexed after the retention pruned them", n)
+	}
+}
