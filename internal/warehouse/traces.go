@@ -375,17 +375,17 @@ func (t *TraceSummary) add(s *Span) {
 	for _, ev := range s.Evaluations {
 		t.Evaluations = append(t.Evaluations, TraceEvaluation{SpanID: s.SpanID, SpanName: s.SpanName, Evaluation: ev})
 	}
-	if in := firstUserPrompt(s); in != "" && (!t.hasInput || s.Timestamp < t.inputAt) {
+	if in := FirstUserPrompt(s); in != "" && (!t.hasInput || s.Timestamp < t.inputAt) {
 		t.Input, t.inputAt, t.hasInput = cutPreview(in), s.Timestamp, true
 	}
-	if out := lastCompletion(s); out != "" && (!t.hasOutput || s.Timestamp+s.Duration >= t.outputAt) {
+	if out := LastCompletion(s); out != "" && (!t.hasOutput || s.Timestamp+s.Duration >= t.outputAt) {
 		t.Output, t.outputAt, t.hasOutput = cutPreview(out), s.Timestamp+s.Duration, true
 	}
 }
 
-// firstUserPrompt is the content of the span's first prompt message whose
-// role is user (or that has no role), else its input.
-func firstUserPrompt(s *Span) string {
+// FirstUserPrompt is the content of the span's first prompt message whose
+// role is user (or that has no role), else its input: a list's preview.
+func FirstUserPrompt(s *Span) string {
 	for _, i := range messageIndexes(s.Prompts, "llm.prompts.") {
 		p := "llm.prompts." + i + "."
 		role := s.Prompts[p+"role"]
@@ -396,9 +396,9 @@ func firstUserPrompt(s *Span) string {
 	return s.Input
 }
 
-// lastCompletion is the content of the span's last completion message,
-// else its output.
-func lastCompletion(s *Span) string {
+// LastCompletion is the content of the span's last completion message,
+// else its output: a list's preview.
+func LastCompletion(s *Span) string {
 	idx := messageIndexes(s.Completions, "llm.completions.")
 	for k := len(idx) - 1; k >= 0; k-- {
 		if c := s.Completions["llm.completions."+idx[k]+".content"]; c != "" {
