@@ -134,7 +134,7 @@ func (q SpanQuery) Normalize() (SpanQuery, error) {
 	}
 	for i, f := range q.Filters {
 		name := fmt.Sprintf("filters[%d]", i)
-		if err := validateFilter(name, f, spanOperators); err != nil {
+		if err := validateFilter(name, f, queryOperators); err != nil {
 			return q, err
 		}
 		if ResolveSpanField(f.Field).Kind == KindVerdict {

@@ -259,12 +259,17 @@ func (p listParams) filters() []warehouse.Filter {
 			fs = append(fs, warehouse.Filter{Field: field, Operator: warehouse.OpEquals, Value: value})
 		}
 	}
-	eq("service_name", p.Service)
-	eq("workflow_name", p.Workflow)
+	contains := func(field, value string) {
+		if value != "" {
+			fs = append(fs, warehouse.Filter{Field: field, Operator: warehouse.OpContainsFold, Value: value})
+		}
+	}
+	contains("service_name", p.Service)
+	contains("workflow_name", p.Workflow)
 	eq("agent_name", p.Agent)
 	eq("entity_name", p.Entity)
 	eq("span_name", p.Span)
-	eq("request_model", p.Model)
+	contains("request_model", p.Model)
 	if p.Status == "error" {
 		eq("status_code", "STATUS_CODE_ERROR")
 	}

@@ -36,7 +36,9 @@ func TestSearchInBrowser(t *testing.T) {
 		}
 		sendTrace(t, c, prodKey, turns...)
 	}
-	sendTrace(t, c, stagingKey, chat("staging refund request", "refund done"))
+	staging := chat("staging refund request", "refund done")
+	staging.Service = "staging-shop"
+	sendTrace(t, c, stagingKey, staging)
 
 	b := newBrowser(t, "http://"+c.API)
 	if status := b.login(prodKey); status != 200 {
@@ -161,6 +163,31 @@ func TestSearchInBrowser(t *testing.T) {
 		}
 		if len(tokens) == 0 || tokens[0] == "" {
 			t.Errorf("tokens column %q", tokens)
+		}
+	})
+	t.Run("contains filters with suggestions", func(t *testing.T) {
+		b := b.on(t)
+		b.visit("/ui/traces")
+		if got := eval[[]string](b, `[...document.querySelectorAll("#service-values option")].map(o => o.value)`); strings.Join(got, ",") != "shop" {
+			t.Errorf("service suggestions %q, want shop only (never staging's)", got)
+		}
+		if got := eval[[]string](b, `[...document.querySelectorAll("#model-values option")].map(o => o.value)`); strings.Join(got, ",") != "gpt-4o,gpt-4o-2024-08-06" {
+			t.Errorf("model suggestions %q", got)
+		}
+		b.run("type", chromedp.SetValue(chromedp.ID("service"), "SHO"), chromedp.SetValue(chromedp.ID("model"), "GPT-4"))
+		if status := b.submit("#apply"); status != 200 {
+			t.Fatalf("filter: %d", status)
+		}
+		if n := eval[int](b, `document.querySelectorAll("#trace-list tr.row").length`); n != 6 {
+			t.Errorf("%d rows for service contains SHO and model contains GPT-4, want 6", n)
+		}
+		b.visit("/ui/traces?workflow=SUPP&q=weather")
+		if n := eval[int](b, `document.querySelectorAll("#trace-list tr.row").length`); n != 3 {
+			t.Errorf("%d rows for workflow contains SUPP and q=weather, want 3", n)
+		}
+		b.visit("/ui/traces?service=nothing-like-it")
+		if n := eval[int](b, `document.querySelectorAll("#trace-list tr.row").length`); n != 0 {
+			t.Errorf("%d rows for a service nothing contains", n)
 		}
 	})
 	assertNoProblems(t, b)

@@ -116,6 +116,9 @@ type tracesData struct {
 	OrderLink    string
 	Evaluators   []string
 	VerdictLabel string
+	// Suggest are the values the service, workflow and model filters
+	// offer (a datalist each).
+	Suggest suggestions
 }
 
 func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
@@ -158,6 +161,7 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	data.FirstLink = p.url(false, nil)
 	data.PrevLink = p.prevLink()
+	data.Suggest = c.suggestions(r.Context(), t.Environment)
 	if msg, bad := errs["q"]; bad {
 		data.Errors["query"] = msg
 		c.render(w, r, http.StatusBadRequest, "traces", page{Title: "Traces", Nav: "traces", Data: data})

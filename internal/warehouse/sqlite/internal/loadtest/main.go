@@ -56,6 +56,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	reuse := flag.Bool("reuse", false, "query the warehouse.db a run with the same -dir, -spans and -days left (no fill)")
 	only := flag.String("only", "", "run only the query shapes whose name contains this")
+	text := flag.Bool("text", false, "give each span a prompt and a completion (loadtext's English) and measure the full-text search shapes (q) too (with -reuse: a warehouse filled with -text)")
 	points := flag.Int("points", 0, "also write this many metric points (evaluator results) and measure the metric query shapes (with -reuse: measure them)")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -68,14 +69,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background(), *n, *points, *days, *batch, *runs, *dir, *reuse, *only); err != nil {
+	if err := run(context.Background(), *n, *points, *days, *batch, *runs, *dir, *reuse, *only, *text); err != nil {
 		log.Print(err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, points, days, batch, runs int, dir string, reuse bool, only string) error {
+func run(ctx context.Context, n, points, days, batch, runs int, dir string, reuse bool, only string, text bool) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "evalcol-loadtest-")
 		if err != nil {
@@ -91,7 +92,7 @@ func run(ctx context.Context, n, points, days, batch, runs int, dir string, reus
 	var traces []warehouse.Span // a sample, for query (d)
 	if !reuse {
 		var err error
-		if traces, err = fill(ctx, path, env, n, batch, start, end); err != nil {
+		if traces, err = fill(ctx, path, env, n, batch, start, end, text); err != nil {
 			return err
 		}
 	}
@@ -119,6 +120,9 @@ func run(ctx context.Context, n, points, days, batch, runs int, dir string, reus
 	// The shapes every backend measures, then the other shapes of this
 	// one: every sort key, every filter operator.
 	queries := append(spangen.TargetQueries(rng, start, end, traces), moreQueries(rng, start, end)...)
+	if text {
+		queries = append(queries, searchQueries(rng, start, end)...)
+	}
 	for _, qd := range queries {
 		if !strings.Contains(qd.Name, only) {
 			continue
@@ -219,14 +223,44 @@ func moreQueries(rng *rand.Rand, start, end int64) []spangen.Query {
 	return out
 }
 
+// searchQueries are the full-text search shapes (-text): a common word
+// (~8 % of the spans hold it), two words that seldom meet (~0.6 %), a
+// rare phrase, each over a week, a day, with a filter and another sort.
+func searchQueries(rng *rand.Rand, start, end int64) []spangen.Query {
+	day := func() (int64, int64) { return spangen.Window(rng, start, end, spangen.Day) }
+	week := func(text string, sort warehouse.SortKey) func() warehouse.SpanQuery {
+		return func() warehouse.SpanQuery {
+			return warehouse.SpanQuery{FromMs: start, ToMs: end, Text: text, SortBy: sort, Desc: true}
+		}
+	}
+	return []spangen.Query{
+		{Name: "(s1) 7d range, q word (common), sort timestamp DESC", Make: week("invoice", warehouse.SortTimestamp)},
+		{Name: "(s2) 7d range, q two words (~0.6%), sort timestamp DESC", Make: week("invoice weather", warehouse.SortTimestamp)},
+		{Name: "(s3) 7d range, q rare phrase, sort timestamp DESC", Make: week(`"invoice and the weather"`, warehouse.SortTimestamp)},
+		{Name: "(s4) 7d range, q word (common), sort total_tokens DESC", Make: week("invoice", warehouse.SortTotalTokens)},
+		{Name: "(s5) 1d range, q word (common), sort timestamp DESC", Make: func() warehouse.SpanQuery {
+			from, to := day()
+			return warehouse.SpanQuery{FromMs: from, ToMs: to, Text: "invoice", Desc: true}
+		}},
+		{Name: "(s6) 1d range, q word + llm.request.model equals, sort duration DESC", Make: func() warehouse.SpanQuery {
+			from, to := day()
+			return warehouse.SpanQuery{FromMs: from, ToMs: to, Text: "invoice", SortBy: warehouse.SortDuration, Desc: true,
+				Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}}}
+		}},
+	}
+}
+
 // fill writes n spans over [start, end) in batches and prints the ingest
 // speed and the file size; it returns one span of each batch.
-func fill(ctx context.Context, path, env string, n, batch int, start, end int64) ([]warehouse.Span, error) {
+func fill(ctx context.Context, path, env string, n, batch int, start, end int64, text bool) ([]warehouse.Span, error) {
 	st, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		return nil, err
 	}
 	g := spangen.New(env, 1)
+	if text {
+		g.WithText(1)
+	}
 	var writeTime, writeCPU time.Duration
 	var traces []warehouse.Span
 	var protoBytes int64
