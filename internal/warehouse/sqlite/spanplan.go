@@ -144,6 +144,9 @@ type spanPlan struct {
 	// maxIndexCandidates.
 	textMatch string
 	textSpans int64
+	// oneStatement: read the sort index in one statement, not bucket by
+	// bucket (a search's condition is evaluated once per statement).
+	oneStatement bool
 }
 
 // planSpans chooses the access of a read of q (range already raised to
@@ -377,7 +380,7 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		err = s.walkHours(ctx, tx, plan, sel, r, &out, &budget)
 	case plan.access == accessNameMerge:
 		err = mergeNames(ctx, tx, sel, q, r, &out, &budget)
-	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "":
+	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "" && !plan.oneStatement:
 		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, plan.selectivity, q, r, &out, &budget)
 	default:
 		query, args, bySeq := plan.pageSQL(sel, q, r.Limit)
