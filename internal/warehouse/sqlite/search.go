@@ -2,32 +2,36 @@ package sqlite
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
 // Full-text search (SpanQuery.Text) reads span_text, the trigram FTS5
-// index of migration 00027, one of two ways:
+// index of migration 00027. A read evaluates the search once: the rowids
+// (sequence numbers) of the matching spans up to the snapshot, in memory
+// (textMatches); the page's statements then take them as a bound JSON
+// array (`seq IN (SELECT value FROM json_each(?))`, which SQLite turns
+// into an ephemeral index per statement). One of two ways:
 //
-//   - few matches (at most maxIndexCandidates spans in the whole index up
-//     to the snapshot): the matches are the candidates, read and sorted
-//     like an equality filter's postings (accessText);
+//   - few matches (at most maxIndexCandidates, and fewer than a
+//     time-sorted page would read on the time index): the matches are the
+//     candidates, read and sorted like an equality filter's postings
+//     (accessText);
 //   - many: the planner's access for the other conditions, each span
-//     checked against the matches on the way: `seq IN (matches)`, which
-//     SQLite evaluates once per statement into an ephemeral index (a
-//     common word's 78 000 matches of 1M spans: ~55 ms), so that a
-//     time-ordered page reads a page's worth of spans. A lookup of the
-//     FTS index per span (MATCH with rowid = seq) costs ~1 ms each
-//     (measured): never used. Accesses that run one statement per window
-//     or bucket (the hour walk, the bucket walk, the name merge) would
-//     evaluate the matches again each time: a search reads through one
-//     statement instead (candidates of the postings, the time index, or
-//     the sort index).
+//     checked against the matches on the way; the bucket walk checks the
+//     entries it reads in memory (sel.keepText) before it reads spans.
+//
+// Measured on the 1M-span fill with text (BENCHMARKS.md, "Full-text
+// search"): a lookup of the FTS index per span (MATCH with rowid = seq)
+// costs ~1 ms, so none is made; evaluating a common word over the whole
+// index (78 000 matches) ~55 ms.
 
-// textCandidates selects the rowids of the matching spans; `seq IN (...)`
-// of it is the search's condition on both paths.
-const textCandidates = "SELECT rowid FROM span_text WHERE span_text MATCH ?"
+// textCandidates selects the rowids of the matching spans up to a
+// snapshot, in order.
+const textCandidates = "SELECT rowid FROM span_text WHERE span_text MATCH ? AND rowid <= ? ORDER BY rowid"
 
 // ftsMatch renders search terms as an FTS5 query: each term a phrase
 // (quoted, its quotes doubled), all required. With the trigram tokenizer
@@ -40,50 +44,103 @@ func ftsMatch(terms []string) string {
 	return strings.Join(quoted, " ")
 }
 
-// planText adds q's search to plan and sel: the candidates access when the
-// index holds few matches up to the snapshot, else the probe condition.
+// textMatches returns the sequence numbers of the spans matching an FTS5
+// query, up to snapshot, ascending.
+func textMatches(ctx context.Context, tx querier, match string, snapshot int64) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, textCandidates, match, snapshot)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return nil, mapErr(err)
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, mapErr(rows.Err())
+}
+
+// seqsJSON renders sequence numbers as a JSON array.
+func seqsJSON(seqs []int64) string {
+	b := make([]byte, 0, 2+8*len(seqs))
+	b = append(b, '[')
+	for i, s := range seqs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, s, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// planText adds q's search to plan and sel: its matches, and the access
+// that reads them.
 func (s *Store) planText(ctx context.Context, tx querier, q warehouse.SpanQuery, snapshot int64, plan *spanPlan, sel *spanSelect) error {
 	terms := q.SearchTerms()
 	if terms == nil {
 		return nil
 	}
 	plan.textMatch = ftsMatch(terms)
-	var n int64
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ("+textCandidates+" AND rowid <= ? LIMIT ?)",
-		plan.textMatch, snapshot, s.maxIndexCandidates+1).Scan(&n); err != nil {
-		return mapErr(err)
+	seqs, err := textMatches(ctx, tx, plan.textMatch, snapshot)
+	if err != nil {
+		return err
 	}
+	n := int64(len(seqs))
 	plan.textSpans = n
-	if n <= int64(s.maxIndexCandidates) {
+	sel.textSeqs = seqs
+	sel.text.Add("seq IN (SELECT value FROM json_each(?))", seqsJSON(seqs))
+	plan.selectivity = min(float64(max(n, 1))/float64(max(plan.rangeSpans, 1)), plan.selectivity)
+	// Few matches are read as candidates (a row each), unless the page is
+	// time-sorted and the time index reaches a page of them sooner (its
+	// entries of limit / share of the range).
+	few := n <= int64(s.maxIndexCandidates)
+	if few && q.SortBy == warehouse.SortTimestamp && plan.access == accessTimeIndex {
+		walk := float64(q.Limit+1) * float64(max(plan.rangeSpans, 1)) / float64(max(n, 1)) * costEntry
+		few = float64(n)*costSpan < walk
+	}
+	if few {
 		plan.access = accessText
-		plan.selectivity = min(float64(max(n, 1))/float64(max(plan.rangeSpans, 1)), plan.selectivity)
-		sel.filters.Add("seq IN ("+textCandidates+")", plan.textMatch)
 		return nil
 	}
-	plan.selectivity *= unknownSelectivity
 	switch plan.access {
-	case accessHourWalk:
+	case accessHourWalk: // one statement a window
 		plan.access = accessTimeIndex
 		if plan.post != nil && plan.postSpans <= int64(s.maxIndexCandidates) {
 			plan.access = accessCandidates
 		}
-	case accessNameMerge: // the merge reads no filter
+	case accessNameMerge: // reads no filter
 		plan.access = accessTimeIndex
-	case accessSortIndex:
-		// The bucket walk is several statements; the sort index read in
-		// one statement (the bucketed ones sorted: the range's entries).
-		plan.oneStatement = true
 	}
-	sel.filters.Add("seq IN ("+textCandidates+")", plan.textMatch)
 	return nil
 }
 
+// keepText returns the entries whose spans match sel's search (all when
+// there is none).
+func (sel spanSelect) keepText(entries []warehouse.SpanKey) []warehouse.SpanKey {
+	if sel.text.Conds == nil {
+		return entries
+	}
+	out := entries[:0:0]
+	for _, e := range entries {
+		if _, ok := slices.BinarySearch(sel.textSeqs, e.Seq); ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // countText is total_results of a search: the matches of the candidates,
-// or of the range checked span by span against the index.
+// or of the range read on the time index.
 func (p spanPlan) countText(ctx context.Context, tx querier, sel spanSelect) (int64, error) {
+	if p.textSpans == 0 {
+		return 0, nil
+	}
 	where, args := sel.match()
 	query := "SELECT count(*) FROM spans INDEXED BY spans_env_time WHERE " + where
-	if p.access == accessText {
+	if p.access == accessText || p.textSpans*costSpan < p.rangeSpans*costEntry {
 		query = "SELECT count(*) FROM spans NOT INDEXED WHERE " + where
 	}
 	var n int64

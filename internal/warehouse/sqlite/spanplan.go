@@ -144,9 +144,6 @@ type spanPlan struct {
 	// maxIndexCandidates.
 	textMatch string
 	textSpans int64
-	// oneStatement: read the sort index in one statement, not bucket by
-	// bucket (a search's condition is evaluated once per statement).
-	oneStatement bool
 }
 
 // planSpans chooses the access of a read of q (range already raised to
@@ -290,10 +287,14 @@ func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQu
 // continuation after the cursor.
 type spanSelect struct {
 	base    sqlfilter.Where // environments, snapshot, range: on every index
-	filters sqlfilter.Where // the query's filters, and its full-text search (search.go)
-	after   sqlfilter.Where // the keyset continuation (empty on a first page)
-	col     string
-	dir     string
+	filters sqlfilter.Where // the query's filters
+	// text is the full-text search's condition, textSeqs its matches
+	// (search.go).
+	text     sqlfilter.Where
+	textSeqs []int64
+	after    sqlfilter.Where // the keyset continuation (empty on a first page)
+	col      string
+	dir      string
 }
 
 func newSpanSelect(q warehouse.SpanQuery, r warehouse.SpanRead, snapshot int64) spanSelect {
@@ -321,12 +322,12 @@ func newSpanSelect(q warehouse.SpanQuery, r warehouse.SpanRead, snapshot int64) 
 
 // where joins the match (base and filters) and the continuation.
 func (sel spanSelect) where() (string, []any) {
-	return joinWhere(sel.base, sel.filters, sel.after)
+	return joinWhere(sel.base, sel.filters, sel.text, sel.after)
 }
 
 // match joins the base and the filters: every match of the query.
 func (sel spanSelect) match() (string, []any) {
-	return joinWhere(sel.base, sel.filters)
+	return joinWhere(sel.base, sel.filters, sel.text)
 }
 
 func joinWhere(parts ...sqlfilter.Where) (string, []any) {
@@ -380,7 +381,7 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		err = s.walkHours(ctx, tx, plan, sel, r, &out, &budget)
 	case plan.access == accessNameMerge:
 		err = mergeNames(ctx, tx, sel, q, r, &out, &budget)
-	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "" && !plan.oneStatement:
+	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "":
 		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, plan.selectivity, q, r, &out, &budget)
 	default:
 		query, args, bySeq := plan.pageSQL(sel, q, r.Limit)
@@ -658,7 +659,7 @@ func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect,
 	for err == nil && ok && len(page) < r.Limit {
 		need := r.Limit - len(page)
 		chunk := need
-		if len(sel.filters.Conds) > 0 {
+		if len(sel.filters.Conds) > 0 || len(sel.text.Conds) > 0 {
 			// Enough entries for the page at the filters' selectivity,
 			// twice over.
 			chunk = int(min(max(256, 2*float64(need)/selectivity), 50000))
@@ -670,7 +671,7 @@ func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect,
 		if err != nil {
 			break
 		}
-		if page, err = takeMatches(ctx, tx, sel.filters, entries, page, r.Limit); err != nil {
+		if page, err = takeMatches(ctx, tx, sel.filters, sel.keepText(entries), page, r.Limit); err != nil {
 			break
 		}
 		if len(entries) == chunk && len(page) < r.Limit {
