@@ -1,6 +1,7 @@
 package warehouse
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -10,16 +11,18 @@ import (
 // Full-text search in a span's prompts and completions (SpanQuery.Text,
 // TraceQuery.Text, the `q` parameter): the search text is one or more
 // terms, each a bare word or a "quoted phrase"; a span matches when its
-// search text (SearchText) contains every term, case-insensitively, as a
-// substring. Terms need at least MinSearchTermRunes characters (SQLite's
-// trigram index cannot look up shorter ones).
+// search text (SearchText) holds every term, case-insensitively, at the
+// start of a word: a term's words in sequence, separated by anything that
+// is not a letter or a digit, its last word a prefix ("refund" finds
+// "Refunds", "good morn" finds "Good, morning"; "fund" does not find
+// "refund"). SearchPattern is that rule as a regular expression.
 const (
 	// MaxSearchBytes bounds a search text.
 	MaxSearchBytes = 200
 	// MaxSearchTerms bounds the terms of a search text.
 	MaxSearchTerms = 8
 	// MinSearchTermRunes is the shortest term, in characters.
-	MinSearchTermRunes = 3
+	MinSearchTermRunes = 2
 )
 
 // SearchTerms splits a search text into its terms: runs of characters
@@ -69,6 +72,9 @@ func SearchTerms(q string) ([]string, error) {
 				return nil, queryErrorf("q", "contains a control character")
 			}
 		}
+		if len(searchWords(t)) == 0 {
+			return nil, queryErrorf("q", "%q has no letter or digit to search for", t)
+		}
 	}
 	return terms, nil
 }
@@ -108,57 +114,53 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// SearchHits returns the byte ranges of text where a term occurs,
-// case-insensitively (Unicode simple case folding), in order and not
-// overlapping (the longest term wins where two start at one place).
+// searchWords splits a term into its words: runs of letters and digits.
+func searchWords(term string) []string {
+	return strings.FieldsFunc(term, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+}
+
+// nonWord matches what separates words.
+const nonWord = `[^\pL\pN]`
+
+// SearchPattern returns the regular expression (RE2 syntax) of a term
+// over lower-case text: a word start, then the term's words, lower-case,
+// separated by non-word characters (its last word a prefix). The match's
+// group 1 is the hit.
+func SearchPattern(term string) string {
+	words := searchWords(strings.ToLower(term))
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return `(?:^|` + nonWord + `)(` + strings.Join(words, nonWord+`+`) + `)`
+}
+
+// SearchHits returns the byte ranges of text where a term matches
+// (SearchPattern, case-insensitively), in order and not overlapping (the
+// earliest, then the longest, wins).
 func SearchHits(text string, terms []string) [][2]int {
-	if len(terms) == 0 {
-		return nil
-	}
-	sorted := append([]string(nil), terms...)
-	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
 	var hits [][2]int
-	for i := 0; i < len(text); {
-		matched := 0
-		for _, t := range sorted {
-			if n := prefixFold(text[i:], t); n > 0 {
-				matched = n
-				break
-			}
+	for _, t := range terms {
+		re, err := regexp.Compile(`(?i)` + SearchPattern(t))
+		if err != nil {
+			continue // cannot happen: the words are quoted
 		}
-		if matched > 0 {
-			hits = append(hits, [2]int{i, i + matched})
-			i += matched
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-	}
-	return hits
-}
-
-// prefixFold returns the length in s of a prefix equal to term under
-// simple case folding, 0 when s does not start with it.
-func prefixFold(s, term string) int {
-	n := 0
-	for _, tr := range term {
-		if n >= len(s) {
-			return 0
-		}
-		sr, size := utf8.DecodeRuneInString(s[n:])
-		if sr != tr && !foldEqual(sr, tr) {
-			return 0
-		}
-		n += size
-	}
-	return n
-}
-
-func foldEqual(a, b rune) bool {
-	for r := unicode.SimpleFold(a); r != a; r = unicode.SimpleFold(r) {
-		if r == b {
-			return true
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			hits = append(hits, [2]int{m[2], m[3]})
 		}
 	}
-	return false
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i][0] != hits[j][0] {
+			return hits[i][0] < hits[j][0]
+		}
+		return hits[i][1] > hits[j][1]
+	})
+	out := hits[:0]
+	end := -1
+	for _, h := range hits {
+		if h[0] >= end {
+			out = append(out, h)
+			end = h[1]
+		}
+	}
+	return out
 }

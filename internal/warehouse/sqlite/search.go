@@ -9,8 +9,8 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
-// Full-text search (SpanQuery.Text) reads span_text, the trigram FTS5
-// index of migration 00027. A read evaluates the search once: the rowids
+// Full-text search (SpanQuery.Text) reads span_text, the unicode61 (word)
+// FTS5 index of migration 00027. A read evaluates the search once: the rowids
 // (sequence numbers) of the matching spans up to the snapshot, in memory
 // (textMatches); the page's statements then take them as a bound JSON
 // array (`seq IN (SELECT value FROM json_each(?))`, which SQLite turns
@@ -27,19 +27,20 @@ import (
 // Measured on the 1M-span fill with text (BENCHMARKS.md, "Full-text
 // search"): a lookup of the FTS index per span (MATCH with rowid = seq)
 // costs ~1 ms, so none is made; evaluating a common word over the whole
-// index (78 000 matches) ~55 ms.
+// index (78 000 matches) ~5 ms (~55 ms with a trigram index, which also
+// wrote 10× more and made long phrases of common words slow: 300 ms).
 
 // textCandidates selects the rowids of the matching spans up to a
 // snapshot, in order.
 const textCandidates = "SELECT rowid FROM span_text WHERE span_text MATCH ? AND rowid <= ? ORDER BY rowid"
 
 // ftsMatch renders search terms as an FTS5 query: each term a phrase
-// (quoted, its quotes doubled), all required. With the trigram tokenizer
-// a phrase matches where its text occurs, case-insensitively.
+// (quoted, its quotes doubled) whose last word is a prefix (`*`), all
+// required: warehouse.SearchPattern's rule.
 func ftsMatch(terms []string) string {
 	quoted := make([]string, len(terms))
 	for i, t := range terms {
-		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"*`
 	}
 	return strings.Join(quoted, " ")
 }

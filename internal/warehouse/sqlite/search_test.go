@@ -29,10 +29,10 @@ func TestSearchPathsAgree(t *testing.T) {
 		q    warehouse.SpanQuery
 	}{
 		{"word, time", warehouse.SpanQuery{Text: "Invoice", Desc: true}},
-		{"phrase, duration", warehouse.SpanQuery{Text: `"the invoice"`, SortBy: warehouse.SortDuration, Desc: true}},
+		{"phrase, duration", warehouse.SpanQuery{Text: `"the inv"`, SortBy: warehouse.SortDuration, Desc: true}},
 		{"two words, tokens, range", warehouse.SpanQuery{Text: "garden weather", SortBy: warehouse.SortTotalTokens,
 			FromMs: start + 3600*1000, ToMs: start + 3*3600*1000}},
-		{"word and filter, span name", warehouse.SpanQuery{Text: "jane.doe", SortBy: warehouse.SortSpanName,
+		{"word and filter, span name", warehouse.SpanQuery{Text: "jane.doe@EXAMPLE", SortBy: warehouse.SortSpanName,
 			Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,14 +46,9 @@ func TestSearchPathsAgree(t *testing.T) {
 			for i := range spans {
 				sp := &spans[i]
 				text := warehouse.SearchText(sp)
-				hits := warehouse.SearchHits(text, terms)
 				all := true
 				for _, term := range terms {
-					found := false
-					for _, h := range hits {
-						found = found || len(text[h[0]:h[1]]) == len(term)
-					}
-					all = all && found
+					all = all && len(warehouse.SearchHits(text, []string{term})) > 0
 				}
 				inRange := sp.Timestamp >= q.FromMs && (q.ToMs == 0 || sp.Timestamp <= q.ToMs)
 				if all && inRange && (len(q.Filters) == 0 || sp.RequestModel == "gpt-4o") {
@@ -104,7 +99,7 @@ func TestSearchIndexFollowsRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	count := func() (n int) {
-		if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM span_text WHERE span_text MATCH '"the"'`).Scan(&n); err != nil {
+		if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM span_text WHERE span_text MATCH '"the"*'`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

@@ -76,7 +76,9 @@ func testSpanSearch(t *testing.T, s *testServer) {
 		{"markup is text", "<script>", []string{"a000000000000003"}},
 		{"roles are not content", "assistant", []string{"a000000000000004"}},
 		{"a miss", "invoice", nil},
-		{"substring", "ARCE", []string{"a000000000000002"}},
+		{"a word's start", "PARC", []string{"a000000000000002"}},
+		{"not within a word", "arcel", nil},
+		{"punctuation between a phrase's words", `"good, morning"`, []string{"d000000000000001"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ids, total, _ := search(c.q, nil)
@@ -135,7 +137,8 @@ func testSpanSearch(t *testing.T, s *testServer) {
 	t.Run("bad input", func(t *testing.T) {
 		for q, msg := range map[string]string{
 			strings.Repeat("refund ", 40): "at most 200",
-			"ok":                          `"ok" is shorter than 3 characters`,
+			"a":                           `"a" is shorter than 2 characters`,
+			"<>":                          `"<>" has no letter or digit`,
 			`""`:                          "no word to search for",
 			"one two three four five six seven eight nine": "at most 8",
 		} {

@@ -1,12 +1,13 @@
 -- +goose Up
 -- Full-text search in prompts and completions (SpanQuery.Text, the `q`
 -- parameter): a contentless FTS5 index (the text stays where it is, in the
--- span's attributes or content columns; the index holds only trigrams and
--- their positions) with the trigram tokenizer, case-insensitive, so that
--- a word or a phrase is found as a substring. rowid = spans.seq. The
+-- span's attributes or content columns; the index holds only words and
+-- their positions) with the unicode61 tokenizer (case-insensitive,
+-- diacritics kept, as warehouse.SearchPattern reads them): a term is a
+-- phrase whose last word is a prefix. rowid = spans.seq. The
 -- writer adds each span's warehouse.SearchText in its transaction; the
 -- retention deletes with the span (contentless_delete).
-CREATE VIRTUAL TABLE span_text USING fts5(text, content='', contentless_delete=1, tokenize='trigram');
+CREATE VIRTUAL TABLE span_text USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
 -- The spans stored before: their message contents (the attributes named
 -- *.content of spans whose content is derived from them, else the stored
 -- prompts and completions) and their input and output.
