@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -323,7 +324,7 @@ func (c *Console) nextLink(ctx context.Context, kind, env string, p listParams, 
 		return err
 	}
 	if sealed != "" {
-		back := append(append([]string(nil), p.Back...), cmpOr(p.Cursor, firstPage))
+		back := append(append([]string(nil), p.Back...), cmp.Or(p.Cursor, firstPage))
 		if len(back) > maxBack {
 			back = back[len(back)-maxBack:]
 		}
@@ -353,13 +354,6 @@ func (p listParams) prevLink() string {
 func (p listParams) terms() []string {
 	terms, _ := warehouse.SearchTerms(p.Q)
 	return terms
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // openCursor returns the warehouse cursor inside a cursor of this
