@@ -134,6 +134,18 @@ func SearchPattern(term string) string {
 	return `(?:^|` + nonWord + `)(` + strings.Join(words, nonWord+`+`) + `)`
 }
 
+// SearchNeedle returns the longest word of a term: every text the term
+// matches holds it, case-insensitively (a cheap test before the pattern).
+func SearchNeedle(term string) string {
+	long := ""
+	for _, w := range searchWords(term) {
+		if len(w) > len(long) {
+			long = w
+		}
+	}
+	return long
+}
+
 // SearchHits returns the byte ranges of text where a term matches
 // (SearchPattern, case-insensitively), in order and not overlapping (the
 // earliest, then the longest, wins).
