@@ -39,7 +39,7 @@ const spanCursorVersion = 2
 
 // Fingerprint is a short hash of everything that shapes the result of q
 // except the page size and the cursor: environments (in any order), time
-// range, filters, sort. A cursor only continues the query it was made for.
+// range, filters, search text, sort. A cursor only continues the query it was made for.
 func (q SpanQuery) Fingerprint() string {
 	envs := slices.Clone(q.Environments)
 	slices.Sort(envs)
@@ -49,7 +49,8 @@ func (q SpanQuery) Fingerprint() string {
 		F        []Filter
 		S        SortKey
 		D        bool
-	}{envs, q.FromMs, q.ToMs, q.Filters, q.SortBy, q.Desc})
+		T        string `json:",omitempty"`
+	}{envs, q.FromMs, q.ToMs, q.Filters, q.SortBy, q.Desc, q.Text})
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:12])
 }

@@ -21,16 +21,24 @@ const (
 	OpLessThanOrEqual    Operator = "less_than_or_equal"
 	OpContains           Operator = "contains"
 	OpNotContains        Operator = "not_contains" // metric queries only
-	OpStartsWith         Operator = "starts_with"
-	OpIn                 Operator = "in"
-	OpNotIn              Operator = "not_in"
-	OpExists             Operator = "exists"
-	OpNotExists          Operator = "not_exists"
+	// OpContainsFold is contains, case-insensitive (ASCII letters on
+	// SQLite, Unicode on ClickHouse). Not part of the /v2 API: the
+	// console's service, workflow and model filters use it.
+	OpContainsFold Operator = "contains_fold"
+	OpStartsWith   Operator = "starts_with"
+	OpIn           Operator = "in"
+	OpNotIn        Operator = "not_in"
+	OpExists       Operator = "exists"
+	OpNotExists    Operator = "not_exists"
 )
 
 // spanOperators lists the operators of span filters in documentation order.
 var spanOperators = []Operator{OpEquals, OpNotEquals, OpGreaterThan, OpGreaterThanOrEqual,
 	OpLessThan, OpLessThanOrEqual, OpContains, OpStartsWith, OpIn, OpNotIn, OpExists, OpNotExists}
+
+// queryOperators are the span operators a query built in code may use:
+// the API's and OpContainsFold.
+var queryOperators = append(append([]Operator{}, spanOperators...), OpContainsFold)
 
 // metricOperators are the span operators plus not_contains.
 var metricOperators = append(append([]Operator{}, spanOperators...), OpNotContains)
@@ -315,7 +323,7 @@ func validateFilter(name string, f Filter, ops []Operator) *QueryError {
 			return queryErrorf(name, "operator %s needs a numeric value, got %q", f.Operator, f.Value)
 		}
 	case f.ValueType == TypeNumber && !f.Operator.IsList() && !f.Operator.TakesNoValue() &&
-		f.Operator != OpContains && f.Operator != OpNotContains && f.Operator != OpStartsWith:
+		f.Operator != OpContains && f.Operator != OpNotContains && f.Operator != OpStartsWith && f.Operator != OpContainsFold:
 		if _, ok := ParseFilterNumber(f.Value); !ok {
 			return queryErrorf(name, "valueType number needs a numeric value, got %q", f.Value)
 		}

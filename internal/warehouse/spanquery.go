@@ -94,8 +94,11 @@ type SpanQuery struct {
 	Environments []string
 	FromMs, ToMs int64
 	Filters      []Filter
-	SortBy       SortKey
-	Desc         bool
+	// Text is a full-text search in the spans' prompts and completions
+	// ("" = none; see SearchTerms): the `q` parameter.
+	Text   string
+	SortBy SortKey
+	Desc   bool
 	// Limit 0 means DefaultSpanLimit.
 	Limit  int
 	Cursor string
@@ -124,9 +127,14 @@ func (q SpanQuery) Normalize() (SpanQuery, error) {
 	if err := checkFilterLimits(q.Filters); err != nil {
 		return q, err
 	}
+	if q.Text != "" {
+		if _, err := SearchTerms(q.Text); err != nil {
+			return q, err
+		}
+	}
 	for i, f := range q.Filters {
 		name := fmt.Sprintf("filters[%d]", i)
-		if err := validateFilter(name, f, spanOperators); err != nil {
+		if err := validateFilter(name, f, queryOperators); err != nil {
 			return q, err
 		}
 		if ResolveSpanField(f.Field).Kind == KindVerdict {
@@ -165,4 +173,14 @@ func SortText(sp Span, col string) string {
 		return sp.ResponseModel
 	}
 	return ""
+}
+
+// SearchTerms returns the terms of q's full-text search (nil: none). The
+// query must be normalised (its text valid).
+func (q SpanQuery) SearchTerms() []string {
+	if q.Text == "" {
+		return nil
+	}
+	terms, _ := SearchTerms(q.Text)
+	return terms
 }

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // TraceReader is implemented by stores that answer trace queries (both
@@ -43,7 +46,10 @@ type TraceQuery struct {
 	Environments []string
 	FromMs, ToMs int64
 	Filters      []Filter
-	Desc         bool
+	// Text is a full-text search, as SpanQuery.Text: a trace matches when
+	// one of its spans matches it and every filter.
+	Text string
+	Desc bool
 	// Limit 0 means DefaultTraceLimit.
 	Limit  int
 	Cursor string
@@ -78,7 +84,17 @@ type TraceSummary struct {
 	Evaluations []TraceEvaluation
 	// Partial is set when not every span of the trace was read.
 	Partial bool
+	// Input is the trace's first user prompt (of its earliest span that
+	// has one; else that span's input), Output its last completion (of
+	// its latest span that has one; else that span's output): the list's
+	// previews, at most MaxPreviewBytes each.
+	Input, Output       string
+	inputAt, outputAt   int64
+	hasInput, hasOutput bool
 }
+
+// MaxPreviewBytes bounds TraceSummary.Input and Output.
+const MaxPreviewBytes = 4096
 
 // TraceEvaluation is an evaluation result and the span it was recorded on.
 type TraceEvaluation struct {
@@ -114,7 +130,7 @@ func (q TraceQuery) Normalize() (TraceQuery, error) {
 }
 
 func (q TraceQuery) spanQuery() SpanQuery {
-	return SpanQuery{Environments: q.Environments, FromMs: q.FromMs, ToMs: q.ToMs, Filters: q.Filters,
+	return SpanQuery{Environments: q.Environments, FromMs: q.FromMs, ToMs: q.ToMs, Filters: q.Filters, Text: q.Text,
 		SortBy: SortTimestamp, Desc: q.Desc, Limit: MaxSpanLimit}
 }
 
@@ -363,6 +379,77 @@ func (t *TraceSummary) add(s *Span) {
 	for _, ev := range s.Evaluations {
 		t.Evaluations = append(t.Evaluations, TraceEvaluation{SpanID: s.SpanID, SpanName: s.SpanName, Evaluation: ev})
 	}
+	if in := FirstUserPrompt(s); in != "" && (!t.hasInput || s.Timestamp < t.inputAt) {
+		t.Input, t.inputAt, t.hasInput = cutPreview(in), s.Timestamp, true
+	}
+	if out := LastCompletion(s); out != "" && (!t.hasOutput || s.Timestamp+s.Duration >= t.outputAt) {
+		t.Output, t.outputAt, t.hasOutput = cutPreview(out), s.Timestamp+s.Duration, true
+	}
+}
+
+// FirstUserPrompt is the content of the span's first prompt message whose
+// role is user (or that has no role), else its input: a list's preview.
+func FirstUserPrompt(s *Span) string {
+	for _, i := range messageIndexes(s.Prompts, "llm.prompts.") {
+		p := "llm.prompts." + i + "."
+		role := s.Prompts[p+"role"]
+		if c := s.Prompts[p+"content"]; c != "" && (role == "" || role == "user" || role == "human") {
+			return c
+		}
+	}
+	return s.Input
+}
+
+// LastCompletion is the content of the span's last completion message,
+// else its output: a list's preview.
+func LastCompletion(s *Span) string {
+	idx := messageIndexes(s.Completions, "llm.completions.")
+	for k := len(idx) - 1; k >= 0; k-- {
+		if c := s.Completions["llm.completions."+idx[k]+".content"]; c != "" {
+			return c
+		}
+	}
+	return s.Output
+}
+
+// messageIndexes returns the message indexes of a prompts or completions
+// map (keys <prefix><i>.<field>), in numeric order, as written.
+func messageIndexes(m map[string]string, prefix string) []string {
+	var idx []string
+	seen := map[string]bool{}
+	for k := range m {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		i, _, ok := strings.Cut(rest, ".")
+		if !ok || seen[i] {
+			continue
+		}
+		if _, err := strconv.Atoi(i); err != nil {
+			continue
+		}
+		seen[i] = true
+		idx = append(idx, i)
+	}
+	slices.SortFunc(idx, func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return cmp.Compare(x, y)
+	})
+	return idx
+}
+
+// cutPreview cuts s to MaxPreviewBytes at a character boundary.
+func cutPreview(s string) string {
+	if len(s) <= MaxPreviewBytes {
+		return s
+	}
+	n := MaxPreviewBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func appendNew(list []string, v string) []string {

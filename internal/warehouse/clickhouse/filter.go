@@ -22,6 +22,7 @@ var dialect = sqlfilter.Dialect{
 	ToNumber:        func(sql string) string { return "toFloat64OrNull(" + sql + ")" },
 	Negate:          func(cond string) string { return "NOT ifNull(" + cond + ", 0)" },
 	Contains:        func(value string) string { return "position(" + value + ", ?) > 0" },
+	ContainsFold:    func(value string) string { return "positionCaseInsensitiveUTF8(" + value + ", ?) > 0" },
 	StartsWith: func(value sqlfilter.Expr, prefix string) sqlfilter.Expr {
 		return sqlfilter.Expr{SQL: "startsWith(" + value.SQL + ", ?)", Args: append(append([]any{}, value.Args...), prefix)}
 	},

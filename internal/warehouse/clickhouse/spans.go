@@ -463,6 +463,7 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 			fw.AddExpr(c)
 		}
 	}
+	addSearch(&fw, q.SearchTerms())
 	matchSQL, matchArgs := w.SQL()+" AND "+fw.SQL(), append(slices.Clone(w.Args), fw.Args...)
 
 	col, dir, cmp := q.SortOrder()

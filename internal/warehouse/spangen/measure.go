@@ -94,3 +94,31 @@ func TargetQueries(rng *rand.Rand, start, end int64, sample []warehouse.Span) []
 		}},
 	}
 }
+
+// SearchQueries are the full-text search shapes of the load tests (their
+// -text fill, WithText): a common word
+// (~8 % of the spans hold it), two words that seldom meet (~0.6 %), a
+// rare phrase, each over a week, a day, with a filter and another sort.
+func SearchQueries(rng *rand.Rand, start, end int64) []Query {
+	day := func() (int64, int64) { return Window(rng, start, end, Day) }
+	week := func(text string, sort warehouse.SortKey) func() warehouse.SpanQuery {
+		return func() warehouse.SpanQuery {
+			return warehouse.SpanQuery{FromMs: start, ToMs: end, Text: text, SortBy: sort, Desc: true}
+		}
+	}
+	return []Query{
+		{Name: "(s1) 7d range, q word (common), sort timestamp DESC", Make: week("invoice", warehouse.SortTimestamp)},
+		{Name: "(s2) 7d range, q two words (~0.6%), sort timestamp DESC", Make: week("invoice weather", warehouse.SortTimestamp)},
+		{Name: "(s3) 7d range, q rare phrase, sort timestamp DESC", Make: week(`"invoice and the weather"`, warehouse.SortTimestamp)},
+		{Name: "(s4) 7d range, q word (common), sort total_tokens DESC", Make: week("invoice", warehouse.SortTotalTokens)},
+		{Name: "(s5) 1d range, q word (common), sort timestamp DESC", Make: func() warehouse.SpanQuery {
+			from, to := day()
+			return warehouse.SpanQuery{FromMs: from, ToMs: to, Text: "invoice", Desc: true}
+		}},
+		{Name: "(s6) 1d range, q word + llm.request.model equals, sort duration DESC", Make: func() warehouse.SpanQuery {
+			from, to := day()
+			return warehouse.SpanQuery{FromMs: from, ToMs: to, Text: "invoice", SortBy: warehouse.SortDuration, Desc: true,
+				Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}}}
+		}},
+	}
+}

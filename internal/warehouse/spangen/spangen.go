@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/evalcol/evalcol/internal/loadtext"
+
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -29,6 +31,19 @@ var models = []string{"gpt-4o", "gpt-4o-mini", "claude-3-5-sonnet", "claude-3-ha
 type Generator struct {
 	rng *rand.Rand
 	env string
+	// text, when set (WithText), writes a user prompt and a completion
+	// into each span, as the exporter stores them.
+	text *loadtext.Gen
+}
+
+// WithText makes g write a prompt (60–240 bytes) and a completion
+// (120–600 bytes) of cmd/loadgen's English into each span
+// (gen_ai.prompt.0.content, gen_ai.completion.0.content, the content
+// derived from them as the exporter does), for the full-text search
+// benchmarks. It returns g.
+func (g *Generator) WithText(seed uint64) *Generator {
+	g.text = loadtext.New(seed)
+	return g
 }
 
 // New returns a generator of spans in environment env.
@@ -81,7 +96,7 @@ func (g *Generator) Span(ts int64) warehouse.Span {
 		"server.address":          "api.openai.com",
 		"net.peer.port":           "443",
 	}
-	return warehouse.Span{
+	sp := warehouse.Span{
 		Environment:  g.env,
 		Timestamp:    ts,
 		TraceID:      g.hex(32),
@@ -109,6 +124,14 @@ func (g *Generator) Span(ts int64) warehouse.Span {
 		Vendor:         "openai",
 		TotalTokens:    in + out,
 	}
+	if g.text != nil {
+		attrs["gen_ai.prompt.0.role"] = "user"
+		attrs["gen_ai.prompt.0.content"] = g.text.Text(60, 240)
+		attrs["gen_ai.completion.0.role"] = "assistant"
+		attrs["gen_ai.completion.0.content"] = g.text.Text(120, 600)
+		warehouse.DeriveContent(&sp)
+	}
+	return sp
 }
 
 // Batch returns n spans with timestamps spread evenly over [from, to).

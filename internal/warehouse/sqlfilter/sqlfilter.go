@@ -48,6 +48,8 @@ type Dialect struct {
 	Negate func(cond string) string
 	// Contains is true when its one parameter occurs in value.
 	Contains func(value string) string
+	// ContainsFold is Contains ignoring case; its parameter is lower-case.
+	ContainsFold func(value string) string
 	// StartsWith is true when value starts with prefix.
 	StartsWith func(value Expr, prefix string) Expr
 	// True and False are the parameters compared with boolean columns.
@@ -199,6 +201,8 @@ func (d Dialect) Cond(f warehouse.Filter, ref warehouse.FieldRef) Expr {
 			return negate(c)
 		}
 		return c
+	case warehouse.OpContainsFold:
+		return guard(with(d.ContainsFold(val.SQL), val, strings.ToLower(f.Value)))
 	case warehouse.OpStartsWith:
 		return guard(d.StartsWith(val, f.Value))
 	case warehouse.OpIn, warehouse.OpNotIn:

@@ -27,6 +27,8 @@ var dialect = sqlfilter.Dialect{
 	ToNumber:     func(sql string) string { return numFunc + "(" + sql + ")" },
 	Negate:       func(cond string) string { return "coalesce(NOT (" + cond + "), 1)" },
 	Contains:     func(value string) string { return "instr(" + value + ", ?) > 0" },
+	// lower() folds ASCII letters only (SQLite without ICU).
+	ContainsFold: func(value string) string { return "instr(lower(" + value + "), ?) > 0" },
 	StartsWith: func(value sqlfilter.Expr, prefix string) sqlfilter.Expr {
 		return sqlfilter.Expr{SQL: "substr(" + value.SQL + ", 1, ?) = ?",
 			Args: append(append([]any{}, value.Args...), utf8.RuneCountInString(prefix), prefix)}

@@ -20,6 +20,7 @@ type prepared struct {
 	outputKey   string
 	evaluations string
 	verdicts    string      // warehouse.VerdictIndex(Evaluations)
+	search      string      // warehouse.SearchText: what span_text indexes
 	key         int64       // dedupKey(environment, trace id, span id)
 	content     int64       // spanContentHash
 	hashes      []int64     // posting hashes: the trace id, the indexed columns, the indexable attributes
@@ -58,6 +59,7 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 	}
 	p.prompts, p.completions, p.input, p.inputKey, p.output, p.outputKey = contentColumns(sp)
 	p.content = spanContentHash(sp, p)
+	p.search = warehouse.SearchText(sp)
 	cols := columnValues(sp)
 	resourceHashes := resource.resourceHashes()
 	p.hashes = make([]int64, 0, 1+len(cols)+2*len(sp.SpanAttributes)+len(resourceHashes))

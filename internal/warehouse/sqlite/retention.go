@@ -300,6 +300,9 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 		return 0, fmt.Errorf("delete keys: %w", mapErr(err))
 	}
 	if t.name == spansRetention.name {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM span_text WHERE rowid IN ("+placeholders(len(seqs))+")", asArgs(seqs)...); err != nil {
+			return 0, fmt.Errorf("delete search index: %w", mapErr(err))
+		}
 		var counts minuteCounts
 		for _, k := range keys {
 			counts.add(env, k.ts, -1)

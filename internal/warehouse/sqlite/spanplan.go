@@ -39,6 +39,9 @@ const (
 	// order, each only as far as it can still enter the page, and merges
 	// them (pages sorted by span name without filters, ranges of hours).
 	accessNameMerge
+	// accessText reads the spans of a full-text search's matches (few:
+	// see search.go) and sorts them.
+	accessText
 )
 
 // sortIndex is the index of a sort key other than time (migration 00014).
@@ -136,6 +139,11 @@ type spanPlan struct {
 	pr        postingRange
 	// selectivity estimates the share of the range's spans that match.
 	selectivity float64
+	// textMatch is the FTS5 query of a full-text search ("" none);
+	// textSpans counts its matches in the index, up to one more than
+	// maxIndexCandidates.
+	textMatch string
+	textSpans int64
 }
 
 // planSpans chooses the access of a read of q (range already raised to
@@ -280,9 +288,13 @@ func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQu
 type spanSelect struct {
 	base    sqlfilter.Where // environments, snapshot, range: on every index
 	filters sqlfilter.Where // the query's filters
-	after   sqlfilter.Where // the keyset continuation (empty on a first page)
-	col     string
-	dir     string
+	// text is the full-text search's condition, textSeqs its matches
+	// (search.go).
+	text     sqlfilter.Where
+	textSeqs []int64
+	after    sqlfilter.Where // the keyset continuation (empty on a first page)
+	col      string
+	dir      string
 }
 
 func newSpanSelect(q warehouse.SpanQuery, r warehouse.SpanRead, snapshot int64) spanSelect {
@@ -310,12 +322,12 @@ func newSpanSelect(q warehouse.SpanQuery, r warehouse.SpanRead, snapshot int64) 
 
 // where joins the match (base and filters) and the continuation.
 func (sel spanSelect) where() (string, []any) {
-	return joinWhere(sel.base, sel.filters, sel.after)
+	return joinWhere(sel.base, sel.filters, sel.text, sel.after)
 }
 
 // match joins the base and the filters: every match of the query.
 func (sel spanSelect) match() (string, []any) {
-	return joinWhere(sel.base, sel.filters)
+	return joinWhere(sel.base, sel.filters, sel.text)
 }
 
 func joinWhere(parts ...sqlfilter.Where) (string, []any) {
@@ -358,6 +370,9 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		plan = s.forceAccess(plan)
 	}
 	sel := newSpanSelect(q, r, snapshot)
+	if err := s.planText(ctx, tx, q, snapshot, &plan, &sel); err != nil {
+		return out, err
+	}
 	out.Spans = make([]warehouse.Span, 0, min(r.Limit, 64))
 	out.Seqs = make([]int64, 0, min(r.Limit, 64))
 	budget := warehouse.NewPageBudget(r.MaxBytes)
@@ -380,7 +395,13 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 		return out, err
 	}
 	if r.NeedsCount(len(out.Spans), out.Cut) {
-		if out.Total, err = plan.count(ctx, tx, q, sel, snapshot); err != nil {
+		count := plan.count
+		if plan.textMatch != "" {
+			count = func(ctx context.Context, tx querier, _ warehouse.SpanQuery, sel spanSelect, _ int64) (int64, error) {
+				return plan.countText(ctx, tx, sel)
+			}
+		}
+		if out.Total, err = count(ctx, tx, q, sel, snapshot); err != nil {
 			return out, fmt.Errorf("count: %w", err)
 		}
 	}
@@ -409,6 +430,8 @@ func (s *Store) readTx(ctx context.Context, op string) (*sql.Tx, error) {
 func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (query string, args []any, bySeq bool) {
 	where, args := sel.where()
 	switch p.access {
+	case accessText:
+		return "SELECT seq FROM spans NOT INDEXED WHERE " + where + sel.order() + " LIMIT ?", append(args, limit), true
 	case accessCandidates:
 		cand, candArgs := p.pr.candidatesSQL(*p.post)
 		return "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
@@ -636,7 +659,7 @@ func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect,
 	for err == nil && ok && len(page) < r.Limit {
 		need := r.Limit - len(page)
 		chunk := need
-		if len(sel.filters.Conds) > 0 {
+		if len(sel.filters.Conds) > 0 || len(sel.text.Conds) > 0 {
 			// Enough entries for the page at the filters' selectivity,
 			// twice over.
 			chunk = int(min(max(256, 2*float64(need)/selectivity), 50000))
@@ -648,7 +671,7 @@ func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect,
 		if err != nil {
 			break
 		}
-		if page, err = takeMatches(ctx, tx, sel.filters, entries, page, r.Limit); err != nil {
+		if page, err = takeMatches(ctx, tx, sel.filters, sel.keepText(entries), page, r.Limit); err != nil {
 			break
 		}
 		if len(entries) == chunk && len(page) < r.Limit {

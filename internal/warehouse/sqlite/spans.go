@@ -22,6 +22,10 @@ const insertSpanSQL = `INSERT OR FAIL INTO spans (seq, environment, timestamp, d
 // spanColumns is the number of columns insertSpanSQL names.
 const spanColumns = 32
 
+// insertSpanTextSQL starts the insert of spans' search texts into the
+// full-text index (migration 00027).
+const insertSpanTextSQL = `INSERT INTO span_text (rowid, text) VALUES `
+
 const selectSpanColumns = `seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
 	parent_span_id, trace_state, span_name, span_kind, service_name, scope_name, scope_version, status_code,
 	status_message, workflow_name, entity_name, agent_name, request_model, response_model, vendor,
@@ -116,6 +120,8 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	}
 	rows := newRowInserter(tx, s.stmts, insertSpanSQL, spanColumns, rowsPerInsert)
 	defer rows.close()
+	texts := newRowInserter(tx, s.stmts, insertSpanTextSQL, 2, rowsPerInsert)
+	defer texts.close()
 	index := newPostings(spanPostingTables, seq+1)
 	var counts minuteCounts
 	var evalCounts warehouse.EvaluationCountChanges
@@ -140,6 +146,11 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 			p.evaluations, p.verdicts); err != nil {
 			return rep, fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
+		if p.search != "" && !s.noSearchIndex {
+			if err := texts.add(ctx, seq, p.search); err != nil {
+				return rep, fmt.Errorf("write spans: search index: %w", mapErr(err))
+			}
+		}
 		index.add(seq, sp.Environment, sp.Timestamp, p.hashes)
 		vals.add(sp.Environment, hourOf(sp.Timestamp), seq, p.values)
 		counts.add(sp.Environment, sp.Timestamp, 1)
@@ -148,6 +159,9 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	}
 	if err := rows.flush(ctx); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
+	}
+	if err := texts.flush(ctx); err != nil {
+		return rep, fmt.Errorf("write spans: search index: %w", mapErr(err))
 	}
 	if err := index.write(ctx, tx, s.stmts); err != nil {
 		return rep, fmt.Errorf("write spans: attribute index: %w", mapErr(err))

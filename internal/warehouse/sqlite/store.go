@@ -88,6 +88,9 @@ type Store struct {
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it;
 	// 0 keeps reads off the postings).
 	maxIndexCandidates int
+	// noSearchIndex, set by benchmarks, leaves span_text out of writes
+	// (the writer's cost without the full-text index).
+	noSearchIndex bool
 	// forceAccess, set by tests, overrides the planner's choice.
 	forceAccess func(spanPlan) spanPlan
 	// plainPointReads, set by tests, reads metric pages and totals

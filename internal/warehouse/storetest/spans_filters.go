@@ -62,6 +62,8 @@ func testSpanFilters(t *testing.T, open Opener) {
 		{"less_than", []F{{Field: "tokens", Operator: warehouse.OpLessThan, Value: "10"}}, []string{"s3"}},
 		{"less_than_or_equal fraction", []F{{Field: "tokens", Operator: warehouse.OpLessThanOrEqual, Value: "3.5"}}, []string{"s3"}},
 		{"contains is case-sensitive", []F{{Field: "span_name", Operator: warehouse.OpContains, Value: "chat"}}, []string{"s1", "s2"}},
+		{"contains_fold ignores case", []F{{Field: "span_name", Operator: warehouse.OpContainsFold, Value: "CHAT.c"}}, []string{"s1", "s4"}},
+		{"contains_fold column", []F{{Field: "workflow_name", Operator: warehouse.OpContainsFold, Value: "WF-"}}, []string{"s1", "s2"}},
 		{"contains attribute", []F{{Field: "user.id", Operator: warehouse.OpContains, Value: "o"}}, []string{"s2", "s3"}},
 		{"contains unicode", []F{{Field: "span_name", Operator: warehouse.OpContains, Value: "✓"}}, []string{"s5"}},
 		{"starts_with", []F{{Field: "span_name", Operator: warehouse.OpStartsWith, Value: "chat."}}, []string{"s1", "s2"}},

@@ -118,6 +118,7 @@ type Console struct {
 	opts     Options
 	signer   *signer
 	sessions *sessionCache
+	suggest  *suggestCache
 	pages    map[string]*template.Template
 	mux      *http.ServeMux
 	static   http.Handler
@@ -171,7 +172,7 @@ func New(opts Options) (*Console, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: static files: %w", err)
 	}
-	c := &Console{opts: opts, signer: newSigner(opts.SessionKeys, opts.Now), sessions: newSessionCache(), pages: pages, mux: http.NewServeMux(),
+	c := &Console{opts: opts, signer: newSigner(opts.SessionKeys, opts.Now), sessions: newSessionCache(), suggest: newSuggestCache(), pages: pages, mux: http.NewServeMux(),
 		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub))}
 	c.routes()
 	return c, nil

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,6 +30,11 @@ const (
 	customTimeLayout = "2006-01-02T15:04"
 	// defaultListLimit is the page size of the traces list.
 	defaultListLimit = 50
+	// maxBack bounds the cursors a list link keeps for its previous-page
+	// links (beyond, "First page" goes back).
+	maxBack = 20
+	// firstPage stands for the first page in the back stack.
+	firstPage = "first"
 )
 
 // listParams is the state of the traces list, read from and written to
@@ -53,6 +59,13 @@ type listParams struct {
 	// Annotation is "<task>.<tag>:<value>": only the traces annotated so
 	// (annotationapi.TraceFilter).
 	Annotation string
+	// Q is a full-text search in prompts and completions
+	// (warehouse.SearchTerms), "" none.
+	Q string
+	// Back is the stack of the cursors of the pages before this one, the
+	// latest last ("first" for the first page): the previous-page link
+	// pops it (at most maxBack kept).
+	Back []string
 	// View is "traces" (one row per trace) or "spans".
 	View string
 	// Sort is a span sort key (spans view); Order is asc or desc.
@@ -115,6 +128,22 @@ func parseListParams(v url.Values, now time.Time) (p listParams, errs map[string
 			errs["annotation"] = err.Error()
 		} else {
 			p.Annotation = s
+		}
+	}
+	if q := strings.TrimSpace(v.Get("q")); q != "" {
+		p.Q = q
+		if _, err := warehouse.SearchTerms(q); err != nil {
+			var qe *warehouse.QueryError
+			if errors.As(err, &qe) {
+				errs["q"] = "search " + qe.Msg
+			} else {
+				errs["q"] = err.Error()
+			}
+		}
+	}
+	for _, b := range v["back"] {
+		if b != "" && len(p.Back) < maxBack {
+			p.Back = append(p.Back, b)
 		}
 	}
 	p.View = v.Get("view")
@@ -230,12 +259,17 @@ func (p listParams) filters() []warehouse.Filter {
 			fs = append(fs, warehouse.Filter{Field: field, Operator: warehouse.OpEquals, Value: value})
 		}
 	}
-	eq("service_name", p.Service)
-	eq("workflow_name", p.Workflow)
+	contains := func(field, value string) {
+		if value != "" {
+			fs = append(fs, warehouse.Filter{Field: field, Operator: warehouse.OpContainsFold, Value: value})
+		}
+	}
+	contains("service_name", p.Service)
+	contains("workflow_name", p.Workflow)
 	eq("agent_name", p.Agent)
 	eq("entity_name", p.Entity)
 	eq("span_name", p.Span)
-	eq("request_model", p.Model)
+	contains("request_model", p.Model)
 	if p.Status == "error" {
 		eq("status_code", "STATUS_CODE_ERROR")
 	}
@@ -282,6 +316,7 @@ func (p listParams) values(pinned bool) url.Values {
 	}
 	set("verdict", p.Verdict)
 	set("annotation", p.Annotation)
+	set("q", p.Q)
 	if p.View != "traces" {
 		v.Set("view", p.View)
 	}

@@ -97,6 +97,8 @@ type textPart struct {
 	Text  string
 	Mark  bool
 	Title string // what found it, for the mark's tooltip
+	// Hit marks a search hit (styled apart from a finding).
+	Hit bool
 }
 
 // roleClasses are the roles with their own style.
@@ -287,8 +289,11 @@ type traceData struct {
 	// Session and User name the selected span's conversation and user,
 	// linked to their traces (nil when the span names none).
 	Session, User *identityLink
+	// Search lists the terms of the list's search (q) whose hits are
+	// marked ("" none).
+	Search string
 	// InputParts and OutputParts are Input and Output with the findings
-	// marked (nil: none).
+	// and search hits marked (nil: none).
 	InputParts, OutputParts []textPart
 	Attributes              []kv
 	Resource                []kv
@@ -349,10 +354,22 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 		data.Ticks = append(data.Ticks, tick{X: float64(i) * 250, Label: formatDuration(int64(float64(end-start) * float64(i) / 4))})
 	}
 	selected := r.URL.Query().Get("span")
+	// A search from the list (q) marks its hits; the links keep it, and
+	// without a chosen span the first span it matches is shown.
+	terms, _ := warehouse.SearchTerms(strings.TrimSpace(r.URL.Query().Get("q")))
+	data.Search = strings.Join(terms, " · ")
 	sel := &data.Rows[0]
+	found := false
 	for i := range data.Rows {
-		if data.Rows[i].Span.SpanID == selected {
-			sel = &data.Rows[i]
+		row := &data.Rows[i]
+		if len(terms) > 0 {
+			row.Link = withSearch(row.Link, r.URL.Query().Get("q"))
+			if selected == "" && !found && len(warehouse.SearchHits(warehouse.SearchText(row.Span), terms)) > 0 {
+				sel, found = row, true
+			}
+		}
+		if row.Span.SpanID == selected {
+			sel = row
 		}
 	}
 	sel.Selected = true
@@ -363,6 +380,7 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 		data.SelUsage, data.SelCost = &us[0], c.costText(us)
 	}
 	fillSpanDetails(&data, sel.Span)
+	markSearchHits(&data, terms)
 	refs := c.monitorRefs(r.Context(), t, sel.Span.Evaluations)
 	for i := range data.Evaluations {
 		data.Evaluations[i].Monitor = refs[data.Evaluations[i].MonitorID]
@@ -453,6 +471,21 @@ func fillSpanDetails(data *traceData, s *warehouse.Span) {
 	}
 	raw, _ := json.MarshalIndent(httpapi.SpanView(*s), "", "  ")
 	data.RawJSON = string(raw)
+}
+
+// markSearchHits marks the hits of a search's terms in the selected span's
+// messages, input and output (beside the findings already marked).
+func markSearchHits(data *traceData, terms []string) {
+	if len(terms) == 0 {
+		return
+	}
+	for _, msgs := range [][]message{data.Prompts, data.Completions} {
+		for i := range msgs {
+			msgs[i].Parts = markHits(msgs[i].Parts, msgs[i].Content, terms)
+		}
+	}
+	data.InputParts = markHits(data.InputParts, data.Input, terms)
+	data.OutputParts = markHits(data.OutputParts, data.Output, terms)
 }
 
 // messages reads the chat messages of a prompts or completions map

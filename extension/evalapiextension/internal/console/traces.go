@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,6 +78,9 @@ type listRow struct {
 	// by its id; FeedbackTitle lists them for the hover.
 	Feedback      int
 	FeedbackTitle string
+	// Input and Output are the previews: the first user prompt and the
+	// last completion, cut short, search hits marked.
+	Input, Output []textPart
 	traceID       string
 	spanID        string
 }
@@ -104,14 +108,20 @@ type tracesData struct {
 	Matched            int64
 	// CutByBytes: the spans of this page reached the page's size bound
 	// (warehouse.DefaultPageBytes) before its limit; the next page goes on.
-	CutByBytes   bool
-	NextLink     string
-	FirstLink    string
+	CutByBytes bool
+	NextLink   string
+	FirstLink  string
+	// PrevLink goes back one page ("" on the first page, or when the
+	// page's link kept no earlier cursor: FirstLink then).
+	PrevLink     string
 	ViewLinks    map[string]string
 	Sorts        map[string]sortLink
 	OrderLink    string
 	Evaluators   []string
 	VerdictLabel string
+	// Suggest are the values the service, workflow and model filters
+	// offer (a datalist each).
+	Suggest suggestions
 }
 
 func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
@@ -153,6 +163,13 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 		data.Sorts[string(key)] = sl
 	}
 	data.FirstLink = p.url(false, nil)
+	data.PrevLink = p.prevLink()
+	data.Suggest = c.suggestions(r.Context(), t.Environment)
+	if msg, bad := errs["q"]; bad {
+		data.Errors["query"] = msg
+		c.render(w, r, http.StatusBadRequest, "traces", page{Title: "Traces", Nav: "traces", Data: data})
+		return
+	}
 	filters, err := c.listFilters(r.Context(), t, p)
 	if err != nil {
 		c.unavailable(w, r, err)
@@ -228,18 +245,20 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 		return err
 	}
 	page, err := tr.QueryTraces(r.Context(), warehouse.TraceQuery{
-		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters,
+		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters, Text: p.Q,
 		Desc: p.Order == "desc", Limit: p.Limit, Cursor: cursor,
 	})
 	if err != nil {
 		return err
 	}
 	data.Matched = -1 // a trace page does not count its matches
+	terms := p.terms()
 	for _, tr := range page.Traces {
 		row := listRow{
 			traceID: tr.TraceID,
-			Link:    traceLink(tr.TraceID, tr.Start, ""),
-			Start:   tr.Start, Name: tr.Root.SpanName, Duration: tr.End - tr.Start, Tokens: tr.TotalTokens,
+			Link:    withSearch(traceLink(tr.TraceID, tr.Start, ""), p.Q),
+			Input:   preview(tr.Input, terms), Output: preview(tr.Output, terms),
+			Start: tr.Start, Name: tr.Root.SpanName, Duration: tr.End - tr.Start, Tokens: tr.TotalTokens,
 			Spans: tr.SpanCount, Errors: tr.ErrorCount, NoRoot: !tr.HasRoot, Partial: tr.Partial,
 			Service: strings.Join(tr.Services, ", "), Workflow: strings.Join(tr.Workflows, ", "), Model: strings.Join(tr.Models, ", "),
 		}
@@ -266,7 +285,7 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 		return err
 	}
 	page, err := c.opts.Store.QuerySpans(r.Context(), warehouse.SpanQuery{
-		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters,
+		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters, Text: p.Q,
 		SortBy: warehouse.SortKey(p.Sort), Desc: p.Order == "desc", Limit: p.Limit, Cursor: cursor,
 	})
 	if err != nil {
@@ -274,11 +293,14 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 	}
 	data.Matched = page.TotalResults
 	data.CutByBytes = page.CutByBytes
+	terms := p.terms()
 	for _, s := range page.Spans {
 		row := listRow{
 			traceID: s.TraceID, spanID: s.SpanID,
-			Link:  traceLink(s.TraceID, s.Timestamp, s.SpanID),
-			Start: s.Timestamp, Service: s.ServiceName, Workflow: s.WorkflowName, Name: s.SpanName,
+			Link:   withSearch(traceLink(s.TraceID, s.Timestamp, s.SpanID), p.Q),
+			Input:  preview(warehouse.FirstUserPrompt(&s), terms),
+			Output: preview(warehouse.LastCompletion(&s), terms),
+			Start:  s.Timestamp, Service: s.ServiceName, Workflow: s.WorkflowName, Name: s.SpanName,
 			Duration: s.Duration, Tokens: s.TotalTokens, Model: firstNonEmpty(s.RequestModel, s.ResponseModel), Spans: 1,
 		}
 		if s.StatusCode == "STATUS_CODE_ERROR" {
@@ -308,9 +330,36 @@ func (c *Console) nextLink(ctx context.Context, kind, env string, p listParams, 
 		return err
 	}
 	if sealed != "" {
-		data.NextLink = p.url(true, func(v url.Values) { v.Set("cursor", sealed) })
+		back := append(append([]string(nil), p.Back...), cmp.Or(p.Cursor, firstPage))
+		if len(back) > maxBack {
+			back = back[len(back)-maxBack:]
+		}
+		data.NextLink = p.url(true, func(v url.Values) { v.Set("cursor", sealed); v["back"] = back })
 	}
 	return nil
+}
+
+// prevLink is the link of the page before p's: the top of its back stack
+// ("" when the stack is empty).
+func (p listParams) prevLink() string {
+	if len(p.Back) == 0 || p.Cursor == "" {
+		return ""
+	}
+	top, rest := p.Back[len(p.Back)-1], p.Back[:len(p.Back)-1]
+	return p.url(true, func(v url.Values) {
+		if top != firstPage {
+			v.Set("cursor", top)
+		}
+		if len(rest) > 0 {
+			v["back"] = rest
+		}
+	})
+}
+
+// terms are the search terms of p's q (nil: none or invalid).
+func (p listParams) terms() []string {
+	terms, _ := warehouse.SearchTerms(p.Q)
+	return terms
 }
 
 // openCursor returns the warehouse cursor inside a cursor of this

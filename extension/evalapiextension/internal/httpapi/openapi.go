@@ -419,6 +419,7 @@ func spanQueryParams() []obj {
 		queryParam("sort_order", "string", "ASC (default) or DESC.", false), queryParam("sort_by", "string", "", false),
 		queryParam("cursor", "string", "The previous next_cursor.", false), queryParam("limit", "integer", "Default 100, at most 1000.", false),
 		queryParam("filters", "string", "A URL-encoded JSON array of {id, operator, value}.", false),
+		queryParam("q", "string", "evalcol extension: full-text search in the spans' prompts and completions, case-insensitive: words and \"quoted phrases\", all required, each matched from the start of a word, its last word as a prefix; at least 2 characters a term (at most 200 bytes, 8 terms); combines with every filter and the cursor.", false),
 		queryParam("annotation", "string", "<task>.<tag>:<value> (value optional): only the traces annotated so, by trace or span id (the latest 1 000 annotation values are read).", false),
 		explainParamDoc(),
 	}

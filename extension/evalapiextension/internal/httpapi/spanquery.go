@@ -36,6 +36,7 @@ var spanParams = map[string]bool{
 	"sort_order": true, "sort_by": true, "cursor": true, "limit": true, "filters": true,
 	"explain":    true, // asks for each evaluation's verdict and explanation (not a filter)
 	"annotation": true, // <task>.<tag>:<value>: the traces annotated so (resolved by the handler)
+	"q":          true, // full-text search in prompts and completions (an evalcol extension)
 }
 
 // ParseSpanQuery parses the query string of GET /v2/warehouse/spans. The
@@ -79,6 +80,7 @@ func ParseSpanQuery(v url.Values) (warehouse.SpanQuery, error) {
 		q.Limit = n
 	}
 	q.Cursor = v.Get("cursor")
+	q.Text = strings.TrimSpace(v.Get("q"))
 	if s := v.Get("filters"); s != "" {
 		fs, err := parseSpanFilters(s)
 		if err != nil {

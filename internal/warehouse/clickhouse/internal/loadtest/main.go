@@ -57,7 +57,7 @@ type config struct {
 	writers, runs      int
 	serverPID          int
 	withSQLite, settle bool
-	keep               bool
+	keep, text         bool
 }
 
 func main() {
@@ -73,6 +73,7 @@ func main() {
 	flag.IntVar(&c.writers, "writers", 1, "concurrent WriteSpans callers")
 	flag.IntVar(&c.runs, "queries", 50, "runs of each query")
 	flag.IntVar(&c.serverPID, "server-pid", 0, "pid of the ClickHouse server, to report its CPU time")
+	flag.BoolVar(&c.text, "text", false, "give each span a prompt and a completion (loadtext's English) and measure the full-text search shapes (q) too")
 	flag.BoolVar(&c.withSQLite, "sqlite", true, "run the same load on the SQLite backend for comparison")
 	flag.Parse()
 	if c.addr == "" {
@@ -90,6 +91,9 @@ func run(ctx context.Context, c config) error {
 	// The spans, generated once so that both backends get the same data
 	// and generation stays out of the timings.
 	g := spangen.New(env, 1)
+	if c.text {
+		g.WithText(1)
+	}
 	var batches [][]warehouse.Span
 	for i := 0; i < c.spans; i += c.batch {
 		k := min(c.batch, c.spans-i)
@@ -144,7 +148,7 @@ func run(ctx context.Context, c config) error {
 	for _, b := range batches {
 		sample = append(sample, b[0])
 	}
-	ws := workload{env: env, start: start, end: end, sample: sample, runs: c.runs}
+	ws := workload{env: env, start: start, end: end, sample: sample, runs: c.runs, text: c.text}
 	for _, s := range stores {
 		ws.stores = append(ws.stores, namedStore{s.name, s.st})
 	}
@@ -174,6 +178,7 @@ type workload struct {
 	start, end int64
 	sample     []warehouse.Span
 	runs       int
+	text       bool
 	stores     []namedStore
 }
 
@@ -183,6 +188,9 @@ func (ws workload) run(ctx context.Context, phase string) error {
 	window := func(width int64) (int64, int64) { return spangen.Window(rng, start, end, width) }
 	day := spangen.Day
 	queries := spangen.TargetQueries(rng, start, end, sample)
+	if ws.text {
+		queries = append(queries, spangen.SearchQueries(rng, start, end)...)
+	}
 	metricQueries := []struct {
 		name string
 		make func() warehouse.MetricQuery

@@ -56,6 +56,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	reuse := flag.Bool("reuse", false, "query the warehouse.db a run with the same -dir, -spans and -days left (no fill)")
 	only := flag.String("only", "", "run only the query shapes whose name contains this")
+	text := flag.Bool("text", false, "give each span a prompt and a completion (loadtext's English) and measure the full-text search shapes (q) too (with -reuse: a warehouse filled with -text)")
 	points := flag.Int("points", 0, "also write this many metric points (evaluator results) and measure the metric query shapes (with -reuse: measure them)")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -68,14 +69,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background(), *n, *points, *days, *batch, *runs, *dir, *reuse, *only); err != nil {
+	if err := run(context.Background(), *n, *points, *days, *batch, *runs, *dir, *reuse, *only, *text); err != nil {
 		log.Print(err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, points, days, batch, runs int, dir string, reuse bool, only string) error {
+func run(ctx context.Context, n, points, days, batch, runs int, dir string, reuse bool, only string, text bool) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "evalcol-loadtest-")
 		if err != nil {
@@ -91,7 +92,7 @@ func run(ctx context.Context, n, points, days, batch, runs int, dir string, reus
 	var traces []warehouse.Span // a sample, for query (d)
 	if !reuse {
 		var err error
-		if traces, err = fill(ctx, path, env, n, batch, start, end); err != nil {
+		if traces, err = fill(ctx, path, env, n, batch, start, end, text); err != nil {
 			return err
 		}
 	}
@@ -119,6 +120,9 @@ func run(ctx context.Context, n, points, days, batch, runs int, dir string, reus
 	// The shapes every backend measures, then the other shapes of this
 	// one: every sort key, every filter operator.
 	queries := append(spangen.TargetQueries(rng, start, end, traces), moreQueries(rng, start, end)...)
+	if text {
+		queries = append(queries, spangen.SearchQueries(rng, start, end)...)
+	}
 	for _, qd := range queries {
 		if !strings.Contains(qd.Name, only) {
 			continue
@@ -221,12 +225,15 @@ func moreQueries(rng *rand.Rand, start, end int64) []spangen.Query {
 
 // fill writes n spans over [start, end) in batches and prints the ingest
 // speed and the file size; it returns one span of each batch.
-func fill(ctx context.Context, path, env string, n, batch int, start, end int64) ([]warehouse.Span, error) {
+func fill(ctx context.Context, path, env string, n, batch int, start, end int64, text bool) ([]warehouse.Span, error) {
 	st, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		return nil, err
 	}
 	g := spangen.New(env, 1)
+	if text {
+		g.WithText(1)
+	}
 	var writeTime, writeCPU time.Duration
 	var traces []warehouse.Span
 	var protoBytes int64

@@ -1,0 +1,210 @@
+package sqlite
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+)
+
+// TestSearchPathsAgree runs full-text searches through the FTS
+// candidates (few matches) and through the per-span probe (many: the
+// candidate limit at 0), with several sorts and a filter, paging, and
+// compares both with the spans whose search text holds every term (Go).
+func TestSearchPathsAgree(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	defer st.Close()
+	start := int64(1_790_000_000_000)
+	spans := spangen.New("env", 11).WithText(3).Batch(2000, start, start+4*3600*1000)
+	if err := st.WriteSpans(ctx, spans); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		q    warehouse.SpanQuery
+	}{
+		{"word, time", warehouse.SpanQuery{Text: "Invoice", Desc: true}},
+		{"phrase, duration", warehouse.SpanQuery{Text: `"the inv"`, SortBy: warehouse.SortDuration, Desc: true}},
+		{"two words, tokens, range", warehouse.SpanQuery{Text: "garden weather", SortBy: warehouse.SortTotalTokens,
+			FromMs: start + 3600*1000, ToMs: start + 3*3600*1000}},
+		{"word and filter, span name", warehouse.SpanQuery{Text: "jane.doe@EXAMPLE", SortBy: warehouse.SortSpanName,
+			Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.q
+			q.Environments, q.Limit = []string{"env"}, 40
+			terms, err := warehouse.SearchTerms(q.Text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i := range spans {
+				sp := &spans[i]
+				text := warehouse.SearchText(sp)
+				all := true
+				for _, term := range terms {
+					all = all && len(warehouse.SearchHits(text, []string{term})) > 0
+				}
+				inRange := sp.Timestamp >= q.FromMs && (q.ToMs == 0 || sp.Timestamp <= q.ToMs)
+				if all && inRange && (len(q.Filters) == 0 || sp.RequestModel == "gpt-4o") {
+					want = append(want, sp.SpanID)
+				}
+			}
+			slices.Sort(want)
+			collect := func(maxCandidates int) (ids []string, total int64) {
+				st.maxIndexCandidates = maxCandidates
+				defer func() { st.maxIndexCandidates = defaultMaxIndexCandidates }()
+				q := q
+				for {
+					page, err := st.QuerySpans(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					total = page.TotalResults
+					for _, sp := range page.Spans {
+						ids = append(ids, sp.SpanID)
+					}
+					if page.NextCursor == "" {
+						return ids, total
+					}
+					q.Cursor = page.NextCursor
+				}
+			}
+			few, fewTotal := collect(defaultMaxIndexCandidates)
+			many, manyTotal := collect(0)
+			if len(few) == 0 || !slices.Equal(few, many) || fewTotal != manyTotal || fewTotal != int64(len(few)) {
+				t.Fatalf("candidates: %d spans (total %d); probe: %d spans (total %d); want the same, non-empty",
+					len(few), fewTotal, len(many), manyTotal)
+			}
+			slices.Sort(few)
+			if !slices.Equal(few, want) {
+				t.Errorf("found %d spans, want the %d whose text holds %q", len(few), len(want), terms)
+			}
+		})
+	}
+}
+
+// TestSearchIndexFollowsRetention: a pruned span leaves the index.
+func TestSearchIndexFollowsRetention(t *testing.T) {
+	ctx := context.Background()
+	st := openRetention(t, warehouse.Retention{Spans: time.Hour, Grace: -1})
+	old := time.Now().Add(-48 * time.Hour).UnixMilli()
+	spans := spangen.New("env", 5).WithText(5).Batch(50, old, old+1000)
+	if err := st.WriteSpans(ctx, spans); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int) {
+		if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM span_text WHERE span_text MATCH '"the"*'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count() != 50 {
+		t.Fatalf("indexed %d spans, want 50", count())
+	}
+	if _, err := st.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d spans still indexed after the retention pruned them", n)
+	}
+}
+
+// BenchmarkWriteSpansSearchIndex measures the writer's cost of the
+// full-text index: the same spans with a prompt and a completion
+// (spangen.WithText, ~180–840 bytes of English) written into a store
+// without the index (off), with it (unicode61, the shipped word index),
+// and with a trigram index in its place, for comparison. Generating the
+// spans is not counted. Compare spans/cpu-s of the cases of one run:
+//
+//	go test -run '^$' -bench WriteSpansSearchIndex -benchtime 40x -count 3 ./internal/warehouse/sqlite/
+func BenchmarkWriteSpansSearchIndex(b *testing.B) {
+	for _, tc := range []string{"off", "unicode61", "trigram"} {
+		b.Run(tc, func(b *testing.B) {
+			ctx := context.Background()
+			st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			switch tc {
+			case "off":
+				st.noSearchIndex = true
+			case "trigram":
+				if _, err := st.writer.ExecContext(ctx, `DROP TABLE span_text`); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := st.writer.ExecContext(ctx, `CREATE VIRTUAL TABLE span_text USING fts5(text, content='', contentless_delete=1, tokenize='trigram')`); err != nil {
+					b.Fatal(err)
+				}
+			}
+			const batch = 1000
+			g := spangen.New("bench", 1).WithText(1)
+			ts := int64(1_790_000_000_000)
+			var cpu, wall time.Duration
+			n := 0
+			for b.Loop() {
+				spans := g.Batch(batch, ts, ts+60_000)
+				ts += 60_000
+				c0, t0 := spangen.CPUTime(), time.Now()
+				if err := st.WriteSpans(ctx, spans); err != nil {
+					b.Fatal(err)
+				}
+				cpu += spangen.CPUTime() - c0
+				wall += time.Since(t0)
+				n += batch
+			}
+			b.ReportMetric(float64(n)/wall.Seconds(), "spans/s")
+			b.ReportMetric(float64(n)/cpu.Seconds(), "spans/cpu-s")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// TestSearchBackfill runs migration 00027's fill of the index from stored
+// spans (derived content and stored messages) and expects the searches the
+// writer's own index answers.
+func TestSearchBackfill(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	defer st.Close()
+	derived := warehouse.Span{Environment: "env", TraceID: "t1", SpanID: "s1", Timestamp: 1000, SpanAttributes: map[string]string{
+		"gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": "Where is my Parcel?", "gen_ai.completion.0.content": "On its way"}}
+	warehouse.DeriveContent(&derived)
+	stored := warehouse.Span{Environment: "env", TraceID: "t2", SpanID: "s2", Timestamp: 2000,
+		Prompts: map[string]string{"llm.prompts.0.role": "user", "llm.prompts.0.content": "refund please"}, Output: "no refund"}
+	if err := st.WriteSpans(ctx, []warehouse.Span{derived, stored}); err != nil {
+		t.Fatal(err)
+	}
+	sqlText, err := fs.ReadFile(migrations, "00027_span_text.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := string(sqlText[strings.Index(string(sqlText), "INSERT INTO span_text"):])
+	if _, err := st.writer.ExecContext(ctx, "DELETE FROM span_text"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.writer.ExecContext(ctx, fill); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{"parcel": "s1", `"its way"`: "s1", "REFUND please": "s2", "user": ""} {
+		page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"env"}, Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, sp := range page.Spans {
+			got += sp.SpanID
+		}
+		if got != want {
+			t.Errorf("q=%s after the migration's fill: %q, want %q", q, got, want)
+		}
+	}
+}
