@@ -200,7 +200,50 @@ func span(sp ptrace.Span, env, service string, resAttrs map[string]string, scope
 		DerivedContent: true,
 	}
 	s.Evaluations = evaluations(sp.Events())
+	s.SpanAttributes = keepException(s.SpanAttributes, sp.Events())
 	return s
+}
+
+// Exception attributes (OpenTelemetry's exception event).
+const (
+	AttrExceptionType       = "exception.type"
+	AttrExceptionMessage    = "exception.message"
+	AttrExceptionStacktrace = "exception.stacktrace"
+	// maxStacktraceBytes bounds the stack trace kept.
+	maxStacktraceBytes = 16 << 10
+)
+
+// keepException keeps the span's last exception event (the error an
+// instrumentation recorded: its type, message and stack trace) as span
+// attributes of the same names, which the warehouse stores, filters and
+// searches like the others; attributes the span already has win. The
+// stack trace is cut to 16 KiB. It returns attrs (made when it was nil).
+func keepException(attrs map[string]string, events ptrace.SpanEventSlice) map[string]string {
+	for i := events.Len() - 1; i >= 0; i-- {
+		ev := events.At(i)
+		if ev.Name() != "exception" {
+			continue
+		}
+		for _, k := range []string{AttrExceptionType, AttrExceptionMessage, AttrExceptionStacktrace} {
+			v, ok := ev.Attributes().Get(k)
+			if !ok || v.AsString() == "" {
+				continue
+			}
+			if _, has := attrs[k]; has {
+				continue
+			}
+			if attrs == nil {
+				attrs = map[string]string{}
+			}
+			text := v.AsString()
+			if k == AttrExceptionStacktrace && len(text) > maxStacktraceBytes {
+				text = strings.ToValidUTF8(text[:maxStacktraceBytes], "") + "\n…"
+			}
+			attrs[k] = text
+		}
+		return attrs
+	}
+	return attrs
 }
 
 func parentID(sp ptrace.Span) string {

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -128,6 +129,9 @@ func sendTrace(t *testing.T, c *testcollector.Collector, key string, turns ...ex
 			}
 			sp.SetAttributes(attrs...)
 			if x.Err != "" {
+				// As instrumentations record a failed call: an exception
+				// event (type, message, stack) and the error status.
+				sp.RecordError(errors.New(x.Err+` <script>alert("stack")</script>`), trace.WithStackTrace(true))
 				sp.SetStatus(codes.Error, x.Err)
 			}
 			time.Sleep(3 * time.Millisecond)

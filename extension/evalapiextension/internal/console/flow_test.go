@@ -322,7 +322,24 @@ func TestConsoleInBrowser(t *testing.T) {
 		if h := eval[float64](b, `document.querySelector("#attributes pre.long.folded").getBoundingClientRect().height`); h <= 0 || h > 300 {
 			t.Errorf("folded attribute height %v", h)
 		}
-		b.run("unfold it", chromedp.Click(chromedp.CSS(`#attributes button.unfold`)))
+		// The exception the SDK recorded: type and message shown, escaped,
+		// the stack folded until opened.
+		if got := b.text("#span-exception"); !strings.Contains(got, "*errors.errorString") || !strings.Contains(got, `rate limited <script>alert("stack")</script>`) {
+			t.Errorf("exception shown as %q, want the SDK's type and the message as text", got)
+		}
+		if open := eval[bool](b, `document.querySelector("#span-exception details.stack").open`); open {
+			t.Error("the stack trace starts unfolded")
+		}
+		if st := eval[string](b, `document.querySelector("#exception-stack").textContent`); !strings.Contains(st, "goroutine") && !strings.Contains(st, ".go:") {
+			t.Errorf("stack trace %q, want the SDK's Go stack", truncated(st, 200))
+		}
+		eval[bool](b, `(() => { const e = document.querySelector("#span-exception"); e.querySelector("details").open = true; e.scrollIntoView(); return true })()`)
+		b.screenshot("trace-exception")
+		// Two long values: the retrieved documents and the kept stack trace.
+		if n := eval[int](b, `document.querySelectorAll("#attributes button.unfold").length`); n != 2 {
+			t.Errorf("%d long attributes folded, want 2", n)
+		}
+		b.run("unfold them", chromedp.Click(chromedp.CSS(`#attributes button.unfold`)), chromedp.Click(chromedp.CSS(`#attributes pre.long.folded + button.unfold`)))
 		if n := eval[int](b, `document.querySelectorAll("#attributes pre.long.folded").length`); n != 0 {
 			t.Errorf("%d attributes still folded after the click", n)
 		}

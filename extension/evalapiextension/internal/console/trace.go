@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"encoding/json"
+	"github.com/evalcol/evalcol/internal/spanconv"
 	"net/http"
 	"net/url"
 	"sort"
@@ -310,6 +311,24 @@ type traceData struct {
 	// the "add to dataset" form.
 	Notice          string
 	CanAddToDataset bool
+	// Exception is the selected span's recorded exception (nil: none).
+	Exception *exceptionView
+}
+
+// exceptionView is the exception an instrumentation recorded on a span
+// (its last exception event, kept as exception.* attributes).
+type exceptionView struct {
+	Type, Message, Stack string
+}
+
+// exceptionOf returns the exception recorded on s, nil when none.
+func exceptionOf(s *warehouse.Span) *exceptionView {
+	e := &exceptionView{Type: s.SpanAttributes[spanconv.AttrExceptionType], Message: s.SpanAttributes[spanconv.AttrExceptionMessage],
+		Stack: s.SpanAttributes[spanconv.AttrExceptionStacktrace]}
+	if e.Type == "" && e.Message == "" && e.Stack == "" {
+		return nil
+	}
+	return e
 }
 
 // tick is a time label of the waterfall's axis.
@@ -380,6 +399,7 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request) {
 		data.SelUsage, data.SelCost = &us[0], c.costText(us)
 	}
 	fillSpanDetails(&data, sel.Span)
+	data.Exception = exceptionOf(sel.Span)
 	markSearchHits(&data, terms)
 	refs := c.monitorRefs(r.Context(), t, sel.Span.Evaluations)
 	for i := range data.Evaluations {
