@@ -134,11 +134,8 @@ func TestHasPIIMatchesAnalyze(t *testing.T) {
 	}
 	corpus := testcorpus.Texts()
 	step := 1
-	switch {
-	case testing.Short():
+	if testing.Short() {
 		step = 10
-	case raceDetector:
-		step = 5
 	}
 	for i := 0; i < len(corpus); i += step {
 		texts = append(texts, corpus[i])
