@@ -7,18 +7,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcol/evalcol/internal/loadtext"
+	"github.com/evalcol/evalcol/internal/chattext"
 	"github.com/evalcol/evalcol/internal/testcorpus"
 )
 
 // BenchmarkEvaluateVaried runs the five evaluators of the load test's
 // full row through Evaluate on 2 000 distinct texts of 1 KB, cycled: the
-// load test's own texts (loadtext) and LLM-style prose with code,
+// load test's own texts (chattext) and LLM-style prose with code,
 // personal details and benign trigger words (testcorpus.Prose). It
 // reports the process CPU time per call beside the wall time (steadier on
 // a shared machine).
 func BenchmarkEvaluateVaried(b *testing.B) {
-	g := loadtext.New(4)
+	g := chattext.New(4)
 	b.Run("loadgen", func(b *testing.B) { evaluateVaried(b, func() string { return g.Text(1024, 1024) }) })
 	rng := rand.New(rand.NewPCG(4, 2))
 	b.Run("prose", func(b *testing.B) { evaluateVaried(b, func() string { return testcorpus.Prose(rng, 1024) }) })

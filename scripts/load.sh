@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Load test of evalcol: runs the SAME evalcol binary back to back in three
-# configurations and drives each with cmd/loadgen (realistic LLM spans over
+# configurations and drives each with cmd/otlpload (realistic LLM spans over
 # OTLP/HTTP, real OTel Go SDK exporter) at increasing rates:
 #
 #   passthrough  otlp -> batch -> debug exporter (verbosity basic, sampled):
@@ -17,7 +17,7 @@
 #   burst        (only when named in MODES) examples/config.yaml as shipped
 #                (DEFAULT_CONFIG), flooded far above capacity (BURST_ARGS:
 #                25 000 spans/s offered, 128 requests in flight, 30 s, 1 KB
-#                texts); loadgen then checks through the API that every
+#                texts); otlpload then checks through the API that every
 #                span it got a success answer for is stored (the process
 #                stays alive), and the row counts the acknowledged spans
 #                that are not
@@ -41,7 +41,7 @@
 #   scripts/load.sh                 # results in ./_load/results.md
 #   PORT_BASE=30000 scripts/load.sh # ports 38080, 34318, 34317, 38888 instead of 2xxxx
 #   RATES="1000 2000 max" DURATION=10s scripts/load.sh /tmp/out
-#   MODES=full LOADGEN_ARGS="-min-bytes 1024 -max-bytes 1024" LABEL="1 KB" \
+#   MODES=full OTLPLOAD_ARGS="-min-bytes 1024 -max-bytes 1024" LABEL="1 KB" \
 #     APPEND=1 scripts/load.sh /tmp/out   # add rows with 1 KB texts
 #
 #   EVALCOL_BIN=/tmp/old/evalcol PIPELINE=legacy LABEL=old MODES="full nomatch burst" \
@@ -83,8 +83,8 @@ else
   echo "building evalcol..." >&2
   go build -o "$WORK/evalcol" ./cmd/evalcol
 fi
-echo "building loadgen..." >&2
-go build -o "$WORK/loadgen" ./cmd/loadgen
+echo "building otlpload..." >&2
+go build -o "$WORK/otlpload" ./cmd/otlpload
 TELEMETRYGEN=$(command -v telemetrygen || true)
 [[ -z $TELEMETRYGEN && -x $HOME/go/bin/telemetrygen ]] && TELEMETRYGEN=$HOME/go/bin/telemetrygen
 
@@ -218,10 +218,10 @@ run() {
   local report="$OUT/$name.json"
   if [[ $mode == burst ]]; then
     # shellcheck disable=SC2086 # BURST_ARGS is a list of flags
-    "$WORK/loadgen" -endpoint "$HTTP" -api-key "$KEY" $BURST_ARGS -verify-api "$API" >"$report" &
-  elif [[ $gen == loadgen ]]; then
-    # shellcheck disable=SC2086 # LOADGEN_ARGS is a list of flags
-    "$WORK/loadgen" -endpoint "$HTTP" -api-key "$KEY" -rate "$loadrate" -duration "$DURATION" ${LOADGEN_ARGS:-} >"$report" &
+    "$WORK/otlpload" -endpoint "$HTTP" -api-key "$KEY" $BURST_ARGS -verify-api "$API" >"$report" &
+  elif [[ $gen == otlpload ]]; then
+    # shellcheck disable=SC2086 # OTLPLOAD_ARGS is a list of flags
+    "$WORK/otlpload" -endpoint "$HTTP" -api-key "$KEY" -rate "$loadrate" -duration "$DURATION" ${OTLPLOAD_ARGS:-} >"$report" &
   else
     # telemetrygen: --rate is spans/s per worker; 0 means unthrottled.
     local workers=1 tgrate=$loadrate
@@ -251,7 +251,7 @@ run() {
   read -r acc ref exported p50 p99 < <(metrics_summary "$OUT/$name.prom")
   local accps refps
   accps=$(echo "$acc / $secs" | bc -l) refps=$(echo "$ref / $secs" | bc -l)
-  if [[ $gen == loadgen ]]; then # the sender's own count of acknowledged spans
+  if [[ $gen == otlpload ]]; then # the sender's own count of acknowledged spans
     read -r accps refps < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["acknowledged_per_s"], r["refused_per_s"])' "$report")
   fi
   load=$(cut -d' ' -f1 /proc/loadavg)
@@ -259,7 +259,7 @@ run() {
     local verdict
     verdict=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
 print("%d acknowledged, %d refused (503), %d failed (timeouts), %d stored, **%d acknowledged lost**%s" % (r["acknowledged_spans"], r["refused_spans"], r["failed_spans"], r.get("stored_spans", 0), r["acknowledged_lost"], "" if r.get("verified") else " (not verified: %s)" % r.get("verify_error", "")))' "$report")
-    printf '| %s | loadgen, %s | %s | %.0f | – | %.0f | – | – | %.0f | %s | – | – | %s |\n' \
+    printf '| %s | otlpload, %s | %s | %.0f | – | %.0f | – | – | %.0f | %s | – | – | %s |\n' \
       "$mode${LABEL:+ $LABEL}" "$(basename "$DEFAULT_CONFIG")" "$BURST_ARGS" "$accps" "$refps" \
       "$((peak / 1024))" "$verdict" "$load" | tee -a "$OUT/results.md"
     return
@@ -282,10 +282,10 @@ print("%d acknowledged, %d refused (503), %d failed (timeouts), %d stored, **%d 
 
 for mode in $MODES; do
   for rate in $RATES; do
-    run "$mode" "$rate" loadgen
+    run "$mode" "$rate" otlpload
   done
 done
-if [[ -n $TELEMETRYGEN && " $MODES " == *" passthrough "* && -z ${LOADGEN_ARGS:-} ]]; then
+if [[ -n $TELEMETRYGEN && " $MODES " == *" passthrough "* && -z ${OTLPLOAD_ARGS:-} ]]; then
   for rate in $RATES; do
     run passthrough "$rate" telemetrygen
   done

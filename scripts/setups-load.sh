@@ -2,9 +2,9 @@
 # Ingest with auto monitor setups that match nothing, old build vs new build
 # back to back: for each build and each number of setups, a fresh collector
 # (otlp -> memory_limiter -> tenant -> evaluator {api: evalapi}, no static
-# monitor -> warehouse on SQLite, the durable default shape), cmd/loadgen -setups N to create
+# monitor -> warehouse on SQLite, the durable default shape), cmd/otlpload -setups N to create
 # N setups of workflows its spans never carry (in the spans' environment)
-# and wait until they are loaded, then cmd/loadgen unthrottled for DURATION.
+# and wait until they are loaded, then cmd/otlpload unthrottled for DURATION.
 # Records acknowledged spans/s, the collector's CPU over the load phase and
 # acknowledged spans per CPU-second.
 #
@@ -34,11 +34,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "building old ($OLD_REF) and new evalcol, and loadgen..." >&2
+echo "building old ($OLD_REF) and new evalcol, and otlpload..." >&2
 git worktree add --detach "$WORK/old-src" "$OLD_REF" >/dev/null 2>&1
 (cd "$WORK/old-src" && go build -o "$WORK/evalcol-old" ./cmd/evalcol)
 go build -o "$WORK/evalcol-new" ./cmd/evalcol
-go build -o "$WORK/loadgen" ./cmd/loadgen
+go build -o "$WORK/otlpload" ./cmd/otlpload
 OLD_COMMIT=$(git rev-parse --short "$OLD_REF") NEW_COMMIT=$(git rev-parse --short HEAD)
 
 config() {
@@ -84,7 +84,7 @@ run() {
   done
   local setup_s=0
   if ((n > 0)); then
-    setup_s=$("$WORK/loadgen" -endpoint "$HTTP" -api "$API" -api-key "$KEY" -setups "$n" -rate 100 -duration 1s |
+    setup_s=$("$WORK/otlpload" -endpoint "$HTTP" -api "$API" -api-key "$KEY" -setups "$n" -rate 100 -duration 1s |
       python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["setup_seconds"])')
   fi
   sleep 1
@@ -92,7 +92,7 @@ run() {
   t0=$(date +%s.%N) c0=$(cpu_ticks $pid)
   # A long export timeout: before the index, 10 000 setups made one
   # request of 100 spans take more than the default 10 s.
-  "$WORK/loadgen" -endpoint "$HTTP" -api-key "$KEY" -rate 0 -duration "$DURATION" -timeout 120s >"$OUT/$build-$n-$round.json"
+  "$WORK/otlpload" -endpoint "$HTTP" -api-key "$KEY" -rate 0 -duration "$DURATION" -timeout 120s >"$OUT/$build-$n-$round.json"
   t1=$(date +%s.%N) c1=$(cpu_ticks $pid)
   kill $pid && wait $pid || true
   local secs cpu acc load

@@ -44,7 +44,7 @@ import (
 	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/otlpgrpcdecode"
 	"github.com/evalcol/evalcol/internal/partialsuccess"
-	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/monitoringstatus"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
@@ -77,7 +77,7 @@ type evalAPI struct {
 
 	// status follows this collector's matched spans until stored; the
 	// reporter writes it to the warehouse for the other collectors.
-	status      *pipelinestatus.Tracker
+	status      *monitoringstatus.Tracker
 	collectorID string
 
 	telemetry *telemetry // the extension's own metrics, while started
@@ -113,7 +113,7 @@ func newExtension(cfg *Config, set extension.Settings) *evalAPI {
 			Environment: k.Environment, OrganizationID: k.OrganizationID, ProjectID: k.ProjectID, Admin: k.Role == RoleAdmin,
 		}}
 	}
-	return &evalAPI{cfg: cfg, settings: set, keys: tenant.NewKeyring(keys), status: pipelinestatus.NewTracker(), collectorID: newCollectorID()}
+	return &evalAPI{cfg: cfg, settings: set, keys: tenant.NewKeyring(keys), status: monitoringstatus.NewTracker(), collectorID: newCollectorID()}
 }
 
 // newCollectorID names this collector's rows of the pipeline status: the
@@ -195,14 +195,14 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		Setups:        e.setups,
 		Organizations: e.orgs,
 		Mounts:        []httpapi.Mount{annotationapi.New(store), alerts, datasets, experimentapi.New(store, runEvaluator(custom, metered))},
-		MonitoringStatus: &pipelinestatus.Reader{
+		MonitoringStatus: &monitoringstatus.Reader{
 			Store: store, Tracker: e.status, CollectorID: e.collectorID, Live: max(3*e.pollInterval(), 30*time.Second),
-			Setups: func(env string) pipelinestatus.SetupSummary {
-				return pipelinestatus.SetupSummary(e.setups.Summary(env))
+			Setups: func(env string) monitoringstatus.SetupSummary {
+				return monitoringstatus.SetupSummary(e.setups.Summary(env))
 			},
-			Judge: func(ctx context.Context, env string) (pipelinestatus.JudgeBacklog, error) {
+			Judge: func(ctx context.Context, env string) (monitoringstatus.JudgeBacklog, error) {
 				b, err := judgequeue.Pending(ctx, store, env)
-				return pipelinestatus.JudgeBacklog{Items: b.Items, Oldest: b.Oldest}, err
+				return monitoringstatus.JudgeBacklog{Items: b.Items, Oldest: b.Oldest}, err
 			},
 		},
 		EvaluatorLimits: httpapi.EvaluatorLimits{
@@ -286,7 +286,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 		defer e.wg.Done()
 		e.judgeWorker.Run(bg)
 	}()
-	reporter := &pipelinestatus.Reporter{Store: store, Tracker: e.status, CollectorID: e.collectorID, Logger: e.settings.Logger}
+	reporter := &monitoringstatus.Reporter{Store: store, Tracker: e.status, CollectorID: e.collectorID, Logger: e.settings.Logger}
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -472,7 +472,7 @@ func (e *evalAPI) Evaluated(id string) {
 
 // SpansEvaluated records the spans the evaluator processor evaluated
 // (engine.Observer), for the monitoring status.
-func (e *evalAPI) SpansEvaluated(at time.Time, spans []pipelinestatus.MatchedSpan) {
+func (e *evalAPI) SpansEvaluated(at time.Time, spans []monitoringstatus.MatchedSpan) {
 	e.status.Matched(at, spans)
 }
 

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/monitoringstatus"
 	"github.com/evalcol/evalcol/internal/testcollector"
 )
 
 // monitoringStatus is the answer of GET /v2/monitoring/status.
-type monitoringStatus = pipelinestatus.Status
+type monitoringStatus = monitoringstatus.Status
 
 func getStatus(t *testing.T, c *testcollector.Collector, key string) monitoringStatus {
 	t.Helper()

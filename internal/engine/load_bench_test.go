@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/evalcol/evalcol/evaluators"
-	"github.com/evalcol/evalcol/internal/loadtext"
+	"github.com/evalcol/evalcol/internal/chattext"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/testcorpus"
 )
@@ -42,14 +42,14 @@ func benchBatches(b *testing.B, n, size int, text func() string) []ptrace.Traces
 // completion, through the load test's monitor (five real evaluators on
 // every span). 20 distinct batches (4 000 distinct texts) are cycled, so
 // no text is seen twice within a batch. The texts are the load test's own
-// (loadtext, plain English from a small vocabulary) or varied LLM-style
+// (chattext, plain English from a small vocabulary) or varied LLM-style
 // prose with code, personal details and benign trigger words
 // (testcorpus.Prose). It reports the wall time and the process CPU time
 // (all goroutines, GC included) per span; on a shared machine the CPU
 // time is the steadier figure.
 func BenchmarkLoadBatch(b *testing.B) {
 	b.Run("loadgen", func(b *testing.B) {
-		g := loadtext.New(1)
+		g := chattext.New(1)
 		loadBatchBench(b, func() string { return g.Text(1024, 1024) })
 	})
 	b.Run("prose", func(b *testing.B) {
@@ -63,7 +63,7 @@ func BenchmarkLoadBatch(b *testing.B) {
 // (matching, inputs, the evaluations' hand-off and timeouts, events,
 // telemetry).
 func BenchmarkLoadBatchOverhead(b *testing.B) {
-	g := loadtext.New(1)
+	g := chattext.New(1)
 	loadBatchBenchWith(b, func() string { return g.Text(1024, 1024) },
 		func(_ context.Context, def *evaluators.Definition, _ evaluators.Request) (evaluators.Result, error) {
 			return fakeResult(def), nil

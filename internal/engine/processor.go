@@ -26,7 +26,7 @@ import (
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/genai"
 	"github.com/evalcol/evalcol/internal/monitor"
-	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/monitoringstatus"
 	"github.com/evalcol/evalcol/internal/spanconv"
 )
 
@@ -197,7 +197,7 @@ func (p *Processor) SetProvider(pr monitor.Provider) {
 // status): once per batch, the spans with at least one evaluation, their
 // environment and outcomes. It must not block.
 type Observer interface {
-	SpansEvaluated(at time.Time, spans []pipelinestatus.MatchedSpan)
+	SpansEvaluated(at time.Time, spans []monitoringstatus.MatchedSpan)
 }
 
 // job is one evaluator run on one span.
@@ -305,12 +305,12 @@ func (p *Processor) observe(at time.Time, jobs []job) {
 	if p.observer == nil {
 		return
 	}
-	var spans []pipelinestatus.MatchedSpan
+	var spans []monitoringstatus.MatchedSpan
 	for i := range jobs {
 		j := &jobs[i]
 		tid, sid := j.span.TraceID(), j.span.SpanID()
 		if n := len(spans); n == 0 || spans[n-1].TraceID != tid || spans[n-1].SpanID != sid || spans[n-1].Environment != j.env {
-			spans = append(spans, pipelinestatus.MatchedSpan{Environment: j.env, TraceID: tid, SpanID: sid})
+			spans = append(spans, monitoringstatus.MatchedSpan{Environment: j.env, TraceID: tid, SpanID: sid})
 		}
 		s := &spans[len(spans)-1]
 		if j.err == nil {

@@ -23,7 +23,7 @@ import (
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/genai"
 	"github.com/evalcol/evalcol/internal/monitor"
-	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/monitoringstatus"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -688,10 +688,10 @@ func fiveEvaluatorsBench(b *testing.B, run runFunc) { fiveEvaluatorsBenchWith(b,
 // every evaluated span stored at once, as the exporter would.
 type trackingProvider struct {
 	fakeProvider
-	tracker *pipelinestatus.Tracker
+	tracker *monitoringstatus.Tracker
 }
 
-func (p *trackingProvider) SpansEvaluated(at time.Time, spans []pipelinestatus.MatchedSpan) {
+func (p *trackingProvider) SpansEvaluated(at time.Time, spans []monitoringstatus.MatchedSpan) {
 	p.tracker.Matched(at, spans)
 	stored := make([]warehouse.Span, len(spans))
 	for i, s := range spans {
@@ -713,7 +713,7 @@ func fiveEvaluatorsBenchWith(b *testing.B, run runFunc, observed bool) {
 		Evaluators: evs("toxicity-detector", "pii-detector", "prompt-injection", "secrets-detector", "word-count")})
 	tp := newProc(b, Settings{Static: ms}, run)
 	if observed {
-		tp.SetProvider(&trackingProvider{tracker: pipelinestatus.NewTracker()})
+		tp.SetProvider(&trackingProvider{tracker: monitoringstatus.NewTracker()})
 	}
 	td := benchTraces(b, attrs, 1)
 	span := spanAt(td, 0)
@@ -806,10 +806,10 @@ func BenchmarkSkipNonLLM(b *testing.B) {
 // observingProvider is a provider that also observes evaluated spans.
 type observingProvider struct {
 	fakeProvider
-	batches [][]pipelinestatus.MatchedSpan
+	batches [][]monitoringstatus.MatchedSpan
 }
 
-func (o *observingProvider) SpansEvaluated(_ time.Time, spans []pipelinestatus.MatchedSpan) {
+func (o *observingProvider) SpansEvaluated(_ time.Time, spans []monitoringstatus.MatchedSpan) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.batches = append(o.batches, spans)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcol/evalcol/internal/loadtext"
+	"github.com/evalcol/evalcol/internal/chattext"
 	"github.com/evalcol/evalcol/internal/testcorpus"
 )
 
@@ -128,7 +128,7 @@ func TestHasPIIMatchesAnalyze(t *testing.T) {
 	texts := []string{prose1KB, mixed1KB, names1KB, addresses1KB, clean1KB,
 		"What are my options?", "she moved to leipzig last year", "Order 1234567 shipped.",
 		"Take the lift to Suite 501 upstairs.", "My name is Rubija", "3... 2... 1... liftoff!"}
-	g := loadtext.New(5)
+	g := chattext.New(5)
 	for range 200 {
 		texts = append(texts, g.Text(1024, 1024))
 	}

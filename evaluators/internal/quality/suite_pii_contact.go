@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
-	"github.com/evalcol/evalcol/internal/loadtext"
+	"github.com/evalcol/evalcol/internal/chattext"
 )
 
 // The default configuration's safety monitor runs pii-detector with
@@ -14,7 +14,7 @@ import (
 // completion of each chat. These rows measure what its users see:
 //
 //   - how often it fails ordinary chat (flag rate on question and answer
-//     prose that holds no contact detail, and on cmd/loadgen's texts
+//     prose that holds no contact detail, and on cmd/otlpload's texts
 //     without the frames that plant an e-mail address or a phone number);
 //   - whether it still finds the types it asks for (Presidio's synthetic
 //     records, labelled "has an entity of those types", split by template
@@ -54,7 +54,7 @@ func piiContactQuality(dataDir string) ([]Report, error) {
 		{"injection/notinject.jsonl", "benign prompts with injection trigger words", func() ([]string, error) {
 			return distinctField(dataDir, "injection/notinject.jsonl", "text", nil)
 		}},
-		{"cmd/loadgen texts", "400 loadtext.Gen texts of 40-400 bytes (seed 1) whose frames plant no e-mail address or phone number", func() ([]string, error) {
+		{"cmd/otlpload texts", "400 chattext.Gen texts of 40-400 bytes (seed 1) whose frames plant no e-mail address or phone number", func() ([]string, error) {
 			return loadTexts(false), nil
 		}},
 	} {
@@ -93,10 +93,10 @@ func piiContactQuality(dataDir string) ([]Report, error) {
 		}
 	}
 	reports = append(reports, Report{
-		Slug: piiSlug + " (safety monitor)", Dataset: "cmd/loadgen texts", Kind: KindFunctional, Split: "texts that hold a planted e-mail address or phone number", N: len(planted),
+		Slug: piiSlug + " (safety monitor)", Dataset: "cmd/otlpload texts", Kind: KindFunctional, Split: "texts that hold a planted e-mail address or phone number", N: len(planted),
 		Metrics:  map[string]float64{"recall": safeDiv(float64(found), float64(len(planted)))},
 		Headline: "recall", Threshold: "0.7", PerCall: elapsed / time.Duration(max(len(planted), 1)), Target: "recall = 1",
-		Notes: "400 loadtext.Gen texts of 40-400 bytes (seed 1) with " + loadtext.PlantedEmail + " or " + loadtext.PlantedPhone + ", whole or cut short where the text ends (a number cut to a few digits is no longer a phone number)",
+		Notes: "400 chattext.Gen texts of 40-400 bytes (seed 1) with " + chattext.PlantedEmail + " or " + chattext.PlantedPhone + ", whole or cut short where the text ends (a number cut to a few digits is no longer a phone number)",
 	})
 	recall, err := piiContactPresidio(dataDir)
 	if err != nil {
@@ -165,13 +165,13 @@ func piiContactEvaluate(text string, total *time.Duration) (bool, error) {
 	return has, nil
 }
 
-// loadTexts returns those of 400 cmd/loadgen texts (seed 1) that hold a
+// loadTexts returns those of 400 cmd/otlpload texts (seed 1) that hold a
 // planted contact detail (planted) or none.
 func loadTexts(planted bool) []string {
-	g := loadtext.New(1)
+	g := chattext.New(1)
 	var out []string
 	for range 400 {
-		if t := g.Text(40, 400); loadtext.Planted(t) == planted {
+		if t := g.Text(40, 400); chattext.Planted(t) == planted {
 			out = append(out, t)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"github.com/evalcol/evalcol/internal/loadtext"
+	"github.com/evalcol/evalcol/internal/chattext"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -33,16 +33,16 @@ type Generator struct {
 	env string
 	// text, when set (WithText), writes a user prompt and a completion
 	// into each span, as the exporter stores them.
-	text *loadtext.Gen
+	text *chattext.Gen
 }
 
 // WithText makes g write a prompt (60–240 bytes) and a completion
-// (120–600 bytes) of cmd/loadgen's English into each span
+// (120–600 bytes) of cmd/otlpload's English into each span
 // (gen_ai.prompt.0.content, gen_ai.completion.0.content, the content
 // derived from them as the exporter does), for the full-text search
 // benchmarks. It returns g.
 func (g *Generator) WithText(seed uint64) *Generator {
-	g.text = loadtext.New(seed)
+	g.text = chattext.New(seed)
 	return g
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/internal/organizations"
-	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/monitoringstatus"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
@@ -57,7 +57,7 @@ func newTestServerOn(t testing.TB, store warehouse.Store, mutate func(*Options))
 		Store:            store,
 		MaxBodyBytes:     1 << 20,
 		Organizations:    organizations.NewService(store, cache, nil),
-		MonitoringStatus: &pipelinestatus.Reader{Store: store, Tracker: pipelinestatus.NewTracker(), CollectorID: "test", Live: time.Minute},
+		MonitoringStatus: &monitoringstatus.Reader{Store: store, Tracker: monitoringstatus.NewTracker(), CollectorID: "test", Live: time.Minute},
 	}
 	if mutate != nil {
 		mutate(&opts)

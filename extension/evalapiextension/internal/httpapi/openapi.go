@@ -11,7 +11,7 @@ import (
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
 	"github.com/evalcol/evalcol/internal/organizations"
-	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/monitoringstatus"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -381,7 +381,7 @@ func otherSchemas(schemas obj) {
 		"latest_span_received": nullable("string", "RFC 3339 UTC: when the newest span was stored; null when none was."),
 		"lag_in_seconds":       typed("integer", "How long the oldest matched span not stored yet has waited; 0 when caught up."),
 		"lag_in_spans":         typed("integer", "Matched spans still waiting (queued, being evaluated, or in a running backfill)."),
-		"status":               obj{"type": "string", "enum": []string{pipelinestatus.StatusOK, pipelinestatus.StatusDegraded, pipelinestatus.StatusError}},
+		"status":               obj{"type": "string", "enum": []string{monitoringstatus.StatusOK, monitoringstatus.StatusDegraded, monitoringstatus.StatusError}},
 		"reasons":              arrayOf(typed("string", ""), "Why the status is not OK, in words; empty when OK."),
 	}
 	schemas["MonitoringStatus"] = object("Is evaluation keeping up in the key's environment?", statusProps, all(statusProps)...)

@@ -4,14 +4,14 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/evalcol/evalcol/internal/pipelinestatus"
+	"github.com/evalcol/evalcol/internal/monitoringstatus"
 	"github.com/evalcol/evalcol/internal/tenant"
 )
 
 // StatusService answers the monitoring status of a tenant's environment
-// (pipelinestatus.Reader).
+// (monitoringstatus.Reader).
 type StatusService interface {
-	Status(ctx context.Context, t tenant.Tenant) pipelinestatus.Status
+	Status(ctx context.Context, t tenant.Tenant) monitoringstatus.Status
 }
 
 // monitoringStatus answers GET /v2/monitoring/status: is evaluation

@@ -73,7 +73,7 @@ func main() {
 	flag.IntVar(&c.writers, "writers", 1, "concurrent WriteSpans callers")
 	flag.IntVar(&c.runs, "queries", 50, "runs of each query")
 	flag.IntVar(&c.serverPID, "server-pid", 0, "pid of the ClickHouse server, to report its CPU time")
-	flag.BoolVar(&c.text, "text", false, "give each span a prompt and a completion (loadtext's English) and measure the full-text search shapes (q) too")
+	flag.BoolVar(&c.text, "text", false, "give each span a prompt and a completion (chattext's English) and measure the full-text search shapes (q) too")
 	flag.BoolVar(&c.withSQLite, "sqlite", true, "run the same load on the SQLite backend for comparison")
 	flag.Parse()
 	if c.addr == "" {

@@ -56,7 +56,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	reuse := flag.Bool("reuse", false, "query the warehouse.db a run with the same -dir, -spans and -days left (no fill)")
 	only := flag.String("only", "", "run only the query shapes whose name contains this")
-	text := flag.Bool("text", false, "give each span a prompt and a completion (loadtext's English) and measure the full-text search shapes (q) too (with -reuse: a warehouse filled with -text)")
+	text := flag.Bool("text", false, "give each span a prompt and a completion (chattext's English) and measure the full-text search shapes (q) too (with -reuse: a warehouse filled with -text)")
 	points := flag.Int("points", 0, "also write this many metric points (evaluator results) and measure the metric query shapes (with -reuse: measure them)")
 	flag.Parse()
 	if *cpuProfile != "" {

@@ -83,7 +83,7 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// TestSetupsMode: with -setups, loadgen creates the setups through a real
+// TestSetupsMode: with -setups, otlpload creates the setups through a real
 // collector's API, waits until they are loaded, then sends spans none of
 // them selects.
 func TestSetupsMode(t *testing.T) {

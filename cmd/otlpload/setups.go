@@ -13,7 +13,7 @@ import (
 )
 
 // createSetups creates n auto monitor setups through the /v2 API at api
-// (host:port) that select workflows loadgen's spans never carry, then waits
+// (host:port) that select workflows otlpload's spans never carry, then waits
 // until the collector has loaded them (the last one left pending). It
 // returns how long that took.
 func createSetups(ctx context.Context, api, key string, n int) (time.Duration, error) {
@@ -33,7 +33,7 @@ func createSetups(ctx context.Context, api, key string, n int) (time.Duration, e
 				}
 				body, _ := json.Marshal(map[string]any{
 					"entity_type": "workflow", "entity_value": fmt.Sprintf("no-such-workflow-%d", i),
-					"external_id": fmt.Sprintf("loadgen-%d", i), "evaluators": []string{"toxicity-detector", "char-count"},
+					"external_id": fmt.Sprintf("otlpload-%d", i), "evaluators": []string{"toxicity-detector", "char-count"},
 				})
 				var created struct {
 					ID string `json:"id"`

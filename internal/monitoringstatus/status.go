@@ -1,4 +1,4 @@
-package pipelinestatus
+package monitoringstatus
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// Package loadtext writes the prompts and completions of cmd/loadgen:
+// Package chattext writes the prompts and completions of cmd/otlpload:
 // deterministic, varied plain English from a fixed vocabulary and sentence
 // frames. Benchmarks use it to evaluate the same texts as the load test.
-package loadtext
+package chattext
 
 import (
 	"math/rand/v2"

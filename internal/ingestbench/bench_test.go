@@ -1,4 +1,4 @@
-package pathbench
+package ingestbench
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/evalcol/evalcol/internal/engine"
-	"github.com/evalcol/evalcol/internal/loadtext"
+	"github.com/evalcol/evalcol/internal/chattext"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"
@@ -23,11 +23,11 @@ import (
 
 const spansPerRequest = 100
 
-// requests returns n OTLP requests of 100 spans shaped like cmd/loadgen's
-// (1 KB prompt and completion from loadtext, GenAI semantic-convention
+// requests returns n OTLP requests of 100 spans shaped like cmd/otlpload's
+// (1 KB prompt and completion from chattext, GenAI semantic-convention
 // and legacy OpenLLMetry keys alternating), as protobuf.
 func requests(b *testing.B, n int) [][]byte {
-	g := loadtext.New(1)
+	g := chattext.New(1)
 	services := []string{"support-bot", "writer", "sales-agent", "code-helper"}
 	models := [][2]string{{"openai", "gpt-4o"}, {"openai", "gpt-4o-mini"}, {"anthropic", "claude-3-5-sonnet"}, {"mistral", "mistral-large"}}
 	now := time.Now()

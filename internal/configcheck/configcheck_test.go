@@ -1,4 +1,4 @@
-package pipelinecheck
+package configcheck
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package loadtext
+package chattext
 
 import "testing"
 

@@ -1,16 +1,16 @@
-// Command loadgen sends realistic LLM spans to an OTLP endpoint with the
+// Command otlpload sends realistic LLM spans to an OTLP endpoint with the
 // real OTel Go SDK exporters (OTLP/HTTP or OTLP/gRPC), at a fixed rate or as
 // fast as the endpoint takes them, for a duration, and reports the spans
 // sent, acknowledged and refused per second as one JSON line.
 //
-//	loadgen -endpoint 127.0.0.1:4318 -rate 2000 -duration 20s
-//	loadgen -setups 10000 -api 127.0.0.1:8080 -duration 15s  # ingest with 10 000 setups that match nothing
+//	otlpload -endpoint 127.0.0.1:4318 -rate 2000 -duration 20s
+//	otlpload -setups 10000 -api 127.0.0.1:8080 -duration 15s  # ingest with 10 000 setups that match nothing
 //
 // With -verify-api it then checks, through the evalcol API's
 // GET /v2/warehouse/spans, that every span the endpoint acknowledged is
 // stored (it waits until the stored count stops growing first):
 //
-//	loadgen -rate 25000 -concurrency 128 -duration 30s -verify-api 127.0.0.1:8080
+//	otlpload -rate 25000 -concurrency 128 -duration 30s -verify-api 127.0.0.1:8080
 //
 // Spans carry 1–4 KB prompts and completions of varied English text
 // generated deterministically from -seed, the GenAI semantic-convention
@@ -43,7 +43,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintf(os.Stderr, "loadgen: %v\n", err)
+		fmt.Fprintf(os.Stderr, "otlpload: %v\n", err)
 		os.Exit(1)
 	}
 }
@@ -69,7 +69,7 @@ type options struct {
 
 func parseOptions(args []string) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs := flag.NewFlagSet("otlpload", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.endpoint, "endpoint", "127.0.0.1:4318", "OTLP endpoint host:port")
 	fs.StringVar(&o.protocol, "protocol", "http", "http (OTLP/HTTP protobuf) or grpc")

@@ -1,4 +1,4 @@
-// Package pipelinecheck finds, in a collector's effective configuration,
+// Package configcheck finds, in a collector's effective configuration,
 // the pipelines that would silently lose or mis-file what the warehouse
 // exporter stores, so that the collector refuses to start with an error
 // naming the fix instead:
@@ -13,7 +13,7 @@
 //     of each request is lost on the way, so every span would be filed
 //     under the exporter's default_environment, invisible to the key that
 //     sent it.
-package pipelinecheck
+package configcheck
 
 import (
 	"errors"

@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/evalcol/evalcol/internal/loadtext"
+	"github.com/evalcol/evalcol/internal/chattext"
 )
 
 // app is one simulated LLM application: a service with its workflows.
@@ -39,7 +39,7 @@ var models = []struct{ vendor, model string }{
 
 // spanGen makes LLM spans, each with a unique trace and span id.
 type spanGen struct {
-	text     *loadtext.Gen
+	text     *chattext.Gen
 	runID    uint64
 	seq      uint64
 	minBytes int
@@ -47,7 +47,7 @@ type spanGen struct {
 }
 
 func newSpanGen(seed, runID uint64, minBytes, maxBytes int) *spanGen {
-	return &spanGen{text: loadtext.New(seed), runID: runID, minBytes: minBytes, maxBytes: maxBytes}
+	return &spanGen{text: chattext.New(seed), runID: runID, minBytes: minBytes, maxBytes: maxBytes}
 }
 
 // batch returns n spans of one application (one OTLP resource), alternating

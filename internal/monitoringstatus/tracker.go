@@ -1,4 +1,4 @@
-// Package pipelinestatus answers "is evaluation keeping up?" for an
+// Package monitoringstatus answers "is evaluation keeping up?" for an
 // environment (GET /v2/monitoring/status) from counters kept as spans
 // flow, never from a scan: a Tracker per collector follows the spans the
 // evaluator processor matched until the warehouse exporter stored them, a
@@ -6,7 +6,7 @@
 // interval, and Compute folds the rows of every collector sharing the
 // warehouse (this one's live counters in place of its own row) into the
 // answer.
-package pipelinestatus
+package monitoringstatus
 
 import (
 	"encoding/hex"
