@@ -11,7 +11,8 @@ import (
 // written (the spans actually stored: a resend counts nothing) and as
 // retention deletes spans, like the evaluation counts, per environment,
 // workflow, model (Span.PricedModel), latency bin and minute or hour of
-// the span's start time: the number of spans, of spans whose status is an
+// the span's start time (and of its six hours, the rows the week-long
+// views read, see SpanStatWidth): the number of spans, of spans whose status is an
 // error, and their input and output tokens (Span.Usage). So the stats of
 // a range equal a GROUP BY over the stored spans.
 
@@ -100,14 +101,35 @@ type SpanStatChanges struct {
 	Rows map[SpanStatRow]SpanStatValues
 }
 
-// AddSpan adds (sign 1) or takes off (sign -1) span sp to the minute and
-// hour rows of its start.
+// StatSixHours is the width of the widest span stats rows: the 6-hour
+// buckets of the console's 7-day view (and every wider bucket, 12 h, a
+// day, a week, as sums of them) read a sixth of the hour rows.
+const StatSixHours int64 = 6 * CountHour
+
+// spanStatWidths are the widths of the span stats rows, narrowest first.
+var spanStatWidths = [...]int64{CountMinute, CountHour, StatSixHours}
+
+// SpanStatWidth is the width of the span stats rows that a query of
+// buckets of bucketMs starting at fromMs reads: the widest that divides
+// both (minutes at least; six hours for the 7-day view's buckets).
+func SpanStatWidth(fromMs, bucketMs int64) int64 {
+	w := CountMinute
+	for _, c := range spanStatWidths {
+		if bucketMs > 0 && bucketMs%c == 0 && fromMs%c == 0 {
+			w = c
+		}
+	}
+	return w
+}
+
+// AddSpan adds (sign 1) or takes off (sign -1) span sp to the minute,
+// hour and six-hour rows of its start.
 func (c *SpanStatChanges) AddSpan(sp *Span, sign int64) {
 	k, v := SpanStatOf(sp)
 	if c.Rows == nil {
 		c.Rows = map[SpanStatRow]SpanStatValues{}
 	}
-	for _, w := range [...]int64{CountMinute, CountHour} {
+	for _, w := range spanStatWidths {
 		r := SpanStatRow{SpanStatKey: k, Width: w, Bucket: floorTo(sp.Timestamp, w)}
 		d := c.Rows[r]
 		d.add(v, sign)
@@ -120,7 +142,7 @@ type SpanStatQuery struct {
 	// Environment is the caller's environment (required).
 	Environment string
 	// FromMs and ToMs bound the spans' start time; both are rounded out
-	// to the rows' width (CountWidth).
+	// to the rows' width (SpanStatWidth).
 	FromMs, ToMs int64
 	// BucketMs is the width of the answer's buckets, which start at
 	// FromMs; a multiple of a minute (0: one bucket).
@@ -155,6 +177,17 @@ func (q SpanStatQuery) Validate() error { return q.counts().Validate() }
 // BucketOf is the start of the answer's bucket of a stats row starting at
 // rowMs.
 func (q SpanStatQuery) BucketOf(rowMs int64) int64 { return q.counts().BucketOf(rowMs) }
+
+// Width is the width of the rows q reads (SpanStatWidth).
+func (q SpanStatQuery) Width() int64 { return SpanStatWidth(q.FromMs, q.BucketMs) }
+
+// RowPerBucket reports whether each row q reads is a bucket of the answer
+// on its own (its buckets are its rows' width, from a row's start): the
+// rows need no grouping.
+func (q SpanStatQuery) RowPerBucket() bool {
+	w := q.Width()
+	return q.BucketMs == w && q.FromMs%w == 0
+}
 
 // LatencyPercentile estimates the p-th percentile (0 < p ≤ 1) of the
 // durations counted in bins (LatencyBins counts, by bin): the bin holding

@@ -188,7 +188,8 @@ func (s *Store) applyMigrations(ctx context.Context, files fs.FS) ([]int64, erro
 	defer db.Close()
 	db.SetMaxOpenConns(2)
 	db.SetConnMaxLifetime(time.Minute)
-	return migrate.Up(ctx, db, rendered, table, append(sc.goMigrations(), s.evaluationCountsMigration(), s.spanStatsMigration())...)
+	return migrate.Up(ctx, db, rendered, table, append(sc.goMigrations(), s.evaluationCountsMigration(), s.spanStatsMigration(),
+		s.spanStatsSixHoursMigration())...)
 }
 
 // goMigrations are the steps SQL cannot express idempotently on
@@ -210,8 +211,9 @@ func (sc schema) goMigrations() []*goose.Migration {
 }
 
 // latestGoMigration is the highest version of the Go migrations
-// (goMigrations, evaluationCountsMigration and spanStatsMigration).
-const latestGoMigration = 14
+// (goMigrations, evaluationCountsMigration, spanStatsMigration and
+// spanStatsSixHoursMigration).
+const latestGoMigration = 15
 
 // addColumn is a migration that adds column (of type typ) to table: to
 // the shards' local table and the Distributed one on a cluster.

@@ -56,6 +56,43 @@ func (s *Store) spanStatsMigration() *goose.Migration {
 	return m
 }
 
+// spanStatsSixHoursMigration is migration 00015: the six-hour rows of
+// span_stats (warehouse.StatSixHours), summed in the server from its hour
+// rows, unless the table has six-hour rows already (migration 00014 ran
+// with this code's writer, which keeps them). Like 00014 it runs once per
+// store: start one collector of the new build first; a collector of an
+// older build still writing meanwhile leaves its spans out of the
+// six-hour rows.
+func (s *Store) spanStatsSixHoursMigration() *goose.Migration {
+	m := goose.NewGoMigration(15, &goose.GoFunc{RunDB: func(ctx context.Context, _ *sql.DB) error {
+		return s.fillSixHourStats(ctx)
+	}}, nil)
+	m.Source = "00015_span_stats_six_hours.go"
+	return m
+}
+
+// fillSixHourStats inserts the six-hour rows of span_stats, the sums of
+// its hour rows, unless it holds six-hour rows.
+func (s *Store) fillSixHourStats(ctx context.Context) error {
+	table := s.schema.table("span_stats")
+	var n uint64
+	if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+table+" WHERE width = ?", warehouse.StatSixHours).Scan(&n); err != nil {
+		return fmt.Errorf("six-hour rows: %w", mapErr(err))
+	}
+	if n > 0 {
+		return nil
+	}
+	const w = warehouse.StatSixHours
+	if err := s.conn.Exec(ctx, fmt.Sprintf(`INSERT INTO %s (environment, width, bucket, workflow, model, bin, n, errors, input_tokens, output_tokens)
+		SELECT environment, toInt64(%d), bucket - ((bucket %% %d) + %d) %% %d AS b, workflow, model, bin,
+			sum(n) AS sn, sum(errors), sum(input_tokens), sum(output_tokens)
+		FROM %s WHERE width = %d GROUP BY environment, b, workflow, model, bin HAVING sn != 0`,
+		table, w, w, w, w, table, warehouse.CountHour)); err != nil {
+		return fmt.Errorf("six-hour rows: %w", mapErr(err))
+	}
+	return nil
+}
+
 // fillSpanStats counts the stored spans in one pass over them (their
 // token attributes only), inserting every 100 000 rows of changes.
 func (s *Store) fillSpanStats(ctx context.Context) error {
@@ -119,8 +156,10 @@ func (s *Store) writeSpanStats(ctx context.Context, c *warehouse.SpanStatChanges
 
 var _ warehouse.SpanStatter = (*Store)(nil)
 
-// SpanStats answers q from span_stats (hour rows when q's buckets and
-// start are whole hours, else minute rows).
+// SpanStats answers q from span_stats: the widest rows that q's buckets
+// and start are made of (warehouse.SpanStatWidth: six hours for the
+// 7-day view, since migration 00015), summed (the server's parts may not
+// be merged yet).
 func (s *Store) SpanStats(ctx context.Context, q warehouse.SpanStatQuery) ([]warehouse.SpanStat, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
@@ -128,7 +167,7 @@ func (s *Store) SpanStats(ctx context.Context, q warehouse.SpanStatQuery) ([]war
 	if err := s.ready(ctx, "span stats"); err != nil {
 		return nil, err
 	}
-	w := warehouse.CountWidth(q.FromMs, q.BucketMs)
+	w := q.Width()
 	bucket := "toInt64(?)"
 	args := []any{q.FromMs}
 	if q.BucketMs > 0 {

@@ -16,8 +16,10 @@ import (
 const maxCountedValues = 1024
 
 // pointCountKey is a row of point_counts: key "" (and value "") counts
-// every point of the hour, name and source; a label's row counts the
-// points of every name and source (metric_name and source ”).
+// every point of the hour, name and source; a label's or an attribute's
+// row counts the points of one source and every name (metric_name "";
+// since migration 00030, the source's own: before, source "" for every
+// source).
 type pointCountKey struct {
 	env, key, value, name, source string
 	hour                          int64
@@ -38,15 +40,15 @@ type pointCounts struct {
 
 // pendingAttributes is an attribute map shared by n points of env in hour.
 type pendingAttributes struct {
-	env   string
-	hour  int64
-	attrs map[string]string
-	n     int64
+	env, source string
+	hour        int64
+	attrs       map[string]string
+	n           int64
 }
 
 // add counts p (n = 1) or uncounts it (n = -1): its hour's total by name
-// and source, and each of its labels and attributes (of every name and
-// source together) but those of uncounted keys and labels whose keys
+// and source, and each of its labels and attributes by source (of every
+// name together) but those of uncounted keys and labels whose keys
 // start with a byte 0 or 1. Keys and values are counted as the JSON
 // spells them.
 func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
@@ -63,14 +65,14 @@ func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 		if key = jsonKey(key); skip[key] {
 			continue
 		}
-		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value)}] += n
+		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value), source: p.Source}] += n
 	}
-	if pa := &c.attrs; pa.n != 0 && pa.env == p.Environment && pa.hour == hour && sameMap(pa.attrs, p.Attributes) {
+	if pa := &c.attrs; pa.n != 0 && pa.env == p.Environment && pa.source == p.Source && pa.hour == hour && sameMap(pa.attrs, p.Attributes) {
 		pa.n += n
 		return
 	}
 	c.flushAttributes()
-	c.attrs = pendingAttributes{env: p.Environment, hour: hour, attrs: p.Attributes, n: n}
+	c.attrs = pendingAttributes{env: p.Environment, source: p.Source, hour: hour, attrs: p.Attributes, n: n}
 }
 
 // flushAttributes counts the pending attributes into m.
@@ -88,7 +90,7 @@ func (c *pointCounts) flushAttributes() {
 		if key = attributeCountKey(jsonKey(key)); skip[key] {
 			continue
 		}
-		c.m[pointCountKey{env: pa.env, hour: pa.hour, key: key, value: jsonKey(value)}] += pa.n
+		c.m[pointCountKey{env: pa.env, hour: pa.hour, key: key, value: jsonKey(value), source: pa.source}] += pa.n
 	}
 }
 
@@ -173,12 +175,13 @@ const (
 		ON CONFLICT (environment, hour, key, value, metric_name, source) DO UPDATE SET n = n + excluded.n RETURNING n`
 	dropEmptyPointCountSQL = `DELETE FROM point_counts
 		WHERE environment = ? AND hour = ? AND key = ? AND value = ? AND metric_name = ? AND source = ? AND n <= 0`
-	pointKeyCombinationsSQL = `SELECT count(*) FROM point_counts WHERE environment = ? AND hour = ? AND key = ?`
-	markUncountedSQL        = `INSERT OR IGNORE INTO point_uncounted_keys (environment, key) VALUES (?, ?)`
+	// A key's values, not its rows (a value has a row per source).
+	pointKeyValuesSQL = `SELECT count(DISTINCT value) FROM point_counts WHERE environment = ? AND hour = ? AND key = ?`
+	markUncountedSQL  = `INSERT OR IGNORE INTO point_uncounted_keys (environment, key) VALUES (?, ?)`
 )
 
 // write applies the changes within tx, in key order; a row left at zero
-// is dropped. A label key whose rows of an hour pass c.limit is marked
+// is dropped. A label key whose values of an hour pass c.limit is marked
 // uncounted (its rows are no longer read).
 func (c *pointCounts) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) error {
 	c.flushAttributes()
@@ -226,7 +229,7 @@ func (c *pointCounts) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) e
 	}
 	for _, g := range grown {
 		var rows int
-		if err := tx.QueryRowContext(ctx, pointKeyCombinationsSQL, g.env, g.hour, g.key).Scan(&rows); err != nil {
+		if err := tx.QueryRowContext(ctx, pointKeyValuesSQL, g.env, g.hour, g.key).Scan(&rows); err != nil {
 			return fmt.Errorf("point counts: %w", mapErr(err))
 		}
 		if rows <= c.limit {

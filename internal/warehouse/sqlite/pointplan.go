@@ -16,7 +16,7 @@ import (
 //
 //   - total_results of a query with no filter, or one text equality / in
 //     / exists test on a label or an attribute (negated or not; attributes
-//     since migration 00021), sums point_counts over the
+//     since migration 00021; with a source since 00030), sums point_counts over the
 //     hours the range covers whole and counts the points of the part hours
 //     at its ends; on a later page, the points written since the
 //     pagination's snapshot are taken off. One comparison of numeric_value
@@ -56,8 +56,8 @@ func pointCountPlan(q warehouse.MetricQuery) (countPlan, bool) {
 	switch {
 	case len(q.Filters) == 0:
 		return countPlan{}, true
-	case len(q.Filters) > 1 || q.MetricName != "" || q.MetricSource != "":
-		// Labels are counted over every name and source.
+	case len(q.Filters) > 1 || q.MetricName != "":
+		// Labels are counted over every name, by source (00030).
 		return countPlan{}, false
 	}
 	f := q.Filters[0]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -314,8 +315,9 @@ func TestPointCountsWithinSnapshot(t *testing.T) {
 	}
 }
 
-// TestPointCountsMigrationMatchesWriter checks that migrations 16 and 21
-// count the points of an older database as the writer counts new ones.
+// TestPointCountsMigrationMatchesWriter checks that migrations 16, 21 and
+// 30 count the points of an older database as the writer counts new ones
+// (label and attribute rows by source since 30).
 func TestPointCountsMigrationMatchesWriter(t *testing.T) {
 	ctx := context.Background()
 	st := openWith(t, Options{countedValues: 30})
@@ -355,7 +357,8 @@ func TestPointCountsMigrationMatchesWriter(t *testing.T) {
 	for _, m := range []struct {
 		file       string
 		statements int
-	}{{"migrations/00016_point_counts.sql", 4}, {"migrations/00021_point_attribute_counts.sql", 4}} {
+	}{{"migrations/00016_point_counts.sql", 4}, {"migrations/00021_point_attribute_counts.sql", 4},
+		{"migrations/00030_point_label_counts_by_source.sql", 5}} {
 		file, err := migrationFiles.ReadFile(m.file)
 		if err != nil {
 			t.Fatal(err)
@@ -381,5 +384,93 @@ func TestPointCountsMigrationMatchesWriter(t *testing.T) {
 	migrated := rows()
 	if len(written) < 50 || !reflect.DeepEqual(migrated, written) {
 		t.Fatalf("migration counts %d rows, the writer %d:\nmigrated %v\nwritten  %v", len(migrated), len(written), migrated, written)
+	}
+}
+
+// TestPointLabelCountsBySourceMigration opens a store whose label and
+// attribute rows count every source together (source "", as migrations
+// 16 and 21 left them) and checks that migration 30 counts them by source
+// as the writer does, so that a label or attribute filter with a source
+// is counted from point_counts and agrees with reading every point.
+func TestPointLabelCountsBySourceMigration(t *testing.T) {
+	ctx := context.Background()
+	st := openWith(t, Options{countedValues: 30})
+	rng := rand.New(rand.NewPCG(11, 12))
+	start := int64(1_790_000_000_000)
+	for k := range 4 {
+		if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 40, start+int64(k)*hourMs, start+int64(k+1)*hourMs)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := func() map[string]int64 {
+		t.Helper()
+		// Rows of keys gone uncounted are never read (the writer leaves
+		// them, the migration drops them).
+		r, err := st.writer.QueryContext(ctx, `SELECT hour, key, value, metric_name, source, n FROM point_counts c WHERE key != ''
+			AND NOT EXISTS (SELECT 1 FROM point_uncounted_keys u WHERE u.environment = c.environment AND u.key = c.key)`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		out := map[string]int64{}
+		for r.Next() {
+			var key, value, name, source string
+			var hour, n int64
+			if err := r.Scan(&hour, &key, &value, &name, &source, &n); err != nil {
+				t.Fatal(err)
+			}
+			out[fmt.Sprintf("%d %q=%q %q %q", hour, key, value, name, source)] = n
+		}
+		return out
+	}
+	written := rows()
+	sources := map[string]bool{}
+	for k := range written {
+		sources[k[strings.LastIndex(k, " ")+1:]] = true
+	}
+	if len(sources) != 2 || sources[`""`] {
+		t.Fatalf("the writer's label rows have sources %v, want the points' two", sources)
+	}
+	// The layout before migration 30: one row of every source.
+	for _, stmt := range []string{
+		`CREATE TEMP TABLE merged AS SELECT environment, hour, key, value, sum(n) AS n FROM point_counts WHERE key != '' GROUP BY 1, 2, 3, 4`,
+		`DELETE FROM point_counts WHERE key != ''`,
+		`INSERT INTO point_counts SELECT environment, hour, key, value, '', '', n FROM merged`,
+		`DROP TABLE merged`,
+		`DELETE FROM schema_migrations WHERE version >= 30`,
+	} {
+		if _, err := st.writer.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if applied, err := applyMigrations(ctx, st.writer, migrations); err != nil || !slices.Equal(applied, []int64{30, 31}) {
+		t.Fatalf("applied %v, %v; want [30 31] (goose applies none out of order)", applied, err)
+	}
+	// The migration's cut-off is maxCountedValues (the writer's here 30):
+	// no key passes either but those the writer left out.
+	migrated := rows()
+	for k, n := range written {
+		if migrated[k] != n {
+			t.Errorf("row %s: migration 30 counts %d, the writer %d", k, migrated[k], n)
+		}
+	}
+	if len(migrated) != len(written) {
+		t.Fatalf("migration 30 counts %d rows, the writer %d", len(migrated), len(written))
+	}
+	for i, f := range []warehouse.Filter{
+		{Field: warehouse.PrefixLabel + "workflow_name", Operator: warehouse.OpEquals, Value: "wf-1"},
+		{Field: warehouse.PrefixLabel + "verdict", Operator: warehouse.OpNotExists},
+		{Field: warehouse.PrefixAttribute + "user.id", Operator: warehouse.OpNotIn, Values: []string{"u1"}},
+	} {
+		q := warehouse.MetricQuery{Environments: []string{"a"}, FromMs: start + hourMs/2, ToMs: start + 4*hourMs - 1, Limit: 4,
+			MetricSource: warehouse.SourceOTLP, Filters: []warehouse.Filter{f}}
+		if _, ok := pointCountPlan(q); !ok {
+			t.Fatalf("filter %d with a source: not counted from point_counts", i)
+		}
+		want := metricPages(t, st, q, true)
+		if got := metricPages(t, st, q, false); !reflect.DeepEqual(got, want) || len(want) < 2 {
+			t.Fatalf("filter %d: access paths %d pages, first total %d; every point %d pages, first total %d",
+				i, len(got), got[0].TotalResults, len(want), want[0].TotalResults)
+		}
 	}
 }

@@ -103,7 +103,7 @@ func labelCandidates(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, r
 
 // cheaperInOrder reports whether q's page and total cost less without
 // its label's candidates (about n points to read, sort and count): when
-// point_counts gives the total (one label filter, no name or source), a
+// point_counts gives the total (one label filter, no name), a
 // page read in time or value order stops after about rank / s points,
 // s = n / the range's points, the label's share, each an index entry and
 // a row, about twice a candidate's cost (measured: 1 000 000 points, a

@@ -104,9 +104,14 @@ func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery
 	}
 	cond := pointValuesDialect.Cond(f, ref)
 	query := hoursCTE + `SELECT DISTINCT c.value FROM hours CROSS JOIN point_counts AS c ON c.environment IN (` +
-		placeholders(len(envs)) + `) AND c.hour = hours.h AND c.key = ? AND c.metric_name = '' AND c.source = ''
-		WHERE ` + cond.SQL + ` LIMIT ?`
-	args := append(append(append(append([]any{first, last}, envs...), key), cond.Args...), maxResolvedValues+1)
+		placeholders(len(envs)) + `) AND c.hour = hours.h AND c.key = ? AND c.metric_name = ''`
+	args := append(append([]any{first, last}, envs...), key)
+	if q.MetricSource != "" { // the source's values only (migration 00030: a row per source)
+		query += ` AND c.source = ?`
+		args = append(args, q.MetricSource)
+	}
+	query += ` WHERE ` + cond.SQL + ` LIMIT ?`
+	args = append(append(args, cond.Args...), maxResolvedValues+1)
 	values, err = queryColumn[string](ctx, tx, query, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("label values: %w", err)

@@ -323,3 +323,82 @@ func testMetricTenancyAndBadInput(t *testing.T, open Opener) {
 		})
 	}
 }
+
+// testMetricSourceLabelCounts checks total_results of a label or
+// attribute filter together with metric_source (and without) against a
+// count of the fixture, on every page of each pagination: points of three
+// sources over five hours, the ranges whole hours, part hours and open.
+func testMetricSourceLabelCounts(t *testing.T, open Opener) {
+	st := openStore(t, open)
+	sources := []string{warehouse.SourceEvaluator, warehouse.SourceOTLP, warehouse.SourceAnnotation}
+	var pts []warehouse.MetricPoint
+	for i := range 150 {
+		p := point("src", []string{"tox.score", "pii.pass"}[i%2], int64(i)*2*60_000+int64(i%7)) // 5 hours
+		p.SpanID, p.Source, p.NumericValue = fmt.Sprintf("s%03d", i), sources[(i/3)%3], ptr(float64(i%11))
+		p.Labels = map[string]string{"workflow_name": fmt.Sprintf("wf-%d", i%4)}
+		if i%5 != 0 {
+			p.Labels["verdict"] = []string{"pass", "fail"}[i%2]
+		}
+		p.Attributes = map[string]string{"user.id": fmt.Sprintf("u%d", i%3)}
+		pts = append(pts, p)
+	}
+	writePoints(t, st, pts...)
+	type F = warehouse.Filter
+	filters := []struct {
+		f     F
+		match func(p warehouse.MetricPoint) bool
+	}{
+		{F{Field: "labels.workflow_name", Operator: warehouse.OpEquals, Value: "wf-1"},
+			func(p warehouse.MetricPoint) bool { return p.Labels["workflow_name"] == "wf-1" }},
+		{F{Field: "labels.workflow_name", Operator: warehouse.OpNotIn, Values: []string{"wf-0", "wf-2"}},
+			func(p warehouse.MetricPoint) bool {
+				return p.Labels["workflow_name"] != "wf-0" && p.Labels["workflow_name"] != "wf-2"
+			}},
+		{F{Field: "labels.verdict", Operator: warehouse.OpNotExists},
+			func(p warehouse.MetricPoint) bool { _, ok := p.Labels["verdict"]; return !ok }},
+		{F{Field: "labels.verdict", Operator: warehouse.OpNotEquals, Value: "fail"},
+			func(p warehouse.MetricPoint) bool { return p.Labels["verdict"] != "fail" }},
+		{F{Field: "attributes.user.id", Operator: warehouse.OpIn, Values: []string{"u0", "u2"}},
+			func(p warehouse.MetricPoint) bool { return p.Attributes["user.id"] != "u1" }},
+	}
+	const hour = 3_600_000
+	ranges := [][2]int64{{base, base + 4*hour - 1}, {base + 20*60_000, base + 4*hour + 7*60_000}, {base + hour, 0}}
+	for _, source := range append([]string{""}, sources...) {
+		for fi, f := range filters {
+			for ri, r := range ranges {
+				var want []string
+				for _, p := range pts {
+					if (source == "" || p.Source == source) && f.match(p) && p.EventTime >= r[0] && (r[1] == 0 || p.EventTime <= r[1]) {
+						want = append(want, p.SpanID)
+					}
+				}
+				for _, sortBy := range []string{warehouse.MetricSortEventTime, warehouse.MetricSortNumericValue} {
+					q := warehouse.MetricQuery{Environments: []string{"src"}, MetricSource: source, FromMs: r[0], ToMs: r[1],
+						Filters: []F{f.f}, SortBy: sortBy, Limit: 7}
+					var got []string
+					for page := 0; ; page++ {
+						if page > 100 {
+							t.Fatal("pagination does not end")
+						}
+						p := queryMetrics(t, st, q)
+						if p.TotalResults != int64(len(want)) {
+							t.Fatalf("source %q, filter %d, range %d, %s, page %d: total_results %d, want %d",
+								source, fi, ri, sortBy, page, p.TotalResults, len(want))
+						}
+						got = append(got, pointIDs(flatten(p))...)
+						if p.NextCursor == "" {
+							break
+						}
+						if _, err := fmt.Sscan(p.NextCursor, &q.Cursor); err != nil {
+							t.Fatalf("next_cursor %q is not an integer", p.NextCursor)
+						}
+					}
+					slices.Sort(got)
+					if !slices.Equal(got, want) {
+						t.Fatalf("source %q, filter %d, range %d, %s: points %v, want %v", source, fi, ri, sortBy, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -112,10 +112,18 @@ func statsFixture(t *testing.T, st warehouse.Store, env string, start int64, n i
 	return spans
 }
 
-// statsQueries are the shapes the dashboard asks: minute and hour rows,
-// one bucket, a workflow, a model.
+// statsQueries are the shapes the dashboard asks: minute, hour and
+// six-hour rows (each row a bucket, or summed into wider ones), one
+// bucket, a workflow, a model.
 func statsQueries(env string, from, to int64) []warehouse.SpanStatQuery {
+	six := warehouse.StatSixHours
+	day := from - from%(4*six)
 	return []warehouse.SpanStatQuery{
+		{Environment: env, FromMs: day, ToMs: to, BucketMs: six},
+		{Environment: env, FromMs: day, ToMs: to, BucketMs: 2 * six, Workflow: "checkout"},
+		{Environment: env, FromMs: day, ToMs: to, BucketMs: 4 * six, Model: "gpt-4o-2024-08-06"},
+		{Environment: env, FromMs: day + six, ToMs: to, BucketMs: six},
+		{Environment: env, FromMs: from, ToMs: to, BucketMs: six}, // not on six hours: hour rows
 		{Environment: env, FromMs: from, ToMs: to, BucketMs: warehouse.CountHour},
 		{Environment: env, FromMs: from, ToMs: to, BucketMs: 15 * warehouse.CountMinute},
 		{Environment: env, FromMs: from + 7*warehouse.CountMinute, ToMs: to, BucketMs: 5 * warehouse.CountMinute},
@@ -135,9 +143,11 @@ func testSpanStats(t *testing.T, open Opener) {
 	spans := statsFixture(t, st, "prod", start, 120)
 	statsFixture(t, st, "staging", start, 30)
 	from, to := start, start+4*3600_000
+	// Later spans of prod, in two more six-hour rows (12:00 and 18:00).
+	later := statsFixture(t, st, "prod", start+9*3600_000, 45)
 	check := func(stage string) {
 		t.Helper()
-		for _, q := range statsQueries("prod", from, to) {
+		for _, q := range statsQueries("prod", from, later[len(later)-1].Timestamp+1) {
 			sameStats(t, fmt.Sprintf("%s, %+v", stage, q), statsOf(t, st, q), statsGroupBy(t, st, q))
 		}
 	}
@@ -170,7 +180,8 @@ func testSpanStats(t *testing.T, open Opener) {
 			t.Errorf("staging sees %+v", k)
 		}
 	}
-	if got := statsOf(t, st, warehouse.SpanStatQuery{Environment: "nobody", FromMs: from, ToMs: to}); len(got) != 0 {
+	if got := statsOf(t, st, warehouse.SpanStatQuery{Environment: "nobody", FromMs: from - from%warehouse.StatSixHours, ToMs: to,
+		BucketMs: warehouse.StatSixHours}); len(got) != 0 {
 		t.Errorf("an environment without spans has stats %v", got)
 	}
 
@@ -211,11 +222,12 @@ func testRetentionSpanStats(t *testing.T, open RetentionOpener) {
 }
 
 // WriteStatsFixture writes spans of several workflows, models, durations
-// and statuses to environment prod of st (for a backend's own tests of
+// and statuses to environment prod of st, in two six-hour rows (for a backend's own tests of
 // its stats migration).
 func WriteStatsFixture(t *testing.T, st warehouse.Store) {
 	t.Helper()
 	statsFixture(t, st, "prod", base+7*3600_000, 50)
+	statsFixture(t, st, "prod", base+13*3600_000, 20) // another six hours
 }
 
 // SameStatRows fails unless got and want hold the same stats.

@@ -37,6 +37,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("MetricSortAndGroups", func(t *testing.T) { testMetricSortAndGroups(t, open) })
 	t.Run("MetricPaging", func(t *testing.T) { testMetricPaging(t, open) })
 	t.Run("MetricTenancyAndBadInput", func(t *testing.T) { testMetricTenancyAndBadInput(t, open) })
+	t.Run("MetricSourceLabelCounts", func(t *testing.T) { testMetricSourceLabelCounts(t, open) })
 	t.Run("IdempotentWrites", func(t *testing.T) { testIdempotentWrites(t, open) })
 	t.Run("SpanConflicts", func(t *testing.T) { testSpanConflicts(t, open) })
 	t.Run("Setups", func(t *testing.T) { testSetups(t, open) })

@@ -165,6 +165,19 @@ func metricQueries(rng *rand.Rand, start, end int64) []metricQuery {
 			return warehouse.MetricQuery{FromMs: from, ToMs: to, Desc: true, Filters: []warehouse.Filter{{
 				Field: warehouse.PrefixAttribute + "user.id", Operator: warehouse.OpStartsWith, Value: "user-0" + strconv.Itoa(rng.IntN(10))}}}
 		}},
+		{"(m-o) 1d range, metric_source and labels.workflow_name (10%), sort event_time DESC", func() warehouse.MetricQuery {
+			from, to := day()
+			return warehouse.MetricQuery{FromMs: from, ToMs: to, MetricSource: warehouse.SourceEvaluator, Desc: true,
+				Filters: label("workflow_name", "workflow-"+strconv.Itoa(rng.IntN(pointWorkflows)))}
+		}},
+		{"(m-p) 7d range, metric_source and labels.workflow_name (10%), sort event_time DESC", func() warehouse.MetricQuery {
+			return warehouse.MetricQuery{FromMs: start, MetricSource: warehouse.SourceEvaluator, Desc: true,
+				Filters: label("workflow_name", "workflow-"+strconv.Itoa(rng.IntN(pointWorkflows)))}
+		}},
+		{"(m-q) 7d range, metric_source and labels.verdict fail (10%), sort numeric_value DESC", func() warehouse.MetricQuery {
+			return warehouse.MetricQuery{FromMs: start, MetricSource: warehouse.SourceEvaluator, SortBy: warehouse.MetricSortNumericValue,
+				Desc: true, Filters: label("verdict", "fail")}
+		}},
 	}
 	for _, key := range []string{warehouse.MetricSortNumericValue, warehouse.MetricSortMetricName} {
 		out = append(out,
