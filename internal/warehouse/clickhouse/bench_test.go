@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
@@ -41,7 +41,7 @@ func BenchmarkWriteSpans(b *testing.B) {
 			ctx := context.Background()
 			st := be.open(b)
 			defer st.Close()
-			spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
+			synthspans.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
 		})
 	}
 }
@@ -53,7 +53,7 @@ func BenchmarkWriteSpansReport(b *testing.B) {
 	ctx := context.Background()
 	st := openTestStore(b, serverAddr(b))
 	defer st.Close()
-	spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error {
+	synthspans.BenchmarkWrites(b, func(spans []warehouse.Span) error {
 		_, err := st.WriteSpansReport(ctx, spans)
 		return err
 	})
@@ -61,12 +61,12 @@ func BenchmarkWriteSpansReport(b *testing.B) {
 
 // BenchmarkWriteTraceRanges is the trace index's share of WriteSpans:
 // the span_traces insert alone for batches of 1 000 spans (one trace
-// each, as spangen makes them), to compare with BenchmarkWriteSpans.
+// each, as synthspans makes them), to compare with BenchmarkWriteSpans.
 func BenchmarkWriteTraceRanges(b *testing.B) {
 	ctx := context.Background()
 	st := openTestStore(b, serverAddr(b))
 	defer st.Close()
-	spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.writeTraceRanges(ctx, spans) })
+	synthspans.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.writeTraceRanges(ctx, spans) })
 }
 
 // BenchmarkQuerySpans runs the three target query shapes (README.md) on
@@ -84,7 +84,7 @@ func BenchmarkQuerySpans(b *testing.B) {
 		{"a_1h_sort_timestamp", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day/24 - 1}},
 		{"b_1d_attr_equals_1pct_sort_duration_desc", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
 			SortBy: warehouse.SortDuration, Desc: true,
-			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(7)}}}},
+			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(7)}}}},
 		{"c_1d_span_name_contains", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
 			Filters: []warehouse.Filter{{Field: "span_name", Operator: warehouse.OpContains, Value: "operation.07"}}}},
 	}
@@ -93,7 +93,7 @@ func BenchmarkQuerySpans(b *testing.B) {
 			ctx := context.Background()
 			st := be.open(b)
 			defer st.Close()
-			g := spangen.New("bench", 1)
+			g := synthspans.New("bench", 1)
 			for i := 0; i < n; i += batch {
 				from, to := start+(end-start)*int64(i)/n, start+(end-start)*int64(i+batch)/n
 				if err := st.WriteSpans(ctx, g.Batch(batch, from, to)); err != nil {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // BenchmarkWriteSpans writes batches of 1 000 spans with 20 attributes
@@ -23,7 +23,7 @@ func BenchmarkWriteSpans(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
+	synthspans.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
 }
 
 // BenchmarkWriteSpansWhilePruning measures what the retention job costs
@@ -51,7 +51,7 @@ func BenchmarkWriteSpansWhilePruning(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			g := spangen.New("bench", 2)
+			g := synthspans.New("bench", 2)
 			for i := 0; i < expired; i += batch {
 				if err := fill.WriteSpans(ctx, g.Batch(batch, old+int64(i)*60, old+int64(i+batch)*60)); err != nil {
 					b.Fatal(err)
@@ -63,7 +63,7 @@ func BenchmarkWriteSpansWhilePruning(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
+			synthspans.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
 			var left int64
 			if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM spans WHERE timestamp < ?`, old+expired*60).Scan(&left); err != nil {
 				b.Fatal(err)
@@ -89,7 +89,7 @@ func BenchmarkPruneIdle(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		g := spangen.New("bench", 3)
+		g := synthspans.New("bench", 3)
 		for i := 0; i < expired; i += batch {
 			if err := st.WriteSpans(ctx, g.Batch(batch, old+int64(i)*60, old+int64(i+batch)*60)); err != nil {
 				b.Fatal(err)
@@ -121,7 +121,7 @@ func BenchmarkQuerySpans(b *testing.B) {
 	const day = int64(24 * 3600 * 1000)
 	start := int64(1_790_000_000_000)
 	end := start + 7*day
-	g := spangen.New("bench", 1)
+	g := synthspans.New("bench", 1)
 	for i := 0; i < n; i += batch {
 		from, to := start+(end-start)*int64(i)/n, start+(end-start)*int64(i+batch)/n
 		if err := st.WriteSpans(ctx, g.Batch(batch, from, to)); err != nil {
@@ -136,14 +136,14 @@ func BenchmarkQuerySpans(b *testing.B) {
 		{"1h_sort_timestamp", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day/24 - 1}},
 		{"1d_attr_equals_1pct_sort_duration_desc", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
 			SortBy: warehouse.SortDuration, Desc: true,
-			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(7)}}}},
+			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(7)}}}},
 		{"1d_span_name_contains", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
 			Filters: []warehouse.Filter{{Field: "span_name", Operator: warehouse.OpContains, Value: "operation.07"}}}},
 		// Pages SQLite sorts itself (read by sequence number since the
 		// byte bound of pages).
 		{"1h_sort_span_name", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day/24 - 1, SortBy: warehouse.SortSpanName}},
 		{"1d_attr_equals_1pct", warehouse.SpanQuery{FromMs: mid, ToMs: mid + day - 1,
-			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(7)}}}},
+			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(7)}}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			q := bc.q
@@ -172,7 +172,7 @@ func BenchmarkWriteMetricPoints(b *testing.B) {
 	ts := int64(1_790_000_000_000)
 	b.ReportAllocs()
 	n := 0
-	cpu0 := spangen.CPUTime()
+	cpu0 := synthspans.CPUTime()
 	for b.Loop() {
 		b.StopTimer()
 		pts := benchPoints(n, spans, perSpan, ts)
@@ -185,7 +185,7 @@ func BenchmarkWriteMetricPoints(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "points/s")
 	// CPU time includes making the points, so this is a lower bound.
-	b.ReportMetric(float64(n)/(spangen.CPUTime()-cpu0).Seconds(), "points/cpu-s")
+	b.ReportMetric(float64(n)/(synthspans.CPUTime()-cpu0).Seconds(), "points/cpu-s")
 }
 
 // benchPoints makes the metric points of spans evaluated spans.
@@ -240,7 +240,7 @@ func BenchmarkIntegrityCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		g := spangen.New("bench", 1)
+		g := synthspans.New("bench", 1)
 		for i := int64(0); ; i++ {
 			if err := st.WriteSpans(ctx, g.Batch(1000, i*60_000, (i+1)*60_000)); err != nil {
 				b.Fatal(err)
@@ -260,7 +260,7 @@ func BenchmarkIntegrityCheck(b *testing.B) {
 	b.Logf("%s: %d MiB", path, info.Size()>>20)
 	for _, pragma := range []string{"quick_check", "integrity_check"} {
 		b.Run(pragma, func(b *testing.B) {
-			cpu := spangen.CPUTime()
+			cpu := synthspans.CPUTime()
 			for b.Loop() {
 				db, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
 				if err != nil {
@@ -274,7 +274,7 @@ func BenchmarkIntegrityCheck(b *testing.B) {
 			}
 			gib := float64(info.Size()) / (1 << 30)
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/gib, "ms/GiB")
-			b.ReportMetric(float64((spangen.CPUTime()-cpu).Milliseconds())/float64(b.N)/gib, "cpu-ms/GiB")
+			b.ReportMetric(float64((synthspans.CPUTime()-cpu).Milliseconds())/float64(b.N)/gib, "cpu-ms/GiB")
 		})
 	}
 }

@@ -3,13 +3,13 @@ package sqlite
 import (
 	"testing"
 
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // BenchmarkSpanContentHash is what conflict detection adds to preparing
 // each span (besides its 8 bytes in the key table): hashing its content.
 func BenchmarkSpanContentHash(b *testing.B) {
-	spans := spangen.New("bench", 1).Batch(1000, 1_790_000_000_000, 1_790_000_060_000)
+	spans := synthspans.New("bench", 1).Batch(1000, 1_790_000_000_000, 1_790_000_060_000)
 	var res lastEncoding
 	preps := make([]*prepared, len(spans))
 	bytes := 0

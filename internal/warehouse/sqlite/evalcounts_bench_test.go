@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // BenchmarkWriteEvaluatedSpans is BenchmarkWriteSpans with the two
@@ -23,7 +23,7 @@ func BenchmarkWriteEvaluatedSpans(b *testing.B) {
 	}
 	defer st.Close()
 	i := 0
-	spangen.BenchmarkWrites(b, func(spans []warehouse.Span) error {
+	synthspans.BenchmarkWrites(b, func(spans []warehouse.Span) error {
 		for j := range spans {
 			i++
 			tox := warehouse.Evaluation{Name: "toxicity-detector", Output: map[string]any{"is_safe": "safe"}, MonitorID: "safety", Verdict: "pass"}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // filledStore writes n spans into a new warehouse at path and closes it
@@ -21,7 +21,7 @@ func filledStore(t *testing.T, path string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := spangen.New("e", 1)
+	g := synthspans.New("e", 1)
 	for i := 0; i < n; i += 1000 {
 		if err := st.WriteSpans(ctx, g.Batch(1000, int64(i)*1000, int64(i+1000)*1000)); err != nil {
 			t.Fatal(err)
@@ -106,7 +106,7 @@ func TestPingReportsFailingWrites(t *testing.T) {
 	if err := st.Ping(ctx); err != nil {
 		t.Fatalf("Ping before any write: %v", err)
 	}
-	g := spangen.New("e", 2)
+	g := synthspans.New("e", 2)
 	var werr error
 	for i := 0; i < 20 && werr == nil; i++ {
 		werr = st.WriteSpans(ctx, g.Batch(1000, int64(30_000+i)*1000, int64(31_000+i)*1000))

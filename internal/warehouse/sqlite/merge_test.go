@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // TestConcurrentMergesTakeDistinctRuns: merges started at once (the
@@ -16,7 +16,7 @@ import (
 func TestConcurrentMergesTakeDistinctRuns(t *testing.T) {
 	ctx := context.Background()
 	st := openWith(t, Options{runFanout: 2})
-	g := spangen.New("a", 9)
+	g := synthspans.New("a", 9)
 	sums := func() (rows, spans int64) {
 		t.Helper()
 		if err := st.reader.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(n), 0) FROM span_postings`).Scan(&rows, &spans); err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // TestSearchPathsAgree runs full-text searches through the FTS
@@ -22,7 +22,7 @@ func TestSearchPathsAgree(t *testing.T) {
 	st := openTemp(t)
 	defer st.Close()
 	start := int64(1_790_000_000_000)
-	spans := spangen.New("env", 11).WithText(3).Batch(2000, start, start+4*3600*1000)
+	spans := synthspans.New("env", 11).WithText(3).Batch(2000, start, start+4*3600*1000)
 	if err := st.WriteSpans(ctx, spans); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestSearchIndexFollowsRetention(t *testing.T) {
 	ctx := context.Background()
 	st := openRetention(t, warehouse.Retention{Spans: time.Hour, Grace: -1})
 	old := time.Now().Add(-48 * time.Hour).UnixMilli()
-	spans := spangen.New("env", 5).WithText(5).Batch(50, old, old+1000)
+	spans := synthspans.New("env", 5).WithText(5).Batch(50, old, old+1000)
 	if err := st.WriteSpans(ctx, spans); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestSearchIndexFollowsRetention(t *testing.T) {
 
 // BenchmarkWriteSpansSearchIndex measures the writer's cost of the
 // full-text index: the same spans with a prompt and a completion
-// (spangen.WithText, ~180–840 bytes of English) written into a store
+// (synthspans.WithText, ~180–840 bytes of English) written into a store
 // without the index (off), with it (unicode61, the shipped word index),
 // and with a trigram index in its place, for comparison. Generating the
 // spans is not counted. Compare spans/cpu-s of the cases of one run:
@@ -146,18 +146,18 @@ func BenchmarkWriteSpansSearchIndex(b *testing.B) {
 				}
 			}
 			const batch = 1000
-			g := spangen.New("bench", 1).WithText(1)
+			g := synthspans.New("bench", 1).WithText(1)
 			ts := int64(1_790_000_000_000)
 			var cpu, wall time.Duration
 			n := 0
 			for b.Loop() {
 				spans := g.Batch(batch, ts, ts+60_000)
 				ts += 60_000
-				c0, t0 := spangen.CPUTime(), time.Now()
+				c0, t0 := synthspans.CPUTime(), time.Now()
 				if err := st.WriteSpans(ctx, spans); err != nil {
 					b.Fatal(err)
 				}
-				cpu += spangen.CPUTime() - c0
+				cpu += synthspans.CPUTime() - c0
 				wall += time.Since(t0)
 				n += batch
 			}

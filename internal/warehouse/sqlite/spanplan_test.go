@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // TestAccessesAgree runs random span queries through every access the
@@ -27,7 +27,7 @@ func TestAccessesAgree(t *testing.T) {
 	start := int64(1_790_000_000_000)
 	const hour = int64(3600 * 1000)
 	for i, env := range []string{"a", "b"} {
-		g := spangen.New(env, uint64(11+i))
+		g := synthspans.New(env, uint64(11+i))
 		for k := 0; k < 6; k++ {
 			batch := g.Batch(200, start+int64(k)*hour, start+int64(k+1)*hour)
 			for j := range batch {
@@ -35,7 +35,7 @@ func TestAccessesAgree(t *testing.T) {
 					batch[j].WorkflowName = ""
 				}
 				if j%5 == 0 {
-					batch[j].SpanAttributes["user.id"] = spangen.UserID(j % 3)
+					batch[j].SpanAttributes["user.id"] = synthspans.UserID(j % 3)
 				}
 				if j%11 == 0 { // negative durations: the null bucket
 					batch[j].Duration = -int64(j%3) - 1
@@ -69,20 +69,20 @@ func TestAccessesAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	filters := [][]warehouse.Filter{
 		nil,
-		{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(1)}},
+		{{Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(1)}},
 		{{Field: "llm.request.model", Operator: warehouse.OpIn, Values: []string{"gpt-4o", "o3-mini", "gpt-4o"}}},
 		{{Field: "workflow_name", Operator: warehouse.OpEquals, Value: "workflow-3"}},
 		{{Field: "workflow_name", Operator: warehouse.OpEquals, Value: ""}},
 		{{Field: "http.method", Operator: warehouse.OpEquals, Value: "POST"}},
 		{{Field: "span_name", Operator: warehouse.OpContains, Value: "operation.01"}},
 		{{Field: "duration_ms", Operator: warehouse.OpGreaterThan, Value: "20000"}},
-		{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(2)},
+		{{Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(2)},
 			{Field: "duration_ms", Operator: warehouse.OpLessThan, Value: "15000"}},
 		{{Field: "service_name", Operator: warehouse.OpEquals, Value: "service-7"},
 			{Field: "llm.request.model", Operator: warehouse.OpEquals, Value: "gpt-4o"}},
 		{{Field: "user.id", Operator: warehouse.OpEquals, Value: "nobody"}},
 		{{Field: "llm.request.model", Operator: warehouse.OpNotEquals, Value: "gpt-4o"}},
-		{{Field: "user.id", Operator: warehouse.OpNotIn, Values: []string{spangen.UserID(1), spangen.UserID(2)}}},
+		{{Field: "user.id", Operator: warehouse.OpNotIn, Values: []string{synthspans.UserID(1), synthspans.UserID(2)}}},
 		{{Field: "workflow_name", Operator: warehouse.OpNotEquals, Value: "workflow-3"}},
 		// Comparisons counted through a bucketed index (countByBucket):
 		// both sides of a bucket's edge, fractions, the null bucket.
@@ -100,7 +100,7 @@ func TestAccessesAgree(t *testing.T) {
 		{{Field: "rare.key", Operator: warehouse.OpNotExists}},
 		{{Field: "http.method", Operator: warehouse.OpNotExists}},
 		{{Field: "no.such.key", Operator: warehouse.OpExists}},
-		{{Field: "rare.key", Operator: warehouse.OpExists}, {Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(1)}},
+		{{Field: "rare.key", Operator: warehouse.OpExists}, {Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(1)}},
 		// Resolved by the value dictionary.
 		{{Field: "user.id", Operator: warehouse.OpStartsWith, Value: "user-00"}},
 		{{Field: "session.id", Operator: warehouse.OpContains, Value: "ab"}},
@@ -115,7 +115,7 @@ func TestAccessesAgree(t *testing.T) {
 		{{Field: "resource.service.name", Operator: warehouse.OpIn, Values: []string{"service-1", "service-30"}}},
 		{{Field: "resource_attributes.service.name", Operator: warehouse.OpNotEquals, Value: "service-3"}},
 		{{Field: "resource.service.name", Operator: warehouse.OpEquals, Value: "service-7"},
-			{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(1)}},
+			{Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(1)}},
 		{{Field: "user.id", Operator: warehouse.OpStartsWith, Value: "user-00"},
 			{Field: "duration_ms", Operator: warehouse.OpLessThan, Value: "15000"}},
 	}
@@ -234,7 +234,7 @@ func TestKeyPostingsOnlyFromTheirRuns(t *testing.T) {
 	st := openWith(t, Options{runFanout: 3})
 	start := int64(1_790_000_000_000)
 	const hour = int64(3600 * 1000)
-	g := spangen.New("a", 3)
+	g := synthspans.New("a", 3)
 	write := func(k int) {
 		batch := g.Batch(100, start+int64(k)*hour, start+int64(k+1)*hour)
 		for j := range batch {
@@ -305,7 +305,7 @@ func TestResourcePostingsOnlyFromTheirRuns(t *testing.T) {
 	st := openWith(t, Options{runFanout: 3})
 	start := int64(1_790_000_000_000)
 	const hour = int64(3600 * 1000)
-	g := spangen.New("a", 4)
+	g := synthspans.New("a", 4)
 	write := func(k int) {
 		if err := st.WriteSpans(ctx, g.Batch(100, start+int64(k)*hour, start+int64(k+1)*hour)); err != nil {
 			t.Fatal(err)

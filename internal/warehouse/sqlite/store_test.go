@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/storetest"
 )
 
@@ -128,7 +128,7 @@ func TestIndexAndScanAgree(t *testing.T) {
 	ctx := context.Background()
 	st := openTemp(t)
 	defer st.Close()
-	g := spangen.New("env", 7)
+	g := synthspans.New("env", 7)
 	start := int64(1_790_000_000_000)
 	if err := st.WriteSpans(ctx, g.Batch(3000, start, start+6*3600*1000)); err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestIndexAndScanAgree(t *testing.T) {
 		q    warehouse.SpanQuery
 	}{
 		{"user equals, sort duration", warehouse.SpanQuery{SortBy: warehouse.SortDuration, Desc: true,
-			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(3)}}}},
+			Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(3)}}}},
 		{"model in, time window", warehouse.SpanQuery{FromMs: start + 3600*1000, ToMs: start + 2*3600*1000,
 			Filters: []warehouse.Filter{{Field: "llm.request.model", Operator: warehouse.OpIn, Values: []string{"gpt-4o", "o3-mini"}}}}},
 		{"every span", warehouse.SpanQuery{Filters: []warehouse.Filter{{Field: "llm.vendor", Operator: warehouse.OpEquals, Value: "openai"}}}},

@@ -20,11 +20,11 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
-// The benchmark warehouse: benchSpans spangen spans over 7 days (each its
+// The benchmark warehouse: benchSpans synthspans spans over 7 days (each its
 // own trace, with a toxicity and a PII result, 1 in 50 toxicity results
 // failing) plus benchTraces traces of 10 spans with 1 KB prompts and
 // completions. EVALCOL_CONSOLE_BENCH_SPANS sets another size; the file is
@@ -34,7 +34,7 @@ const (
 	benchTraces       = 1000
 	benchTraceSpans   = 10
 	benchStart        = int64(1_790_000_000_000)
-	benchEnd          = benchStart + 7*spangen.Day
+	benchEnd          = benchStart + 7*synthspans.Day
 	benchEnv          = "bench"
 )
 
@@ -66,7 +66,7 @@ func benchEvaluations(rng *rand.Rand) []warehouse.Evaluation {
 
 // benchTrace is a trace of benchTraceSpans spans starting at ts: a root
 // and chat children with prompts and completions.
-func benchTrace(g *spangen.Generator, rng *rand.Rand, ts int64) []warehouse.Span {
+func benchTrace(g *synthspans.Generator, rng *rand.Rand, ts int64) []warehouse.Span {
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 23) // ~1 KB
 	root := g.Span(ts)
 	root.ParentSpanID, root.SpanName, root.Duration = "", root.WorkflowName+".workflow", 4000
@@ -100,12 +100,12 @@ func openBenchStore(b *testing.B) warehouse.Store {
 			return
 		}
 		benchData = st
-		g := spangen.New(benchEnv, 7)
+		g := synthspans.New(benchEnv, 7)
 		rng := rand.New(rand.NewPCG(7, 11))
 		// The multi-span traces, at fixed times (also when reusing).
 		var traces [][]warehouse.Span
 		for i := range benchTraces {
-			ts := benchStart + (benchEnd-benchStart-spangen.Hour)*int64(i)/benchTraces
+			ts := benchStart + (benchEnd-benchStart-synthspans.Hour)*int64(i)/benchTraces
 			traces = append(traces, benchTrace(g, rng, ts))
 			benchTraced = append(benchTraced, traces[i][1])
 		}
@@ -182,7 +182,7 @@ func serve(b *testing.B, c *Console, ck *http.Cookie, path string) (time.Duratio
 // since cpu0 (steadier than wall time on a shared machine) and the page
 // weight.
 func report(b *testing.B, durations []time.Duration, bytes int, cpu0 time.Duration) {
-	b.ReportMetric(float64(spangen.CPUTime()-cpu0)/float64(time.Millisecond)/float64(len(durations)), "cpu-ms/op")
+	b.ReportMetric(float64(synthspans.CPUTime()-cpu0)/float64(time.Millisecond)/float64(len(durations)), "cpu-ms/op")
 	slices.Sort(durations)
 	q := func(p float64) float64 {
 		return float64(durations[min(len(durations)-1, int(p*float64(len(durations))))]) / float64(time.Millisecond)
@@ -224,7 +224,7 @@ func BenchmarkTracesList(b *testing.B) {
 			}
 			var durations []time.Duration
 			bytes := 0
-			cpu0 := spangen.CPUTime()
+			cpu0 := synthspans.CPUTime()
 			for b.Loop() {
 				d, rec := serve(b, c, ck, path)
 				durations = append(durations, d)
@@ -245,7 +245,7 @@ func BenchmarkTracePage(b *testing.B) {
 		b.Run(fmt.Sprintf("hint %v", hint), func(b *testing.B) {
 			var durations []time.Duration
 			bytes := 0
-			cpu0 := spangen.CPUTime()
+			cpu0 := synthspans.CPUTime()
 			for b.Loop() {
 				chat := benchTraced[rng.IntN(len(benchTraced))]
 				path := "/ui/traces/" + chat.TraceID + "?span=" + chat.SpanID
@@ -272,10 +272,10 @@ func BenchmarkV2SpansBaseline(b *testing.B) {
 	keys := tenant.NewKeyring([]tenant.Key{{Secret: "bench-key-0001", Tenant: tenant.Tenant{Environment: benchEnv}}})
 	api := httpapi.New(httpapi.Options{Keys: keys, Store: st})
 	path := fmt.Sprintf("/v2/warehouse/spans?from_timestamp_sec=%d&to_timestamp_sec=%d&sort_order=DESC&limit=50",
-		(benchEnd-spangen.Hour)/1000, benchEnd/1000)
+		(benchEnd-synthspans.Hour)/1000, benchEnd/1000)
 	var durations []time.Duration
 	bytes := 0
-	cpu0 := spangen.CPUTime()
+	cpu0 := synthspans.CPUTime()
 	for b.Loop() {
 		req := httptest.NewRequest("GET", path, nil)
 		req.Header.Set("Authorization", "Bearer bench-key-0001")

@@ -14,11 +14,11 @@ import (
 
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
-// The dashboard's benchmark warehouse: benchSpans() spangen spans (LLM
+// The dashboard's benchmark warehouse: benchSpans() synthspans spans (LLM
 // spans of several workflows and models, with token attributes) over 7
 // days, written as the exporter writes them (span stats kept by the
 // writer). Kept in the temporary directory and reused by later runs of the
@@ -46,7 +46,7 @@ func openStatsStore(b *testing.B) warehouse.Store {
 		if statErr == nil {
 			return
 		}
-		g := spangen.New(benchEnv, 7)
+		g := synthspans.New(benchEnv, 7)
 		start := time.Now()
 		const batch = 10_000
 		for done := 0; done < n; done += batch {
@@ -117,7 +117,7 @@ func BenchmarkDashboard(b *testing.B) {
 	}{{"24h", benchEnd - 24*3600_000, 3600_000}, {"7d", benchEnd - 7*24*3600_000, 6 * 3600_000}} {
 		b.Run(r.name+"/old", func(b *testing.B) {
 			var durations []time.Duration
-			cpu0 := spangen.CPUTime()
+			cpu0 := synthspans.CPUTime()
 			for b.Loop() {
 				start := time.Now()
 				if err := oldDashboard(ctx, db, r.from-r.from%r.bucketMs, benchEnd, r.bucketMs); err != nil {
@@ -130,7 +130,7 @@ func BenchmarkDashboard(b *testing.B) {
 		b.Run(r.name+"/new", func(b *testing.B) {
 			var durations []time.Duration
 			bytes := 0
-			cpu0 := spangen.CPUTime()
+			cpu0 := synthspans.CPUTime()
 			for b.Loop() {
 				d, rec := serve(b, c, ck, "/ui/dashboard?range="+r.name)
 				durations = append(durations, d)

@@ -14,11 +14,11 @@ import (
 
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
-// The dashboards' benchmark warehouse: benchSpans() spangen spans over 7
+// The dashboards' benchmark warehouse: benchSpans() synthspans spans over 7
 // days, each with a toxicity and a PII result (monitor "safety"), and the
 // two score points per span the exporter writes for them (2 000 000 at
 // the default size), labelled as spanconv labels them. Kept in the
@@ -67,7 +67,7 @@ func openRollupStore(b *testing.B) warehouse.Store {
 		if statErr == nil {
 			return
 		}
-		g := spangen.New(benchEnv, 7)
+		g := synthspans.New(benchEnv, 7)
 		rng := rand.New(rand.NewPCG(7, 11))
 		start := time.Now()
 		const batch = 10_000
@@ -161,7 +161,7 @@ func BenchmarkDashboards(b *testing.B) {
 		from := r.from - r.from%r.bucketMs
 		b.Run("scores "+r.name+"/old", func(b *testing.B) {
 			var durations []time.Duration
-			cpu0 := spangen.CPUTime()
+			cpu0 := synthspans.CPUTime()
 			for b.Loop() {
 				start := time.Now()
 				if err := oldScores(ctx, st, from, benchEnd, r.bucketMs); err != nil {
@@ -174,7 +174,7 @@ func BenchmarkDashboards(b *testing.B) {
 		b.Run("scores "+r.name+"/new", func(b *testing.B) {
 			var durations []time.Duration
 			bytes := 0
-			cpu0 := spangen.CPUTime()
+			cpu0 := synthspans.CPUTime()
 			for b.Loop() {
 				d, rec := serve(b, c, ck, "/ui/scores?range="+r.name)
 				durations = append(durations, d)
@@ -185,7 +185,7 @@ func BenchmarkDashboards(b *testing.B) {
 	}
 	b.Run("monitors last evaluation/old", func(b *testing.B) {
 		var durations []time.Duration
-		cpu0 := spangen.CPUTime()
+		cpu0 := synthspans.CPUTime()
 		for b.Loop() {
 			start := time.Now()
 			if err := oldLastEvaluation(ctx, st, "safety"); err != nil {
@@ -197,7 +197,7 @@ func BenchmarkDashboards(b *testing.B) {
 	})
 	b.Run("monitors last evaluation/new", func(b *testing.B) {
 		var durations []time.Duration
-		cpu0 := spangen.CPUTime()
+		cpu0 := synthspans.CPUTime()
 		for b.Loop() {
 			start := time.Now()
 			last, err := c.lastEvaluations(ctx, benchEnv, []string{"safety"})

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/tenant"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
 // The search benchmark warehouse is the SQLite load test's fill with text
-// (go run ./internal/warehouse/sqlite/internal/loadtest -text): 1 000 000
+// (go run ./internal/warehouse/sqlite/internal/querybench -text): 1 000 000
 // spans of environment production over the 7 days before 2026-11-01, each
 // with a prompt and a completion. EVALCOL_CONSOLE_SEARCH_DB names such a
 // file (e.g. the load test's -dir/warehouse.db); without it the benchmark
@@ -43,8 +43,8 @@ func searchBenchConsole(b *testing.B) (*Console, *http.Cookie) {
 	}
 	b.Cleanup(func() { st.Close() })
 	if statErr != nil {
-		g := spangen.New(searchBenchEnv, 1).WithText(1)
-		start := searchBenchEnd - 7*spangen.Day
+		g := synthspans.New(searchBenchEnv, 1).WithText(1)
+		start := searchBenchEnd - 7*synthspans.Day
 		const batch = 1000
 		for i := 0; i < searchBenchN; i += batch {
 			from := start + (searchBenchEnd-start)*int64(i)/searchBenchN
@@ -100,7 +100,7 @@ func BenchmarkSearchList(b *testing.B) {
 			}
 			var durations []time.Duration
 			bytes := 0
-			cpu0 := spangen.CPUTime()
+			cpu0 := synthspans.CPUTime()
 			for b.Loop() {
 				d, rec := serve(b, c, ck, path)
 				durations = append(durations, d)

@@ -1,4 +1,4 @@
-// Command loadtest fills a ClickHouse warehouse (and, for comparison, a
+// Command querybench fills a ClickHouse warehouse (and, for comparison, a
 // SQLite one with the same spans) with synthetic spans — 50 services,
 // 1 000 span names, 20 attributes each, spread over some days — then
 // measures the latency of the span queries of the SQLite load test:
@@ -22,7 +22,7 @@
 // state a table reaches some time after writes stop). Run against a
 // server started by scripts/clickhouse.sh:
 //
-//	go run ./internal/warehouse/clickhouse/internal/loadtest -addr 127.0.0.1:19000 -spans 1000000
+//	go run ./internal/warehouse/clickhouse/internal/querybench -addr 127.0.0.1:19000 -spans 1000000
 //
 // The database (default evalcol_loadtest) is dropped before and (unless
 // -keep) after.
@@ -46,7 +46,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
@@ -90,7 +90,7 @@ func run(ctx context.Context, c config) error {
 	start := end - int64(c.days)*24*3600*1000
 	// The spans, generated once so that both backends get the same data
 	// and generation stays out of the timings.
-	g := spangen.New(env, 1)
+	g := synthspans.New(env, 1)
 	if c.text {
 		g.WithText(1)
 	}
@@ -185,11 +185,11 @@ type workload struct {
 func (ws workload) run(ctx context.Context, phase string) error {
 	rng := rand.New(rand.NewPCG(2, 3))
 	start, end, sample := ws.start, ws.end, ws.sample
-	window := func(width int64) (int64, int64) { return spangen.Window(rng, start, end, width) }
-	day := spangen.Day
-	queries := spangen.TargetQueries(rng, start, end, sample)
+	window := func(width int64) (int64, int64) { return synthspans.Window(rng, start, end, width) }
+	day := synthspans.Day
+	queries := synthspans.TargetQueries(rng, start, end, sample)
 	if ws.text {
-		queries = append(queries, spangen.SearchQueries(rng, start, end)...)
+		queries = append(queries, synthspans.SearchQueries(rng, start, end)...)
 	}
 	metricQueries := []struct {
 		name string
@@ -288,14 +288,14 @@ func metricBatches(env string, c config, start, end int64) [][]warehouse.MetricP
 // the rate.
 func ingestPoints(ctx context.Context, name string, st warehouse.Store, batches [][]warehouse.MetricPoint) error {
 	n := 0
-	t0, c0 := time.Now(), spangen.CPUTime()
+	t0, c0 := time.Now(), synthspans.CPUTime()
 	for _, b := range batches {
 		if err := st.WriteMetricPoints(ctx, b); err != nil {
 			return fmt.Errorf("%s: write points: %w", name, err)
 		}
 		n += len(b)
 	}
-	wall, cpu := time.Since(t0), spangen.CPUTime()-c0
+	wall, cpu := time.Since(t0), synthspans.CPUTime()-c0
 	fmt.Printf("%-10s points: %d in %s = %.0f points/s; client CPU %s\n", name, n, wall.Round(time.Millisecond),
 		float64(n)/wall.Seconds(), cpu.Round(time.Millisecond))
 	return nil
@@ -389,7 +389,7 @@ func ingest(ctx context.Context, name string, st warehouse.Store, batches [][]wa
 	next := make(chan []warehouse.Span)
 	errs := make(chan error, writers)
 	var wg sync.WaitGroup
-	t0, c0, s0 := time.Now(), spangen.CPUTime(), processCPU(serverPID)
+	t0, c0, s0 := time.Now(), synthspans.CPUTime(), processCPU(serverPID)
 	for range writers {
 		wg.Add(1)
 		go func() {
@@ -420,7 +420,7 @@ func ingest(ctx context.Context, name string, st warehouse.Store, batches [][]wa
 		return fmt.Errorf("%s: write: %w", name, err)
 	default:
 	}
-	wall, cpu := time.Since(t0), spangen.CPUTime()-c0
+	wall, cpu := time.Since(t0), synthspans.CPUTime()-c0
 	line := fmt.Sprintf("%-10s ingest: %d spans in %s = %.0f spans/s (batches of %d, %d writers); client CPU %s = %.0f spans per CPU-second",
 		name, n, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), len(batches[0]), writers,
 		cpu.Round(time.Millisecond), float64(n)/cpu.Seconds())

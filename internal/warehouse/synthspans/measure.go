@@ -1,4 +1,4 @@
-package spangen
+package synthspans
 
 import (
 	"fmt"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
@@ -42,12 +42,12 @@ func pointBatch(rng *rand.Rand, env string, n int, from, to int64) []warehouse.M
 		}
 		labels := map[string]string{
 			"evaluator_name": ev, "metric_source": warehouse.SourceEvaluator, "monitor_id": "monitor-" + strconv.Itoa(rng.IntN(20)),
-			"trace_id": trace, "span_id": span, "service_name": "service-" + strconv.Itoa(rng.IntN(spangen.Services)),
+			"trace_id": trace, "span_id": span, "service_name": "service-" + strconv.Itoa(rng.IntN(synthspans.Services)),
 			"environment": env, "workflow_name": "workflow-" + strconv.Itoa(rng.IntN(pointWorkflows)),
 			"agent_name": "agent-" + strconv.Itoa(rng.IntN(pointAgents)), "entity_name": "entity-" + strconv.Itoa(rng.IntN(30)),
 			"model": "gpt-4o", "vendor": "openai", "verdict": verdict,
 		}
-		attrs := map[string]string{"llm.request.model": "gpt-4o", "user.id": spangen.UserID(rng.IntN(spangen.Users))}
+		attrs := map[string]string{"llm.request.model": "gpt-4o", "user.id": synthspans.UserID(rng.IntN(synthspans.Users))}
 		base := warehouse.MetricPoint{Environment: env, OrganizationID: "org-1", Source: warehouse.SourceEvaluator,
 			EventTime: ts, TraceID: trace, SpanID: span, Labels: labels, Attributes: attrs}
 		p := base
@@ -71,12 +71,12 @@ func fillPoints(ctx context.Context, st *sqlite.Store, env string, n, batch int,
 		from := start + (end-start)*int64(i)/int64(evals)
 		to := start + (end-start)*int64(i+k)/int64(evals)
 		pts := pointBatch(rng, env, k, from, to)
-		t0, c0 := time.Now(), spangen.CPUTime()
+		t0, c0 := time.Now(), synthspans.CPUTime()
 		if err := st.WriteMetricPoints(ctx, pts); err != nil {
 			return err
 		}
 		writeTime += time.Since(t0)
-		writeCPU += spangen.CPUTime() - c0
+		writeCPU += synthspans.CPUTime() - c0
 		if (i/per)%200 == 0 {
 			log.Printf("written %d points", 2*(i+k))
 		}
@@ -97,14 +97,14 @@ type metricQuery struct {
 // a day and a week, the metric name and each kind of filter (label,
 // attribute, column), selective and not, alone and with a numeric sort.
 func metricQueries(rng *rand.Rand, start, end int64) []metricQuery {
-	day := func() (int64, int64) { return spangen.Window(rng, start, end, spangen.Day) }
+	day := func() (int64, int64) { return synthspans.Window(rng, start, end, synthspans.Day) }
 	name := func() string { return pointEvaluators[rng.IntN(len(pointEvaluators))] + ".score" }
 	label := func(key, value string) []warehouse.Filter {
 		return []warehouse.Filter{{Field: warehouse.PrefixLabel + key, Operator: warehouse.OpEquals, Value: value}}
 	}
 	out := []metricQuery{
 		{"(m-a) 1h range, sort event_time DESC", func() warehouse.MetricQuery {
-			from, to := spangen.Window(rng, start, end, spangen.Hour)
+			from, to := synthspans.Window(rng, start, end, synthspans.Hour)
 			return warehouse.MetricQuery{FromMs: from, ToMs: to, Desc: true}
 		}},
 		{"(m-b) 7d range, sort event_time DESC, no filter", func() warehouse.MetricQuery {
@@ -142,7 +142,7 @@ func metricQueries(rng *rand.Rand, start, end int64) []metricQuery {
 		{"(m-j) 1d range, attributes.user.id (1%), sort event_time DESC", func() warehouse.MetricQuery {
 			from, to := day()
 			return warehouse.MetricQuery{FromMs: from, ToMs: to, Desc: true, Filters: []warehouse.Filter{{
-				Field: warehouse.PrefixAttribute + "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(rng.IntN(spangen.Users))}}}
+				Field: warehouse.PrefixAttribute + "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(rng.IntN(synthspans.Users))}}}
 		}},
 		{"(m-k) 1d range, numeric_value greater_than 0.99, sort event_time DESC", func() warehouse.MetricQuery {
 			from, to := day()
@@ -182,7 +182,7 @@ func metricQueries(rng *rand.Rand, start, end int64) []metricQuery {
 	for _, key := range []string{warehouse.MetricSortNumericValue, warehouse.MetricSortMetricName} {
 		out = append(out,
 			metricQuery{fmt.Sprintf("(m) sort %s DESC, 1h range", key), func() warehouse.MetricQuery {
-				from, to := spangen.Window(rng, start, end, spangen.Hour)
+				from, to := synthspans.Window(rng, start, end, synthspans.Hour)
 				return warehouse.MetricQuery{FromMs: from, ToMs: to, SortBy: key, Desc: true}
 			}},
 			metricQuery{fmt.Sprintf("(m) sort %s, 1d range", key), func() warehouse.MetricQuery {

@@ -1,7 +1,7 @@
-// Package spangen makes synthetic spans for benchmarks and the load test:
+// Package synthspans makes synthetic spans for benchmarks and the load test:
 // a fixed shape (services, span names, 20 attributes per span) so that
 // query selectivities are known.
-package spangen
+package synthspans
 
 import (
 	"fmt"

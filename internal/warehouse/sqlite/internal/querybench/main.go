@@ -1,4 +1,4 @@
-// Command loadtest fills a SQLite warehouse with synthetic spans (default
+// Command querybench fills a SQLite warehouse with synthetic spans (default
 // 1 000 000 over 7 days, 50 services, 1 000 span names, 20 attributes
 // each), prints ingest speed and file size against the OTLP protobuf size
 // of the same spans, then measures the first page (100 spans, with
@@ -9,16 +9,16 @@
 // filter sorted by duration, every sort key over an hour, a day and a
 // week, and every filter operator; each with p50, p99 and selectivity.
 //
-//	go run ./internal/warehouse/sqlite/internal/loadtest -spans 1000000 -dir /tmp/w
-//	go run ./internal/warehouse/sqlite/internal/loadtest -dir /tmp/w -reuse -only 'sort'
+//	go run ./internal/warehouse/sqlite/internal/querybench -spans 1000000 -dir /tmp/w
+//	go run ./internal/warehouse/sqlite/internal/querybench -dir /tmp/w -reuse -only 'sort'
 //
 // With -points it writes that many metric points (evaluator results: a
 // score and a pass/fail point per evaluation, 13 labels each) instead of
 // measuring the span shapes, then measures the metric query shapes (the
 // first page of 100 with total_results, and the page at offset 1 000):
 //
-//	go run ./internal/warehouse/sqlite/internal/loadtest -spans 0 -points 1000000 -dir /tmp/m
-//	go run ./internal/warehouse/sqlite/internal/loadtest -spans 0 -points 1000000 -dir /tmp/m -reuse
+//	go run ./internal/warehouse/sqlite/internal/querybench -spans 0 -points 1000000 -dir /tmp/m
+//	go run ./internal/warehouse/sqlite/internal/querybench -spans 0 -points 1000000 -dir /tmp/m -reuse
 //
 // -reuse queries the warehouse a run with the same -dir left; -only runs
 // the shapes whose name holds the text. Old build against new build: run
@@ -43,7 +43,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/spangen"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
@@ -119,9 +119,9 @@ func run(ctx context.Context, n, points, days, batch, runs int, dir string, reus
 	rng := rand.New(rand.NewPCG(2, 3))
 	// The shapes every backend measures, then the other shapes of this
 	// one: every sort key, every filter operator.
-	queries := append(spangen.TargetQueries(rng, start, end, traces), moreQueries(rng, start, end)...)
+	queries := append(synthspans.TargetQueries(rng, start, end, traces), moreQueries(rng, start, end)...)
 	if text {
-		queries = append(queries, spangen.SearchQueries(rng, start, end)...)
+		queries = append(queries, synthspans.SearchQueries(rng, start, end)...)
 	}
 	for _, qd := range queries {
 		if !strings.Contains(qd.Name, only) {
@@ -157,9 +157,9 @@ func run(ctx context.Context, n, points, days, batch, runs int, dir string, reus
 // ones: selective and unselective equality filters, a filter on a column
 // with another sort key, every sort key over a day and a week, and every
 // filter operator.
-func moreQueries(rng *rand.Rand, start, end int64) []spangen.Query {
-	day := func() (int64, int64) { return spangen.Window(rng, start, end, spangen.Day) }
-	out := []spangen.Query{
+func moreQueries(rng *rand.Rand, start, end int64) []synthspans.Query {
+	day := func() (int64, int64) { return synthspans.Window(rng, start, end, synthspans.Day) }
+	out := []synthspans.Query{
 		{Name: "(e) 1d range, llm.request.model equals (~10%), sort timestamp", Make: func() warehouse.SpanQuery {
 			from, to := day()
 			return warehouse.SpanQuery{FromMs: from, ToMs: to,
@@ -184,21 +184,21 @@ func moreQueries(rng *rand.Rand, start, end int64) []spangen.Query {
 		}},
 		{Name: "(k) 7d range, user.id equals (~1%), sort timestamp DESC", Make: func() warehouse.SpanQuery {
 			return warehouse.SpanQuery{FromMs: start, Desc: true,
-				Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: spangen.UserID(rng.IntN(spangen.Users))}}}
+				Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: synthspans.UserID(rng.IntN(synthspans.Users))}}}
 		}},
 	}
 	for _, key := range []warehouse.SortKey{warehouse.SortDuration, warehouse.SortSpanName, warehouse.SortTraceID,
 		warehouse.SortTotalTokens, warehouse.SortWorkflowName, warehouse.SortEntityName, warehouse.SortResponseModel} {
 		out = append(out,
-			spangen.Query{Name: fmt.Sprintf("sort %s DESC, 1h range", key), Make: func() warehouse.SpanQuery {
-				from, to := spangen.Window(rng, start, end, spangen.Hour)
+			synthspans.Query{Name: fmt.Sprintf("sort %s DESC, 1h range", key), Make: func() warehouse.SpanQuery {
+				from, to := synthspans.Window(rng, start, end, synthspans.Hour)
 				return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: key, Desc: true}
 			}},
-			spangen.Query{Name: fmt.Sprintf("sort %s, 1d range", key), Make: func() warehouse.SpanQuery {
+			synthspans.Query{Name: fmt.Sprintf("sort %s, 1d range", key), Make: func() warehouse.SpanQuery {
 				from, to := day()
 				return warehouse.SpanQuery{FromMs: from, ToMs: to, SortBy: key}
 			}},
-			spangen.Query{Name: fmt.Sprintf("sort %s DESC, 7d range", key), Make: func() warehouse.SpanQuery {
+			synthspans.Query{Name: fmt.Sprintf("sort %s DESC, 7d range", key), Make: func() warehouse.SpanQuery {
 				return warehouse.SpanQuery{FromMs: start, SortBy: key, Desc: true}
 			}})
 	}
@@ -215,7 +215,7 @@ func moreQueries(rng *rand.Rand, start, end int64) []spangen.Query {
 		{Field: "workflow_name", Operator: warehouse.OpIn, Values: []string{"workflow-1", "workflow-2"}},
 		{Field: "resource.service.name", Operator: warehouse.OpEquals, Value: "service-7"},
 	} {
-		out = append(out, spangen.Query{Name: fmt.Sprintf("1d range, %s %s", f.Field, f.Operator), Make: func() warehouse.SpanQuery {
+		out = append(out, synthspans.Query{Name: fmt.Sprintf("1d range, %s %s", f.Field, f.Operator), Make: func() warehouse.SpanQuery {
 			from, to := day()
 			return warehouse.SpanQuery{FromMs: from, ToMs: to, Filters: []warehouse.Filter{f}}
 		}})
@@ -230,7 +230,7 @@ func fill(ctx context.Context, path, env string, n, batch int, start, end int64,
 	if err != nil {
 		return nil, err
 	}
-	g := spangen.New(env, 1)
+	g := synthspans.New(env, 1)
 	if text {
 		g.WithText(1)
 	}
@@ -244,12 +244,12 @@ func fill(ctx context.Context, path, env string, n, batch int, start, end int64,
 		spans := g.Batch(k, from, to)
 		traces = append(traces, spans[0])
 		protoBytes += otlpSize(spans)
-		t0, c0 := time.Now(), spangen.CPUTime()
+		t0, c0 := time.Now(), synthspans.CPUTime()
 		if err := st.WriteSpans(ctx, spans); err != nil {
 			return nil, err
 		}
 		writeTime += time.Since(t0)
-		writeCPU += spangen.CPUTime() - c0
+		writeCPU += synthspans.CPUTime() - c0
 		if (i/batch)%100 == 0 {
 			log.Printf("written %d spans, %.0f spans/s", i+k, float64(i+k)/writeTime.Seconds())
 		}
@@ -262,7 +262,7 @@ func fill(ctx context.Context, path, env string, n, batch int, start, end int64,
 		return nil, err
 	}
 	fmt.Printf("ingest: %d spans in %s = %.0f spans/s (batches of %d, %d attributes each); CPU %s = %.0f spans per CPU-second\n",
-		n, writeTime.Round(time.Millisecond), float64(n)/writeTime.Seconds(), batch, spangen.Attributes,
+		n, writeTime.Round(time.Millisecond), float64(n)/writeTime.Seconds(), batch, synthspans.Attributes,
 		writeCPU.Round(time.Millisecond), float64(n)/writeCPU.Seconds())
 	fmt.Printf("size: file %.1f MiB, OTLP protobuf %.1f MiB, ratio %.2f\n",
 		float64(fi.Size())/(1<<20), float64(protoBytes)/(1<<20), float64(fi.Size())/float64(protoBytes))
@@ -275,7 +275,7 @@ func sample(ctx context.Context, st *sqlite.Store, env string, start, end int64)
 	rng := rand.New(rand.NewPCG(7, 8))
 	var out []warehouse.Span
 	for range 500 {
-		from, to := spangen.Window(rng, start, end, spangen.Hour)
+		from, to := synthspans.Window(rng, start, end, synthspans.Hour)
 		page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{env}, FromMs: from, ToMs: to, Limit: 1})
 		if err != nil {
 			return nil, err
