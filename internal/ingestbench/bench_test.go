@@ -13,8 +13,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
-	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/chattext"
+	"github.com/evalcol/evalcol/internal/engine"
 	"github.com/evalcol/evalcol/internal/monitor"
 	"github.com/evalcol/evalcol/internal/spanconv"
 	"github.com/evalcol/evalcol/internal/tenant"

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // benchBackends opens each backend for a benchmark; SQLite runs beside

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/storetest"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // openWith opens a store with opts in a temporary directory, closed when

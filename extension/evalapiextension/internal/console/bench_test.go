@@ -20,8 +20,8 @@ import (
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/httpapi"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // The benchmark warehouse: benchSpans synthspans spans over 7 days (each its

@@ -14,8 +14,8 @@ import (
 
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // The dashboard's benchmark warehouse: benchSpans() synthspans spans (LLM

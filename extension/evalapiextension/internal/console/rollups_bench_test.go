@@ -14,8 +14,8 @@ import (
 
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // The dashboards' benchmark warehouse: benchSpans() synthspans spans over 7

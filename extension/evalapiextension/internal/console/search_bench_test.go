@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/tenant"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // The search benchmark warehouse is the SQLite load test's fill with text

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/evaluators"
-	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/monitoringstatus"
+	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"

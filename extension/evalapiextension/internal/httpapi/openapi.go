@@ -10,8 +10,8 @@ import (
 
 	"github.com/evalcol/evalcol/evaluators"
 	"github.com/evalcol/evalcol/extension/evalapiextension/internal/setups"
-	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/monitoringstatus"
+	"github.com/evalcol/evalcol/internal/organizations"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 

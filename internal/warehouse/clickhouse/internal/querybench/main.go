@@ -46,8 +46,8 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/clickhouse"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 type config struct {

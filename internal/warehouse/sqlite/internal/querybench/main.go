@@ -43,8 +43,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 func main() {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
-	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
+	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
 // Shape of the synthetic metric points: evaluator results as the
