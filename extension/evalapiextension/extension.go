@@ -348,8 +348,8 @@ func runJudged(ctx context.Context, judges customevaluators.Judge, def *evaluato
 	if err != nil {
 		return experimentapi.Result{}, err
 	}
-	value, _ := def.ScoreOf(res.Output)
-	return experimentapi.Result{Output: res.Output, Verdict: string(evaluators.VerdictOf(def.Slug, res.Output, "")), Score: &value}, nil
+	verdict, value, _ := judgequeue.PrebuiltVerdict(def, res.Output)
+	return experimentapi.Result{Output: res.Output, Verdict: verdict, Score: &value}, nil
 }
 
 // notifier sends alert notifications to the configured webhooks.
@@ -588,17 +588,8 @@ func (e *evalAPI) projectOf(env string) (string, string) {
 // environment env, or of the runtime organization env belongs to ("" when
 // none has it). The exporter labels metric points with it.
 func (e *evalAPI) OrganizationOf(env string) string {
-	for _, k := range e.cfg.APIKeys {
-		if k.Environment == env {
-			return k.OrganizationID
-		}
-	}
-	if e.orgKeys != nil {
-		if org, ok := e.orgKeys.OrganizationOf(env); ok {
-			return org
-		}
-	}
-	return ""
+	org, _ := e.projectOf(env)
+	return org
 }
 
 // pollInterval is how often the collector syncs with the warehouse.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -221,4 +222,26 @@ func firstJSONObject(text string) (map[string]any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ParseValue types text (a span's value, a form's field) as a schema
+// field of type typ takes it: a number, an integer (as a float64, as JSON
+// decodes it) or a boolean; text that does not parse stays text, so that
+// CheckInput names the field.
+func ParseValue(typ, s string) any {
+	switch typ {
+	case TypeNumber:
+		if n, err := strconv.ParseFloat(s, 64); err == nil {
+			return n
+		}
+	case TypeInteger:
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return float64(n)
+		}
+	case TypeBoolean:
+		if b, err := strconv.ParseBool(s); err == nil {
+			return b
+		}
+	}
+	return s
 }

@@ -149,7 +149,13 @@ func openBenchStore(b *testing.B) warehouse.Store {
 // at the end of the data, and a session cookie.
 func benchConsole(b *testing.B) (*Console, *http.Cookie) {
 	b.Helper()
-	st := openBenchStore(b)
+	return consoleOver(b, openBenchStore(b))
+}
+
+// consoleOver returns a console over st for the benchmark environment, its
+// clock at benchEnd, and a session cookie.
+func consoleOver(b *testing.B, st warehouse.Store) (*Console, *http.Cookie) {
+	b.Helper()
 	c, err := New(Options{
 		Keys:  tenant.NewKeyring([]tenant.Key{{Secret: "bench-key-0001", Tenant: tenant.Tenant{Environment: benchEnv}}}),
 		Store: st, SessionKeys: StaticKeys(secret), Now: func() time.Time { return time.UnixMilli(benchEnd) },

@@ -2,17 +2,14 @@ package console
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
@@ -92,18 +89,7 @@ func oldDashboard(ctx context.Context, db *sql.DB, from, to, bucketMs int64) err
 //	go test -run '^$' -bench BenchmarkDashboard$ -benchtime 10x ./extension/evalapiextension/internal/console/
 func BenchmarkDashboard(b *testing.B) {
 	st := openStatsStore(b)
-	c, err := New(Options{
-		Keys:  tenant.NewKeyring([]tenant.Key{{Secret: "bench-key-0001", Tenant: tenant.Tenant{Environment: benchEnv}}}),
-		Store: st, SessionKeys: StaticKeys(secret), Now: func() time.Time { return time.UnixMilli(benchEnd) },
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	value, err := c.startSession(context.Background(), tenant.Tenant{Environment: benchEnv}, sha256.Sum256([]byte("bench-key-0001")), "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ck := &http.Cookie{Name: sessionCookie, Value: value}
+	c, ck := consoleOver(b, st)
 	db, err := sql.Open("sqlite", "file:"+statsPath+"?_pragma=query_only(1)")
 	if err != nil {
 		b.Fatal(err)

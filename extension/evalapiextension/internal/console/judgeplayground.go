@@ -75,7 +75,7 @@ func (c *Console) runJudgePlayground(w http.ResponseWriter, r *http.Request) {
 		s := r.PostFormValue(key)
 		values[key] = s
 		if s != "" {
-			input[f.Name] = typedInput(f.Type, s)
+			input[f.Name] = judge.ParseValue(f.Type, s)
 		}
 	}
 	data := playgroundData{Def: def}
@@ -100,22 +100,6 @@ func (c *Console) runJudgePlayground(w http.ResponseWriter, r *http.Request) {
 	}
 	data.Inputs, data.Config = formFields(def, values, nil)
 	c.render(w, r, status, "playground", page{Title: v.Slug + " playground", Nav: "evaluators", Data: data})
-}
-
-// typedInput types a form value as the input schema says; one that does
-// not parse stays text (the judge then names the field).
-func typedInput(typ, s string) any {
-	switch typ {
-	case judge.TypeNumber, judge.TypeInteger:
-		if n, err := strconv.ParseFloat(s, 64); err == nil {
-			return n
-		}
-	case judge.TypeBoolean:
-		if b, err := strconv.ParseBool(s); err == nil {
-			return b
-		}
-	}
-	return s
 }
 
 // judgeRunResult is a judge's answer as the playground shows it, with the

@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcol/evalcol/internal/tenant"
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
@@ -100,19 +98,7 @@ func openRollupStore(b *testing.B) warehouse.Store {
 
 func rollupConsole(b *testing.B) (*Console, *http.Cookie) {
 	b.Helper()
-	st := openRollupStore(b)
-	c, err := New(Options{
-		Keys:  tenant.NewKeyring([]tenant.Key{{Secret: "bench-key-0001", Tenant: tenant.Tenant{Environment: benchEnv}}}),
-		Store: st, SessionKeys: StaticKeys(secret), Now: func() time.Time { return time.UnixMilli(benchEnd) },
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	value, err := c.startSession(context.Background(), tenant.Tenant{Environment: benchEnv}, sha256.Sum256([]byte("bench-key-0001")), "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c, &http.Cookie{Name: sessionCookie, Value: value}
+	return consoleOver(b, openRollupStore(b))
 }
 
 // oldScores is what the scores page read before the counts: the same

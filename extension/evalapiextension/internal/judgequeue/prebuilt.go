@@ -44,6 +44,14 @@ func PrebuiltSpec(def *evaluators.Definition, provider, model string, input map[
 		Messages: []judge.Message{{Role: "system", Content: sys.String()}, {Role: "user", Content: strings.TrimSpace(user.String())}}}
 }
 
+// PrebuiltVerdict decides a judge's answer in a prebuilt evaluator's
+// output fields as the offline evaluator's result is decided: its verdict
+// by the catalogue's pass condition, its score and label.
+func PrebuiltVerdict(def *evaluators.Definition, output map[string]any) (verdict string, score float64, label string) {
+	score, label = def.ScoreOf(output)
+	return string(evaluators.VerdictOf(def.Slug, output, "")), score, label
+}
+
 func judgeType(t evaluators.FieldType) string {
 	switch t {
 	case evaluators.TypeBoolean:

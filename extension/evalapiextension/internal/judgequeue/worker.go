@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"sync"
 	"time"
 
@@ -334,9 +333,9 @@ func (w *Worker) runJudge(ctx context.Context, it *Item, spec judge.Spec, input 
 	}
 	out.Output = res.Output
 	if def, ok := evaluators.Lookup(it.Slug); ok && !it.Custom {
-		out.Verdict = string(evaluators.VerdictOf(def.Slug, res.Output, ""))
-		value, label := def.ScoreOf(res.Output)
-		out.Score, out.ScoreLabel = &value, label
+		var value float64
+		out.Verdict, value, out.ScoreLabel = PrebuiltVerdict(def, res.Output)
+		out.Score = &value
 		return &out, 0, nil
 	}
 	out.Score = res.Verdict.Score
@@ -379,9 +378,10 @@ func (w *Worker) runPrebuilt(ctx context.Context, it *Item, input map[string]any
 		}
 		return out
 	}
-	out.Output, out.Verdict = res, string(evaluators.VerdictOf(def.Slug, res, ""))
-	value, label := def.ScoreOf(res)
-	out.Score, out.ScoreLabel = &value, label
+	var value float64
+	out.Output = res
+	out.Verdict, value, out.ScoreLabel = PrebuiltVerdict(def, res)
+	out.Score = &value
 	if out.Verdict == warehouse.VerdictFail {
 		out.Explanation = def.Explain(rctx, req, res)
 	}
@@ -502,29 +502,9 @@ func (w *Worker) input(span warehouse.Span, it *Item, traced map[string]string, 
 		if v == "" {
 			continue
 		}
-		in[f.Name] = typed(f.Type, v)
+		in[f.Name] = judge.ParseValue(f.Type, v)
 	}
 	return in
-}
-
-// typed converts a span's string to the schema type it must have; a value
-// that does not parse stays a string (the judge then names the field).
-func typed(typ, v string) any {
-	switch typ {
-	case judge.TypeNumber:
-		if n, err := strconv.ParseFloat(v, 64); err == nil {
-			return n
-		}
-	case judge.TypeInteger:
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return float64(n)
-		}
-	case judge.TypeBoolean:
-		if b, err := strconv.ParseBool(v); err == nil {
-			return b
-		}
-	}
-	return v
 }
 
 // append stores the item's outcome on its span (a trace's root span for
