@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"text/template"
 	"time"
@@ -96,8 +98,32 @@ func Start(t testing.TB, configTemplate string) *Collector {
 // collector is still stopped when the test ends.
 func StartE(t testing.TB, configTemplate string) (*Collector, error) {
 	t.Helper()
-	ports := Ports{API: freeAddr(t), OTLPHTTP: freeAddr(t), OTLPGRPC: freeAddr(t), DataDir: t.TempDir()}
-	return StartWithPorts(t, configTemplate, ports)
+	return startOnFreePorts(t, configTemplate, false)
+}
+
+// startOnFreePorts starts a collector on ports free a moment before. A
+// port can be taken in between (another test package's collector or a
+// client's ephemeral port), so a start that fails on a taken address is
+// tried again on fresh ports.
+func startOnFreePorts(t testing.TB, configTemplate string, signals bool) (*Collector, error) {
+	t.Helper()
+	const attempts = 5
+	var err error
+	for i := 0; i < attempts; i++ {
+		ports := Ports{API: freeAddr(t), OTLPHTTP: freeAddr(t), OTLPGRPC: freeAddr(t), DataDir: t.TempDir()}
+		var c *Collector
+		c, err = start(t, configTemplate, ports, signals)
+		if err == nil || !addressTaken(err) {
+			return c, err
+		}
+		t.Logf("collector start attempt %d: %v; trying other ports", i+1, err)
+	}
+	return nil, err
+}
+
+// addressTaken reports whether err is a listener's "address already in use".
+func addressTaken(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
 }
 
 // StartWithPorts is StartE on given ports and data directory (to restart a
@@ -113,8 +139,7 @@ func StartWithPorts(t testing.TB, configTemplate string, ports Ports) (*Collecto
 // parallel with other collectors.
 func StartWithSignals(t testing.TB, configTemplate string) *Collector {
 	t.Helper()
-	ports := Ports{API: freeAddr(t), OTLPHTTP: freeAddr(t), OTLPGRPC: freeAddr(t), DataDir: t.TempDir()}
-	c, err := start(t, configTemplate, ports, true)
+	c, err := startOnFreePorts(t, configTemplate, true)
 	if err != nil {
 		t.Fatal(err)
 	}
