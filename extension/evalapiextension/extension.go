@@ -362,6 +362,10 @@ func (e *evalAPI) notifier() *alerting.Notifier {
 }
 
 func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
+	prices, err := e.cfg.Pricing.priceTable() // the trace stats price spans as they are stored
+	if err != nil {
+		return nil, fmt.Errorf("evalapi: %w", err)
+	}
 	switch e.cfg.Warehouse.Backend {
 	case "sqlite":
 		if dir := filepath.Dir(e.cfg.Warehouse.Path); dir != "" {
@@ -370,7 +374,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 			}
 		}
 		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError,
-			SkipIntegrityCheck: !e.cfg.Warehouse.IntegrityCheck})
+			SkipIntegrityCheck: !e.cfg.Warehouse.IntegrityCheck, Prices: prices})
 		if err != nil {
 			if errors.Is(err, sqlite.ErrCorrupt) {
 				return nil, fmt.Errorf("evalapi: warehouse: %w", err) // names the file and what to do
@@ -384,7 +388,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 		// reports it, queries answer 503, and the exporter retries.
 		s, err := clickhouse.OpenLazy(clickhouse.Options{
 			Addr: w.Endpoint, Database: w.Database, Username: w.Username, Password: string(w.Password), Cluster: w.Cluster,
-			Retention: e.retention(), OnPruneError: e.logPruneError,
+			Retention: e.retention(), OnPruneError: e.logPruneError, Prices: prices,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("evalapi: warehouse: %w", err)

@@ -20,6 +20,8 @@ type Backend interface {
 	ReadSpans(ctx context.Context, r SpanRead) (SpanRows, error)
 	// ReadMetricPoints answers one page of a metric query.
 	ReadMetricPoints(ctx context.Context, r MetricRead) (MetricRows, error)
+	// TraceStatReader reads the trace stats (sorted trace lists, counts).
+	TraceStatReader
 }
 
 // SpanRead asks a backend for spans: those matching Query with a sequence

@@ -1,10 +1,12 @@
 package warehouse
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -43,6 +45,47 @@ func (b *recordingBackend) ReadSpans(_ context.Context, r SpanRead) (SpanRows, e
 		out.Total = int64(len(b.spans))
 	}
 	return out, nil
+}
+
+// traceStats are the stats of b's spans, as a backend keeps them.
+func (b *recordingBackend) traceStats(envs []string, from, to int64) []TraceStat {
+	var c TraceStatChanges
+	for i := range b.spans {
+		if slices.Contains(envs, b.spans[i].Environment) {
+			c.AddSpan(&b.spans[i], 1)
+		}
+	}
+	var out []TraceStat
+	for k, v := range c.Rows {
+		if v.StartMs >= from && (to == 0 || v.StartMs <= to) {
+			out = append(out, TraceStat{k, v})
+		}
+	}
+	return out
+}
+
+func (b *recordingBackend) CountTraces(_ context.Context, envs []string, from, to int64) (int64, error) {
+	return int64(len(b.traceStats(envs, from, to))), b.err
+}
+
+func (b *recordingBackend) ReadTraceStats(_ context.Context, r TraceStatRead) ([]TraceStat, error) {
+	rows := b.traceStats(r.Environments, r.FromMs, r.ToMs)
+	slices.SortFunc(rows, func(a, c TraceStat) int {
+		return compareTraceStat(r, a, TraceStatPosition{Value: c.SortValue(r.SortBy), TraceID: c.TraceID})
+	})
+	if r.After != nil {
+		rows = slices.DeleteFunc(rows, func(s TraceStat) bool { return compareTraceStat(r, s, *r.After) <= 0 })
+	}
+	return rows[:min(len(rows), r.Limit)], b.err
+}
+
+// compareTraceStat compares s with position at in r's order.
+func compareTraceStat(r TraceStatRead, s TraceStat, at TraceStatPosition) int {
+	d := cmp.Or(cmp.Compare(s.SortValue(r.SortBy), at.Value), cmp.Compare(s.TraceID, at.TraceID))
+	if r.Desc {
+		return -d
+	}
+	return d
 }
 
 func (b *recordingBackend) ReadMetricPoints(_ context.Context, r MetricRead) (MetricRows, error) {

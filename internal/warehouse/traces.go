@@ -49,7 +49,12 @@ type TraceQuery struct {
 	// Text is a full-text search, as SpanQuery.Text: a trace matches when
 	// one of its spans matches it and every filter.
 	Text string
-	Desc bool
+	// SortBy orders the list (TraceSortKeys; "" is TraceSortStart). A
+	// list sorted by another key is read from the trace stats: it holds
+	// the traces that started in the range (and, with filters or Text, have
+	// a matching span), and counts them when nothing filters it.
+	SortBy TraceSortKey
+	Desc   bool
 	// Limit 0 means DefaultTraceLimit.
 	Limit  int
 	Cursor string
@@ -108,6 +113,13 @@ type TracePage struct {
 	Traces []TraceSummary
 	// NextCursor is "" on the last page.
 	NextCursor string
+	// Total is the number of traces that started in the range, when the
+	// list has neither filters nor Text; -1 otherwise (unknown).
+	Total int64
+	// ScanCut is set when a sorted page with filters stopped after
+	// checking MaxSortedTraceScan traces: fewer than Limit matched so far,
+	// and the next page goes on from there.
+	ScanCut bool
 }
 
 // Normalize validates q and fills its defaults.
@@ -120,6 +132,12 @@ func (q TraceQuery) Normalize() (TraceQuery, error) {
 	}
 	if q.WindowMs <= 0 {
 		q.WindowMs = DefaultTraceWindowMs
+	}
+	if q.SortBy == "" {
+		q.SortBy = TraceSortStart
+	}
+	if !slices.Contains(TraceSortKeys, q.SortBy) {
+		return q, queryErrorf("sort_by", "unknown trace sort key %q; one of start, latency, tokens, cost", q.SortBy)
 	}
 	sq, err := q.spanQuery().Normalize()
 	if err != nil {
@@ -144,6 +162,8 @@ type traceCursor struct {
 	Snap int64  `json:"s"`
 	Ts   int64  `json:"n"`
 	Seq  int64  `json:"q"`
+	// Total is TracePage.Total as the first page counted it.
+	Total int64 `json:"c,omitempty"`
 }
 
 const traceCursorVersion = 1
@@ -184,10 +204,13 @@ func (q TraceQuery) encodeCursor(c traceCursor) string {
 // matching span before the cursor (listed on an earlier page), then reads
 // the spans of the page's traces to summarise them.
 func (p QueryPath) QueryTraces(ctx context.Context, q TraceQuery) (TracePage, error) {
-	page := TracePage{Traces: []TraceSummary{}}
+	page := TracePage{Traces: []TraceSummary{}, Total: -1}
 	q, err := q.Normalize()
 	if err != nil {
 		return page, err
+	}
+	if q.SortBy != TraceSortStart {
+		return p.querySortedTraces(ctx, q)
 	}
 	cur, hasCursor, err := q.decodeCursor()
 	if err != nil {
@@ -195,6 +218,13 @@ func (p QueryPath) QueryTraces(ctx context.Context, q TraceQuery) (TracePage, er
 	}
 	if len(q.Environments) == 0 {
 		return page, nil
+	}
+	if q.Text == "" && len(q.Filters) == 0 {
+		if hasCursor {
+			page.Total = cur.Total
+		} else if page.Total, err = p.backend.CountTraces(ctx, q.Environments, q.FromMs, q.ToMs); err != nil {
+			return page, fmt.Errorf("count traces: %w", err)
+		}
 	}
 	scan, err := q.spanQuery().Normalize()
 	if err != nil {
@@ -242,7 +272,7 @@ func (p QueryPath) QueryTraces(ctx context.Context, q TraceQuery) (TracePage, er
 			last = SpanKey{Num: s.Timestamp, Seq: rows.Seqs[i]}
 		}
 		if full {
-			page.NextCursor = q.encodeCursor(traceCursor{Snap: read.Snapshot, Ts: last.Num, Seq: last.Seq})
+			page.NextCursor = q.encodeCursor(traceCursor{Snap: read.Snapshot, Ts: last.Num, Seq: last.Seq, Total: page.Total})
 			break
 		}
 		if len(rows.Spans) < read.Limit {

@@ -73,7 +73,8 @@ func (s *Store) Prune(ctx context.Context) (warehouse.Pruned, error) {
 		count  *int64
 	}{
 		{r.Spans, []prunedTable{{name: "spans", timeCol: "timestamp"}, {name: "span_traces", timeCol: "min_ts", lagWeeks: 1},
-			{name: "evaluation_counts", timeCol: "bucket"}, {name: "span_stats", timeCol: "bucket"}}, &out.Spans},
+			{name: "evaluation_counts", timeCol: "bucket"}, {name: "span_stats", timeCol: "bucket"},
+			{name: "trace_stats", timeCol: "start_ms"}}, &out.Spans},
 		{r.MetricPoints, []prunedTable{{name: "metric_points", timeCol: "event_time"}}, &out.MetricPoints},
 	} {
 		if t.keep <= 0 {

@@ -128,10 +128,15 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		return rep, err
 	}
 	var stats warehouse.SpanStatChanges
+	traces := warehouse.TraceStatChanges{Prices: s.opts.Prices}
 	for i := range fresh {
 		stats.AddSpan(&fresh[i], 1)
+		traces.AddSpan(&fresh[i], 1)
 	}
 	if err := s.writeSpanStats(ctx, &stats); err != nil {
+		return rep, fmt.Errorf("write spans: %w", err)
+	}
+	if err := s.writeTraceStats(ctx, &traces); err != nil {
 		return rep, fmt.Errorf("write spans: %w", err)
 	}
 	return rep, nil

@@ -18,6 +18,7 @@ import (
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"github.com/evalcol/evalcol/internal/pricing"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -56,6 +57,8 @@ type Options struct {
 	// OnPruneError, when set, receives the errors of background pruning
 	// runs (the next run tries again).
 	OnPruneError func(error)
+	// Prices prices the spans' tokens for the trace stats (nil: no cost).
+	Prices *pricing.Table
 }
 
 func (o Options) withDefaults() Options {

@@ -35,7 +35,7 @@ func serverAddr(t testing.TB) string {
 func openTestStore(t testing.TB, addr string) *Store {
 	t.Helper()
 	db := fmt.Sprintf("evalcol_test_%d_%d", time.Now().UnixNano(), os.Getpid())
-	st, err := Open(context.Background(), Options{Addr: addr, Database: db})
+	st, err := Open(context.Background(), Options{Addr: addr, Database: db, Prices: storetest.Prices(t)})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

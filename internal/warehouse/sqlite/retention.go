@@ -256,7 +256,7 @@ func (s *Store) deleteBatch(ctx context.Context, t retentionTable, env string, b
 	}
 	start := time.Now()
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	n, err = deleteRows(ctx, tx, t, env, bound, mark)
+	n, err = s.deleteRows(ctx, tx, t, env, bound, mark)
 	if err != nil || n == 0 {
 		return 0, time.Since(start), err
 	}
@@ -268,7 +268,7 @@ func (s *Store) deleteBatch(ctx context.Context, t retentionTable, env string, b
 
 // deleteRows deletes, within tx, up to pruneBatch rows of env in t older
 // than bound and numbered below mark, with their dedup keys.
-func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (int, error) {
+func (s *Store) deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, bound, mark int64) (int, error) {
 	seqs, keys, pts, err := expiredRows(ctx, tx, t, env, bound, mark)
 	if err != nil || len(seqs) == 0 {
 		return 0, err
@@ -278,6 +278,9 @@ func deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, b
 			return 0, err
 		}
 		if err := takeOffSpanStats(ctx, tx, seqs); err != nil {
+			return 0, err
+		}
+		if err := s.takeOffTraceStats(ctx, tx, seqs); err != nil {
 			return 0, err
 		}
 	}

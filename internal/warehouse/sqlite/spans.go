@@ -126,6 +126,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	var counts minuteCounts
 	var evalCounts warehouse.EvaluationCountChanges
 	var stats warehouse.SpanStatChanges
+	traces := warehouse.TraceStatChanges{Prices: s.prices}
 	res := s.resources.begin()
 	vals := s.values.begin()
 	for i := range spans {
@@ -156,6 +157,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		counts.add(sp.Environment, sp.Timestamp, 1)
 		evalCounts.AddSpan(sp, sp.Evaluations, 1)
 		stats.AddSpan(sp, 1)
+		traces.AddSpan(sp, 1)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
@@ -176,6 +178,9 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := writeSpanStats(ctx, tx, s.stmts, &stats); err != nil {
+		return rep, fmt.Errorf("write spans: %w", mapErr(err))
+	}
+	if err := writeTraceStats(ctx, tx, s.stmts, &traces); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {

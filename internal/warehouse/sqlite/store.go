@@ -16,6 +16,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/evalcol/evalcol/internal/pricing"
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
@@ -36,6 +37,8 @@ type Options struct {
 	// OnPruneError, when set, receives the errors of background pruning
 	// runs (the next run tries again).
 	OnPruneError func(error)
+	// Prices prices the spans' tokens for the trace stats (nil: no cost).
+	Prices *pricing.Table
 	// SkipIntegrityCheck skips PRAGMA quick_check at Open (it reads the
 	// whole file: seconds per GB). Without it, Open refuses a corrupt file.
 	SkipIntegrityCheck bool
@@ -88,6 +91,8 @@ type Store struct {
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it;
 	// 0 keeps reads off the postings).
 	maxIndexCandidates int
+	// prices prices spans for the trace stats (Options.Prices).
+	prices *pricing.Table
 	// noSearchIndex, set by benchmarks, leaves span_text out of writes
 	// (the writer's cost without the full-text index).
 	noSearchIndex bool
@@ -214,7 +219,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts,
 		spanKeys:           keyTable{timed: "span_keys_by_time", legacy: "span_keys"},
 		pointKeys:          keyTable{timed: "point_keys_by_time", legacy: "point_keys"},
-		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults(),
+		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults(), prices: opts.Prices,
 		runFanout: cmp.Or(opts.runFanout, defaultRunFanout), countedValues: cmp.Or(opts.countedValues, maxCountedValues)}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.loadLegacyKeys(ctx); err != nil {

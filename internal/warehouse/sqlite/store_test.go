@@ -28,7 +28,7 @@ func openWith(t *testing.T, opts Options) *Store {
 
 func openTemp(t *testing.T) *Store {
 	t.Helper()
-	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "warehouse.db"), Options{})
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "warehouse.db"), Options{Prices: storetest.Prices(t)})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

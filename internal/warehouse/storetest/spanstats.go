@@ -209,9 +209,28 @@ func testRetentionSpanStats(t *testing.T, open RetentionOpener) {
 	if before := statsOf(t, st, q); len(before) == 0 {
 		t.Fatal("no stats before pruning")
 	}
+	// The trace stats: a trace whose spans all left is neither listed nor
+	// counted.
+	traces := func(stage string) {
+		t.Helper()
+		tq := warehouse.TraceQuery{Environments: []string{"prod"}, FromMs: oldStart, ToMs: now, SortBy: warehouse.TraceSortLatency, Limit: 200}
+		page, err := st.QueryTraces(context.Background(), tq)
+		if err != nil {
+			t.Fatalf("%s: QueryTraces: %v", stage, err)
+		}
+		stored := map[string]bool{}
+		for _, sp := range allPages(t, st, warehouse.SpanQuery{Environments: []string{"prod"}, FromMs: oldStart, ToMs: now, Limit: 1000}) {
+			stored[sp.TraceID] = true
+		}
+		if page.Total != int64(len(stored)) || len(page.Traces) != len(stored) {
+			t.Errorf("%s: %d traces listed, %d counted; %d stored", stage, len(page.Traces), page.Total, len(stored))
+		}
+	}
+	traces("before pruning")
 	if _, err := p.Prune(context.Background()); err != nil {
 		t.Fatalf("Prune: %v", err)
 	}
+	traces("after pruning")
 	got := statsOf(t, st, q)
 	for k := range got {
 		if k.bucket < now-8*day {

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("AppendEvaluations", func(t *testing.T) { testAppendEvaluations(t, open) })
 	t.Run("EvaluationCounts", func(t *testing.T) { testEvaluationCounts(t, open) })
 	t.Run("SpanStats", func(t *testing.T) { testSpanStats(t, open) })
+	t.Run("TraceStats", func(t *testing.T) { testTraceStats(t, open) })
 	t.Run("VerdictFilters", func(t *testing.T) { testVerdictFilters(t, open) })
 	t.Run("Traces", func(t *testing.T) { testTraces(t, open) })
 	t.Run("Aggregates", func(t *testing.T) { testAggregates(t, open) })

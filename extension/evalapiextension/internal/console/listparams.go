@@ -68,7 +68,8 @@ type listParams struct {
 	Back []string
 	// View is "traces" (one row per trace) or "spans".
 	View string
-	// Sort is a span sort key (spans view); Order is asc or desc.
+	// Sort is a span sort key (spans view) or a trace sort key (traces
+	// view; "timestamp" for start, see viewSort); Order is asc or desc.
 	Sort, Order string
 	Cursor      string
 	Limit       int
@@ -154,12 +155,7 @@ func parseListParams(v url.Values, now time.Time) (p listParams, errs map[string
 	if p.Order != "asc" {
 		p.Order = "desc"
 	}
-	p.Sort = v.Get("sort")
-	switch warehouse.SortKey(p.Sort) {
-	case warehouse.SortTimestamp, warehouse.SortDuration, warehouse.SortTotalTokens, warehouse.SortSpanName:
-	default:
-		p.Sort = string(warehouse.SortTimestamp)
-	}
+	p.Sort = viewSort(p.View, v.Get("sort"))
 	p.Cursor = v.Get("cursor")
 	p.Limit = defaultListLimit
 	if s := v.Get("limit"); s != "" {
@@ -352,4 +348,32 @@ func verdictFilter(verdict, evaluator string) warehouse.Filter {
 		field += "." + evaluator
 	}
 	return warehouse.Filter{Field: field, Operator: warehouse.OpEquals, Value: verdict}
+}
+
+// viewSort is sort as a key of view: the spans view sorts by the span
+// keys of its headings, the traces view by latency, tokens and cost (the
+// trace stats); the other view's key of the same column carries over
+// (duration_ms and latency, total_tokens and tokens), anything else is
+// the start.
+func viewSort(view, sort string) string {
+	if view == "spans" {
+		switch sort {
+		case string(warehouse.SortDuration), string(warehouse.SortTotalTokens), string(warehouse.SortSpanName):
+			return sort
+		case string(warehouse.TraceSortLatency):
+			return string(warehouse.SortDuration)
+		case string(warehouse.TraceSortTokens):
+			return string(warehouse.SortTotalTokens)
+		}
+		return string(warehouse.SortTimestamp)
+	}
+	switch sort {
+	case string(warehouse.TraceSortLatency), string(warehouse.TraceSortTokens), string(warehouse.TraceSortCost):
+		return sort
+	case string(warehouse.SortDuration):
+		return string(warehouse.TraceSortLatency)
+	case string(warehouse.SortTotalTokens):
+		return string(warehouse.TraceSortTokens)
+	}
+	return string(warehouse.SortTimestamp)
 }

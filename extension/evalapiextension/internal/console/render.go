@@ -110,6 +110,15 @@ var funcs = template.FuncMap{
 	"add64i":   func(a, b int64) int64 { return a + b },
 	"join":     strings.Join,
 	"truncate": truncate,
+	"scanLimit": func() int { return warehouse.MaxSortedTraceScan },
+	"sortHead": func(label string, link *sortLink) sortHead { return sortHead{Label: label, Link: link} },
+}
+
+// sortHead is a column heading: its label, and its sort link when the
+// column sorts the list.
+type sortHead struct {
+	Label string
+	Link  *sortLink
 }
 
 // formatTime renders Unix ms as UTC time with milliseconds.

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"testing"
@@ -163,6 +164,52 @@ func TestSearchInBrowser(t *testing.T) {
 		}
 		if len(tokens) == 0 || tokens[0] == "" {
 			t.Errorf("tokens column %q", tokens)
+		}
+	})
+	t.Run("traces sorted by cost, counted", func(t *testing.T) {
+		b := b.on(t)
+		b.visit("/ui/traces")
+		b.run("sort", chromedp.SetValue(chromedp.ID("sort"), "cost"), chromedp.SetValue(chromedp.ID("order"), "desc"))
+		if status := b.submit("#apply"); status != 200 {
+			t.Fatalf("sort: %d", status)
+		}
+		if loc := b.location(); !strings.Contains(loc, "sort=cost") {
+			t.Errorf("location %s", loc)
+		}
+		costs := eval[[]string](b, `[...document.querySelectorAll("#trace-list tr.row td.cost")].map(td => td.textContent.trim())`)
+		prev := math.Inf(1)
+		for _, s := range costs {
+			v := 0.0
+			if s != "" {
+				if _, err := fmt.Sscanf(strings.TrimPrefix(strings.TrimPrefix(s, "≥ "), "$"), "%g", &v); err != nil {
+					t.Errorf("cost %q: %v", s, err)
+				}
+			}
+			if v > prev {
+				t.Errorf("costs not descending: %q", costs)
+				break
+			}
+			prev = v
+		}
+		if len(costs) < 2 || costs[0] == "" {
+			t.Errorf("cost column %q", costs)
+		}
+		matched := b.text("#matched")
+		if n := len(costs); matched != fmt.Sprintf("%d traces", n) {
+			t.Errorf("count %q, want %d traces (every trace of the range is on the page)", matched, n)
+		}
+		if got := b.text("#trace-list th a.active"); !strings.HasPrefix(got, "Cost") {
+			t.Errorf("the active heading is %q, want Cost", got)
+		}
+		b.screenshot("traces-by-cost")
+		// Duration's heading sorts by latency; the spans view keeps it as
+		// its duration.
+		b.run("latency", chromedp.Click(chromedp.CSS(`#trace-list th a[href*="sort=latency"]`)), chromedp.WaitVisible(chromedp.ID("trace-list")))
+		if loc := b.location(); !strings.Contains(loc, "sort=latency") {
+			t.Errorf("after the Duration heading: %s", loc)
+		}
+		if href := eval[string](b, `document.querySelector("#view-spans").getAttribute("href")`); !strings.Contains(href, "sort=duration_ms") {
+			t.Errorf("the spans view link %q does not keep the latency sort", href)
 		}
 	})
 	t.Run("contains filters with suggestions", func(t *testing.T) {

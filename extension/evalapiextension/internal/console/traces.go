@@ -91,11 +91,21 @@ type preset struct {
 	Active      bool
 }
 
-// sortLink is a column heading that sorts the spans view.
+// sortLink is a column heading that sorts the list.
 type sortLink struct {
-	Label, Link string
-	Active      bool
-	Arrow       string
+	Link   string
+	Active bool
+	Arrow  string
+}
+
+// sortColumns are the sort keys of view's sortable columns, by column.
+func sortColumns(view string) map[string]string {
+	if view == "spans" {
+		return map[string]string{"start": string(warehouse.SortTimestamp), "name": string(warehouse.SortSpanName),
+			"duration": string(warehouse.SortDuration), "tokens": string(warehouse.SortTotalTokens)}
+	}
+	return map[string]string{"start": string(warehouse.SortTimestamp), "duration": string(warehouse.TraceSortLatency),
+		"tokens": string(warehouse.TraceSortTokens), "cost": string(warehouse.TraceSortCost)}
 }
 
 // tracesData is the data of the traces page.
@@ -115,7 +125,14 @@ type tracesData struct {
 	// page's link kept no earlier cursor: FirstLink then).
 	PrevLink     string
 	ViewLinks    map[string]string
-	Sorts        map[string]sortLink
+	// Sorts are the sortable columns' headings, by column (start, name,
+	// duration, tokens, cost).
+	Sorts map[string]*sortLink
+	// MatchedNoun is what Matched counts ("matching span", "trace").
+	MatchedNoun string
+	// ScanCut: a sorted page with filters stopped after checking
+	// warehouse.MaxSortedTraceScan traces.
+	ScanCut bool
 	OrderLink    string
 	Evaluators   []string
 	VerdictLabel string
@@ -139,7 +156,7 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 	data.ViewLinks = map[string]string{}
 	for _, view := range []string{"traces", "spans"} {
 		q := p
-		q.View = view
+		q.View, q.Sort = view, viewSort(view, p.Sort)
 		data.ViewLinks[view] = q.url(false, nil)
 	}
 	flip := p
@@ -149,18 +166,17 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 		flip.Order = "desc"
 	}
 	data.OrderLink = flip.url(false, nil)
-	data.Sorts = map[string]sortLink{}
-	for key, label := range map[warehouse.SortKey]string{warehouse.SortTimestamp: "Start", warehouse.SortDuration: "Duration",
-		warehouse.SortTotalTokens: "Tokens", warehouse.SortSpanName: "Span"} {
+	data.Sorts = map[string]*sortLink{}
+	for column, key := range sortColumns(p.View) {
 		q := p
-		q.Sort = string(key)
-		sl := sortLink{Label: label, Active: p.Sort == string(key)}
+		q.Sort = key
+		sl := &sortLink{Active: p.Sort == key}
 		if sl.Active {
 			q.Order = flip.Order
 			sl.Arrow = map[string]string{"asc": "↑", "desc": "↓"}[p.Order]
 		}
 		sl.Link = q.url(false, nil)
-		data.Sorts[string(key)] = sl
+		data.Sorts[column] = sl
 	}
 	data.FirstLink = p.url(false, nil)
 	data.PrevLink = p.prevLink()
@@ -244,14 +260,19 @@ func (c *Console) listTraces(r *http.Request, t tenant.Tenant, p listParams, fil
 	if err != nil {
 		return err
 	}
+	sortBy := warehouse.TraceSortKey(p.Sort)
+	if p.Sort == string(warehouse.SortTimestamp) {
+		sortBy = warehouse.TraceSortStart
+	}
 	page, err := tr.QueryTraces(r.Context(), warehouse.TraceQuery{
 		Environments: []string{t.Environment}, FromMs: p.FromMs, ToMs: p.ToMs, Filters: filters, Text: p.Q,
-		Desc: p.Order == "desc", Limit: p.Limit, Cursor: cursor,
+		SortBy: sortBy, Desc: p.Order == "desc", Limit: p.Limit, Cursor: cursor,
 	})
 	if err != nil {
 		return err
 	}
-	data.Matched = -1 // a trace page does not count its matches
+	// Counted when nothing but the range narrows the list.
+	data.Matched, data.MatchedNoun, data.ScanCut = page.Total, "trace", page.ScanCut
 	terms := p.terms()
 	for _, tr := range page.Traces {
 		row := listRow{
@@ -291,7 +312,7 @@ func (c *Console) listSpans(r *http.Request, t tenant.Tenant, p listParams, filt
 	if err != nil {
 		return err
 	}
-	data.Matched = page.TotalResults
+	data.Matched, data.MatchedNoun = page.TotalResults, "matching span"
 	data.CutByBytes = page.CutByBytes
 	terms := p.terms()
 	for _, s := range page.Spans {
