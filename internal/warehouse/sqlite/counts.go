@@ -103,45 +103,66 @@ type querier interface {
 // the range, not with its spans. q must be the read transaction that took
 // the snapshot: span_counts then holds exactly the spans up to it.
 func countRange(ctx context.Context, q querier, envs []string, from, to, snapshot int64) (int64, error) {
+	var total int64
+	for _, env := range envs {
+		n, err := countSplit(from, to, minuteMs, func(first, last int64) (int64, error) {
+			var sum sql.NullInt64
+			if err := q.QueryRowContext(ctx, `SELECT sum(n) FROM span_counts WHERE environment = ? AND minute BETWEEN ? AND ?`,
+				env, first, last).Scan(&sum); err != nil {
+				return 0, fmt.Errorf("count spans: %w", mapErr(err))
+			}
+			return sum.Int64, nil
+		}, func(from, to int64) (int64, error) {
+			return countOnTimeIndex(ctx, q, env, from, to, snapshot)
+		})
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// countSplit counts what lies in [from, to] (to 0: open) as the sum of
+// the whole units of unitMs the range covers (whole, given the first and
+// last unit number, ms/unitMs rounded down) and of what lies in the part
+// units at its ends (part, given a sub-range).
+func countSplit(from, to, unitMs int64, whole func(first, last int64) (int64, error), part func(from, to int64) (int64, error)) (int64, error) {
+	unitOf := func(ms int64) int64 {
+		if ms < 0 {
+			return -((-ms + unitMs - 1) / unitMs)
+		}
+		return ms / unitMs
+	}
 	open := to == 0
-	firstFull := minuteOf(from)
-	if firstFull*minuteMs < from {
+	firstFull := unitOf(from)
+	if firstFull*unitMs < from {
 		firstFull++
 	}
 	lastFull := int64(math.MaxInt64)
 	if !open {
-		lastFull = minuteOf(to+1) - 1 // the last minute that ends by to
+		lastFull = unitOf(to+1) - 1 // the last unit that ends by to
 	}
-	var total int64
-	for _, env := range envs {
-		if firstFull > lastFull {
-			n, err := countOnTimeIndex(ctx, q, env, from, to, snapshot)
-			if err != nil {
-				return 0, err
-			}
-			total += n
-			continue
+	if firstFull > lastFull {
+		return part(from, to)
+	}
+	total, err := whole(firstFull, lastFull)
+	if err != nil {
+		return 0, err
+	}
+	if from < firstFull*unitMs {
+		n, err := part(from, firstFull*unitMs-1)
+		if err != nil {
+			return 0, err
 		}
-		var sum sql.NullInt64
-		if err := q.QueryRowContext(ctx, `SELECT sum(n) FROM span_counts WHERE environment = ? AND minute BETWEEN ? AND ?`,
-			env, firstFull, lastFull).Scan(&sum); err != nil {
-			return 0, fmt.Errorf("count spans: %w", mapErr(err))
+		total += n
+	}
+	if !open && to >= (lastFull+1)*unitMs {
+		n, err := part((lastFull+1)*unitMs, to)
+		if err != nil {
+			return 0, err
 		}
-		total += sum.Int64
-		if from < firstFull*minuteMs {
-			n, err := countOnTimeIndex(ctx, q, env, from, firstFull*minuteMs-1, snapshot)
-			if err != nil {
-				return 0, err
-			}
-			total += n
-		}
-		if !open && to >= (lastFull+1)*minuteMs {
-			n, err := countOnTimeIndex(ctx, q, env, (lastFull+1)*minuteMs, to, snapshot)
-			if err != nil {
-				return 0, err
-			}
-			total += n
-		}
+		total += n
 	}
 	return total, nil
 }

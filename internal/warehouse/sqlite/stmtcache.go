@@ -77,5 +77,5 @@ func writerStatements() []string {
 			out = append(out, insertKeysStatement(t.table, n, t.withContent))
 		}
 	}
-	return append(out, upsertCountSQL, dropEmptyCountSQL, upsertSpanStatSQL, upsertTraceStatSQL)
+	return append(out, upsertCountSQL, dropEmptyCountSQL, upsertSpanStatSQL, upsertTraceStatSQL, traceStartSQL, upsertTraceCountSQL)
 }

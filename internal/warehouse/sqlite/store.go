@@ -48,6 +48,9 @@ type Options struct {
 	// countedValues bounds the point_counts rows of a label key in
 	// an hour (0: maxCountedValues); tests lower it.
 	countedValues int
+	// traceWalk bounds the sort index rows a sorted trace page walks (0:
+	// defaultTraceWalk); tests lower it.
+	traceWalk int
 }
 
 func (o Options) withDefaults() Options {
@@ -91,6 +94,8 @@ type Store struct {
 	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it;
 	// 0 keeps reads off the postings).
 	maxIndexCandidates int
+	// traceWalk is Options.traceWalk.
+	traceWalk int
 	// prices prices spans for the trace stats (Options.Prices).
 	prices *pricing.Table
 	// noSearchIndex, set by benchmarks, leaves span_text out of writes
@@ -220,7 +225,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		spanKeys:           keyTable{timed: "span_keys_by_time", legacy: "span_keys"},
 		pointKeys:          keyTable{timed: "point_keys_by_time", legacy: "point_keys"},
 		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults(), prices: opts.Prices,
-		runFanout: cmp.Or(opts.runFanout, defaultRunFanout), countedValues: cmp.Or(opts.countedValues, maxCountedValues)}
+		runFanout: cmp.Or(opts.runFanout, defaultRunFanout), countedValues: cmp.Or(opts.countedValues, maxCountedValues),
+		traceWalk: cmp.Or(opts.traceWalk, defaultTraceWalk)}
 	s.QueryPath = warehouse.NewQueryPath(s)
 	if err := s.loadLegacyKeys(ctx); err != nil {
 		s.Close()

@@ -294,3 +294,16 @@ func (p preparingStore) WriteMetricPoints(ctx context.Context, pts []warehouse.M
 func TestConformancePrepared(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) warehouse.Store { return preparingStore{openTemp(t)} })
 }
+
+// TestTraceStatsShortWalk runs the sorted trace lists with a walk of the
+// sort indexes of 3 rows: pages whose range the walk does not fill read
+// the range on the start index and sort it, with the same answers.
+func TestTraceStatsShortWalk(t *testing.T) {
+	storetest.RunTraceStats(t, func(t *testing.T) warehouse.Store {
+		st, err := Open(context.Background(), filepath.Join(t.TempDir(), "warehouse.db"), Options{Prices: storetest.Prices(t), traceWalk: 3})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		return st
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -19,12 +20,24 @@ import (
 // Statements of writeTraceStats.
 const (
 	upsertTraceStatSQL = `INSERT INTO trace_stats
-		(environment, trace_id, start_ms, end_ms, spans, errors, tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		(environment, trace_id, start_ms, end_ms, latency_ms, spans, errors, tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (environment, trace_id) DO UPDATE SET start_ms = min(start_ms, excluded.start_ms),
-		end_ms = max(end_ms, excluded.end_ms), spans = spans + excluded.spans, errors = errors + excluded.errors,
+		end_ms = max(end_ms, excluded.end_ms),
+		latency_ms = max(end_ms, excluded.end_ms) - min(start_ms, excluded.start_ms),
+		spans = spans + excluded.spans, errors = errors + excluded.errors,
 		tokens = tokens + excluded.tokens, cost_usd = cost_usd + excluded.cost_usd`
-	dropEmptyTraceStatSQL = `DELETE FROM trace_stats WHERE environment = ? AND trace_id = ? AND spans <= 0`
+	dropEmptyTraceStatSQL = `DELETE FROM trace_stats WHERE environment = ? AND trace_id = ? AND spans <= 0 RETURNING start_ms`
+	traceStartSQL         = `SELECT start_ms FROM trace_stats WHERE environment = ? AND trace_id = ?`
+	upsertTraceCountSQL   = `INSERT INTO trace_counts (environment, hour, n) VALUES (?, ?, ?)
+		ON CONFLICT (environment, hour) DO UPDATE SET n = n + excluded.n`
+	dropEmptyTraceCountSQL = `DELETE FROM trace_counts WHERE environment = ? AND hour = ? AND n <= 0`
 )
+
+// traceCountKey is a trace_counts row.
+type traceCountKey struct {
+	env  string
+	hour int64
+}
 
 // writeTraceStats applies c within tx, rows in key order.
 func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *warehouse.TraceStatChanges) error {
@@ -42,10 +55,29 @@ func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *wareh
 	if err != nil {
 		return fmt.Errorf("trace stats: %w", err)
 	}
+	lookup, err := stmts.in(ctx, tx, traceStartSQL)
+	if err != nil {
+		return fmt.Errorf("trace stats: %w", err)
+	}
+	counts := map[traceCountKey]int64{}
 	var drop *sql.Stmt
 	for _, k := range keys {
 		v := c.Rows[k]
-		if _, err := upsert.ExecContext(ctx, k.Environment, k.TraceID, v.StartMs, v.EndMs, v.Spans, v.Errors, v.Tokens,
+		// The trace's hour in trace_counts: a new trace counts in the hour
+		// of its start; an earlier span moves it to that span's hour.
+		var old int64
+		switch err := lookup.QueryRowContext(ctx, k.Environment, k.TraceID).Scan(&old); {
+		case errors.Is(err, sql.ErrNoRows):
+			if v.Spans > 0 {
+				counts[traceCountKey{k.Environment, hourOf(v.StartMs)}]++
+			}
+		case err != nil:
+			return fmt.Errorf("trace stats: %w", err)
+		case v.Spans > 0 && hourOf(v.StartMs) < hourOf(old):
+			counts[traceCountKey{k.Environment, hourOf(old)}]--
+			counts[traceCountKey{k.Environment, hourOf(v.StartMs)}]++
+		}
+		if _, err := upsert.ExecContext(ctx, k.Environment, k.TraceID, v.StartMs, v.EndMs, v.LatencyMs(), v.Spans, v.Errors, v.Tokens,
 			v.CostUSD); err != nil {
 			return fmt.Errorf("trace stats: %w", err)
 		}
@@ -57,8 +89,41 @@ func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *wareh
 				return fmt.Errorf("trace stats: %w", err)
 			}
 		}
-		if _, err := drop.ExecContext(ctx, k.Environment, k.TraceID); err != nil {
+		var start int64
+		switch err := drop.QueryRowContext(ctx, k.Environment, k.TraceID).Scan(&start); {
+		case errors.Is(err, sql.ErrNoRows): // spans of the trace remain
+		case err != nil:
 			return fmt.Errorf("trace stats: %w", err)
+		default:
+			counts[traceCountKey{k.Environment, hourOf(start)}]--
+		}
+	}
+	return writeTraceCounts(ctx, tx, stmts, counts)
+}
+
+// writeTraceCounts applies the trace_counts changes within tx, in key
+// order; an hour left with no trace loses its row.
+func writeTraceCounts(ctx context.Context, tx *sql.Tx, stmts *stmtCache, counts map[traceCountKey]int64) error {
+	keys := make([]traceCountKey, 0, len(counts))
+	for k, n := range counts {
+		if n != 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b traceCountKey) int { return cmp.Or(cmp.Compare(a.env, b.env), cmp.Compare(a.hour, b.hour)) })
+	for _, k := range keys {
+		st, err := stmts.in(ctx, tx, upsertTraceCountSQL)
+		if err != nil {
+			return fmt.Errorf("trace counts: %w", err)
+		}
+		if _, err := st.ExecContext(ctx, k.env, k.hour, counts[k]); err != nil {
+			return fmt.Errorf("trace counts: %w", err)
+		}
+		if counts[k] > 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, dropEmptyTraceCountSQL, k.env, k.hour); err != nil {
+			return fmt.Errorf("trace counts: %w", err)
 		}
 	}
 	return nil
@@ -94,15 +159,21 @@ func (s *Store) takeOffTraceStats(ctx context.Context, tx *sql.Tx, seqs []int64)
 	return writeTraceStats(ctx, tx, nil, &c)
 }
 
-// traceSortExpr is the SQL of each sort key's value.
-var traceSortExpr = map[warehouse.TraceSortKey]string{
-	warehouse.TraceSortStart:   "start_ms",
-	warehouse.TraceSortLatency: "(end_ms - start_ms)",
-	warehouse.TraceSortTokens:  "tokens",
-	warehouse.TraceSortCost:    "cost_usd",
+// traceSorts are each sort key's value in SQL and the index ordered by
+// it (migration 00032).
+var traceSorts = map[warehouse.TraceSortKey]struct{ expr, index string }{
+	warehouse.TraceSortStart:   {"start_ms", "trace_stats_by_start"},
+	warehouse.TraceSortLatency: {"latency_ms", "trace_stats_by_latency"},
+	warehouse.TraceSortTokens:  {"tokens", "trace_stats_by_tokens"},
+	warehouse.TraceSortCost:    {"cost_usd", "trace_stats_by_cost"},
 }
 
-// traceRange is the WHERE clause of r's environments and range.
+// defaultTraceWalk is how many rows of a sort index a page walks for
+// traces that started in its range before it sorts the range's traces
+// instead (a range narrow for the environment's history).
+const defaultTraceWalk = 20000
+
+// traceRange is the WHERE clause of envs and the range of starts.
 func traceRange(envs []string, from, to int64) (string, []any) {
 	where := "environment IN (" + placeholders(len(envs)) + ") AND start_ms >= ?"
 	args := append(asArgs(envs), from)
@@ -113,44 +184,72 @@ func traceRange(envs []string, from, to int64) (string, []any) {
 	return where, args
 }
 
-// ReadTraceStats implements warehouse.Backend.
+const traceStatColumns = `environment, trace_id, start_ms, end_ms, spans, errors, tokens, cost_usd`
+
+// ReadTraceStats implements warehouse.Backend. For one environment it
+// walks the sort key's index from the cursor and keeps the rows that
+// started in the range (a wide range fills a page within a few rows); when
+// Options.traceWalk rows did not fill it, or for several environments, it reads
+// the range on the start index and sorts it.
 func (s *Store) ReadTraceStats(ctx context.Context, r warehouse.TraceStatRead) ([]warehouse.TraceStat, error) {
 	if err := s.checkOpen("read trace stats"); err != nil {
 		return nil, err
 	}
-	expr, ok := traceSortExpr[r.SortBy]
-	if !ok || len(r.Environments) == 0 {
-		return nil, fmt.Errorf("read trace stats: sort key %q, %d environments", r.SortBy, len(r.Environments))
+	sort, ok := traceSorts[r.SortBy]
+	if !ok || len(r.Environments) == 0 || r.Limit < 1 {
+		return nil, fmt.Errorf("read trace stats: sort key %q, %d environments, limit %d", r.SortBy, len(r.Environments), r.Limit)
 	}
-	where, args := traceRange(r.Environments, r.FromMs, r.ToMs)
 	dir, cmpOp := "ASC", ">"
 	if r.Desc {
 		dir, cmpOp = "DESC", "<"
 	}
+	order := fmt.Sprintf(" ORDER BY %s %s, trace_id %s", sort.expr, dir, dir)
+	var after string
+	var afterArgs []any
 	if r.After != nil {
-		where += fmt.Sprintf(" AND (%s %s ? OR %s = ? AND trace_id %s ?)", expr, cmpOp, expr, cmpOp)
-		args = append(args, r.After.Value, r.After.Value, r.After.TraceID)
+		after = fmt.Sprintf(" AND (%s, trace_id) %s (?, ?)", sort.expr, cmpOp)
+		afterArgs = []any{r.After.Value, r.After.TraceID}
 	}
-	q := `SELECT environment, trace_id, start_ms, end_ms, spans, errors, tokens, cost_usd FROM trace_stats WHERE ` +
-		where + fmt.Sprintf(" ORDER BY %s %s, trace_id %s LIMIT ?", expr, dir, dir)
-	rows, err := s.reader.QueryContext(ctx, q, append(args, r.Limit)...)
+	if len(r.Environments) == 1 {
+		rows, err := s.reader.QueryContext(ctx, `SELECT `+traceStatColumns+` FROM trace_stats INDEXED BY `+sort.index+
+			` WHERE environment = ?`+after+order, append([]any{r.Environments[0]}, afterArgs...)...)
+		if err != nil {
+			return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
+		}
+		out, walked, err := scanTraceStats(rows, r, s.traceWalk)
+		if err != nil || len(out) == r.Limit || walked < s.traceWalk {
+			return out, err
+		}
+	}
+	where, args := traceRange(r.Environments, r.FromMs, r.ToMs)
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+traceStatColumns+` FROM trace_stats INDEXED BY trace_stats_by_start WHERE `+
+		where+after+order+` LIMIT ?`, append(append(args, afterArgs...), r.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
 	}
+	out, _, err := scanTraceStats(rows, r, 0)
+	return out, err
+}
+
+// scanTraceStats reads rows (traceStatColumns) and closes them: those
+// that started in r's range, up to r.Limit, and after walk rows (0: no
+// bound) no more; walked is how many it read.
+func scanTraceStats(rows *sql.Rows, r warehouse.TraceStatRead, walk int) (out []warehouse.TraceStat, walked int, err error) {
 	defer rows.Close()
-	var out []warehouse.TraceStat
-	for rows.Next() {
+	for len(out) < r.Limit && (walk == 0 || walked < walk) && rows.Next() {
+		walked++
 		var t warehouse.TraceStat
-		if err := rows.Scan(&t.Environment, &t.TraceID, &t.StartMs, &t.EndMs, &t.Spans, &t.Errors, &t.Tokens,
-			&t.CostUSD); err != nil {
-			return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
+		if err := rows.Scan(&t.Environment, &t.TraceID, &t.StartMs, &t.EndMs, &t.Spans, &t.Errors, &t.Tokens, &t.CostUSD); err != nil {
+			return nil, walked, fmt.Errorf("read trace stats: %w", mapErr(err))
 		}
-		out = append(out, t)
+		if t.StartMs >= r.FromMs && (r.ToMs == 0 || t.StartMs <= r.ToMs) {
+			out = append(out, t)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
+		return nil, walked, fmt.Errorf("read trace stats: %w", mapErr(err))
 	}
-	return out, nil
+	return out, walked, nil
 }
 
 // CountTraces implements warehouse.Backend.
@@ -161,10 +260,33 @@ func (s *Store) CountTraces(ctx context.Context, envs []string, from, to int64) 
 	if len(envs) == 0 {
 		return 0, nil
 	}
-	where, args := traceRange(envs, from, to)
-	var n int64
-	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM trace_stats WHERE `+where, args...).Scan(&n); err != nil {
+	// One read transaction: trace_counts and trace_stats agree.
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
 		return 0, fmt.Errorf("count traces: %w", mapErr(err))
 	}
-	return n, nil
+	defer tx.Rollback() //nolint:errcheck // read-only
+	var total int64
+	for _, env := range envs {
+		n, err := countSplit(from, to, hourMs, func(first, last int64) (int64, error) {
+			var sum sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT sum(n) FROM trace_counts WHERE environment = ? AND hour BETWEEN ? AND ?`,
+				env, first, last).Scan(&sum); err != nil {
+				return 0, fmt.Errorf("count traces: %w", mapErr(err))
+			}
+			return sum.Int64, nil
+		}, func(from, to int64) (int64, error) {
+			where, args := traceRange([]string{env}, from, to)
+			var n int64
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM trace_stats WHERE `+where, args...).Scan(&n); err != nil {
+				return 0, fmt.Errorf("count traces: %w", mapErr(err))
+			}
+			return n, nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
 }

@@ -18,6 +18,10 @@ import (
 // Opener opens a new, empty store for one test; the suite closes it.
 type Opener func(t *testing.T) warehouse.Store
 
+// RunTraceStats runs the suite's sorted trace list tests alone (a backend
+// runs them again with its own settings).
+func RunTraceStats(t *testing.T, open Opener) { testTraceStats(t, open) }
+
 // Run runs the whole suite against the backend that open creates.
 func Run(t *testing.T, open Opener) {
 	t.Run("SpanRoundTrip", func(t *testing.T) { testSpanRoundTrip(t, open) })

@@ -165,6 +165,39 @@ func testTraceStats(t *testing.T, open Opener) {
 		}
 	}
 
+	// Counts over hours: traces of "hours" every 25 minutes over ten
+	// hours, one of them reaching back an hour with a span written later
+	// (it moves to the earlier hour), counted over ranges of whole and
+	// part hours.
+	var spread []warehouse.Span
+	for i := range 24 {
+		sp := span("hours", fmt.Sprintf("h%02d", i), start-base+int64(i)*25*60_000+1234)
+		sp.TraceID = fmt.Sprintf("hours-trace-%02d", i)
+		spread = append(spread, sp)
+	}
+	writeSpans(t, st, spread...)
+	early := span("hours", "h07-early", spread[7].Timestamp-base-70*60_000)
+	early.TraceID = spread[7].TraceID
+	writeSpans(t, st, early)
+	hours := traceStatsOf(t, append(spread, early))
+	for _, r := range [][2]int64{{start, start + 10*3600_000}, {start + 1, start + 3*3600_000 - 1}, {start + 1800_000, start + 7*3600_000 + 5},
+		{start + 2*3600_000, start + 5*3600_000}, {start + 100, 0}} {
+		want := 0
+		for _, h := range hours {
+			if h.StartMs >= r[0] && (r[1] == 0 || h.StartMs <= r[1]) {
+				want++
+			}
+		}
+		page, err := st.QueryTraces(ctx, warehouse.TraceQuery{Environments: []string{"hours"}, FromMs: r[0], ToMs: r[1],
+			SortBy: warehouse.TraceSortLatency, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != int64(want) {
+			t.Errorf("traces in [%d, %d] of the start: %d, want %d", r[0]-start, r[1]-start, page.Total, want)
+		}
+	}
+
 	// Tenancy: staging lists and counts its own traces only.
 	page, err := st.QueryTraces(ctx, warehouse.TraceQuery{Environments: []string{"staging"}, FromMs: start, ToMs: start + 60_000,
 		SortBy: warehouse.TraceSortCost, Desc: true, Limit: 50})

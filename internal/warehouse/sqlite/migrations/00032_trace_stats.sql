@@ -9,17 +9,39 @@ CREATE TABLE trace_stats (
 	trace_id    TEXT    NOT NULL,
 	start_ms    INTEGER NOT NULL,
 	end_ms      INTEGER NOT NULL,
+	latency_ms  INTEGER NOT NULL, -- end_ms - start_ms, a column so that its index takes a cursor
 	spans       INTEGER NOT NULL,
 	errors      INTEGER NOT NULL,
 	tokens      INTEGER NOT NULL,
 	cost_usd    REAL    NOT NULL,
 	PRIMARY KEY (environment, trace_id)
 ) WITHOUT ROWID;
+-- One index per sort key (each ends with the trace id, the primary key's
+-- last column): a sorted page walks its index and keeps the traces that
+-- started in the range.
 CREATE INDEX trace_stats_by_start ON trace_stats (environment, start_ms);
-INSERT INTO trace_stats (environment, trace_id, start_ms, end_ms, spans, errors, tokens, cost_usd)
-	SELECT environment, trace_id, min(timestamp), max(timestamp + duration), count(*),
+CREATE INDEX trace_stats_by_latency ON trace_stats (environment, latency_ms);
+CREATE INDEX trace_stats_by_tokens ON trace_stats (environment, tokens);
+CREATE INDEX trace_stats_by_cost ON trace_stats (environment, cost_usd);
+INSERT INTO trace_stats (environment, trace_id, start_ms, end_ms, latency_ms, spans, errors, tokens, cost_usd)
+	SELECT environment, trace_id, min(timestamp), max(timestamp + duration),
+		max(timestamp + duration) - min(timestamp), count(*),
 		sum(status_code = 'STATUS_CODE_ERROR'), sum(total_tokens), 0
 	FROM spans GROUP BY environment, trace_id;
 
+-- trace_counts: the traces of trace_stats by environment and hour of
+-- their start, so a range's traces are counted from its whole hours and
+-- the trace_stats index at its ends.
+CREATE TABLE trace_counts (
+	environment TEXT    NOT NULL,
+	hour        INTEGER NOT NULL,
+	n           INTEGER NOT NULL,
+	PRIMARY KEY (environment, hour)
+) WITHOUT ROWID;
+INSERT INTO trace_counts (environment, hour, n)
+	SELECT environment, (start_ms - ((start_ms % 3600000) + 3600000) % 3600000) / 3600000, count(*)
+	FROM trace_stats GROUP BY 1, 2;
+
 -- +goose Down
+DROP TABLE trace_counts;
 DROP TABLE trace_stats;
