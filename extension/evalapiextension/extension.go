@@ -369,7 +369,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 				return nil, fmt.Errorf("evalapi: create warehouse directory %s: %w", dir, err)
 			}
 		}
-		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError,
+		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError, Logger: e.settings.Logger,
 			SkipIntegrityCheck: !e.cfg.Warehouse.IntegrityCheck})
 		if err != nil {
 			if errors.Is(err, sqlite.ErrCorrupt) {
