@@ -384,7 +384,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 		// reports it, queries answer 503, and the exporter retries.
 		s, err := clickhouse.OpenLazy(clickhouse.Options{
 			Addr: w.Endpoint, Database: w.Database, Username: w.Username, Password: string(w.Password), Cluster: w.Cluster,
-			Retention: e.retention(), OnPruneError: e.logPruneError,
+			Retention: e.retention(), OnPruneError: e.logPruneError, Logger: e.settings.Logger,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("evalapi: warehouse: %w", err)

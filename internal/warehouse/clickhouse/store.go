@@ -17,6 +17,7 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
@@ -56,6 +57,9 @@ type Options struct {
 	// OnPruneError, when set, receives the errors of background pruning
 	// runs (the next run tries again).
 	OnPruneError func(error)
+	// Logger receives what the store does to the database besides
+	// migrating it (adopting a pre-release database); nil: no log.
+	Logger *zap.Logger
 }
 
 func (o Options) withDefaults() Options {
