@@ -15,7 +15,7 @@ import (
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+var version = "0.1.0"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stderr))

@@ -373,7 +373,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 				return nil, fmt.Errorf("evalapi: create warehouse directory %s: %w", dir, err)
 			}
 		}
-		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError,
+		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError, Logger: e.settings.Logger,
 			SkipIntegrityCheck: !e.cfg.Warehouse.IntegrityCheck, Prices: prices})
 		if err != nil {
 			if errors.Is(err, sqlite.ErrCorrupt) {
@@ -388,7 +388,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 		// reports it, queries answer 503, and the exporter retries.
 		s, err := clickhouse.OpenLazy(clickhouse.Options{
 			Addr: w.Endpoint, Database: w.Database, Username: w.Username, Password: string(w.Password), Cluster: w.Cluster,
-			Retention: e.retention(), OnPruneError: e.logPruneError, Prices: prices,
+			Retention: e.retention(), OnPruneError: e.logPruneError, Logger: e.settings.Logger, Prices: prices,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("evalapi: warehouse: %w", err)

@@ -2,18 +2,13 @@ package clickhouse
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
-	"strings"
-
-	"github.com/pressly/goose/v3"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
-// Evaluation counts (warehouse.EvaluationCounter), migration 00013:
+// Evaluation counts (warehouse.EvaluationCounter):
 // evaluation_counts is a SummingMergeTree keyed like SQLite's table
 // (environment, width, bucket, evaluator, verdict, workflow, monitor_id,
 // bin) whose n and total the server sums in merges; a write inserts its
@@ -27,81 +22,6 @@ import (
 // has no transaction, so a failure between the two inserts leaves that
 // write's results uncounted (a retried export finds its spans stored and
 // skips them).
-
-// evaluationCountsDDL creates the two tables (a template, as the schema
-// files are).
-const evaluationCountsDDL = `CREATE TABLE IF NOT EXISTS {{table "evaluation_counts"}} (
-	environment String, width Int64, bucket Int64, evaluator String, verdict String, workflow String,
-	monitor_id String, bin Int64, n Int64, total Float64
-) ENGINE = {{engine "SummingMergeTree" "evaluation_counts" ""}} PARTITION BY intDiv(bucket, 604800000)
-ORDER BY (environment, width, bucket, evaluator, verdict, workflow, monitor_id, bin);
-{{distributed "evaluation_counts" "sipHash64(environment)"}}
-CREATE TABLE IF NOT EXISTS {{table "monitor_last_evaluations"}} (
-	environment String, monitor_id String, last_ms Int64
-) ENGINE = {{engine "ReplacingMergeTree" "monitor_last_evaluations" "last_ms"}} ORDER BY (environment, monitor_id);
-{{distributed "monitor_last_evaluations" "sipHash64(environment)"}}
-`
-
-// evaluationCountsMigration is migration 00013: the tables, then the
-// counts of the evaluations stored, read from the current (FINAL) spans.
-// Collectors that start together on a store with evaluations may both
-// fill: the counts are then doubled (start one collector first).
-func (s *Store) evaluationCountsMigration() *goose.Migration {
-	m := goose.NewGoMigration(13, &goose.GoFunc{RunDB: func(ctx context.Context, db *sql.DB) error {
-		ddl, err := s.schema.render("00013_evaluation_counts", evaluationCountsDDL)
-		if err != nil {
-			return err
-		}
-		for _, stmt := range strings.Split(ddl, ";\n") {
-			if strings.TrimSpace(stmt) == "" {
-				continue
-			}
-			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("create: %w", err)
-			}
-		}
-		return s.fillEvaluationCounts(ctx)
-	}}, nil)
-	m.Source = "00013_evaluation_counts.go"
-	return m
-}
-
-// fillEvaluationCounts counts the evaluations of the stored spans, in one
-// pass over them, inserting every 100 000 rows of changes.
-func (s *Store) fillEvaluationCounts(ctx context.Context) error {
-	rows, err := s.conn.Query(ctx, "SELECT environment, timestamp, duration, workflow_name, evaluations FROM "+
-		s.schema.table("spans")+" FINAL WHERE evaluations != '[]' AND evaluations != ''")
-	if err != nil {
-		return fmt.Errorf("fill: %w", mapErr(err))
-	}
-	defer rows.Close()
-	var c warehouse.EvaluationCountChanges
-	for rows.Next() {
-		var sp warehouse.Span
-		var evals string
-		if err := rows.Scan(&sp.Environment, &sp.Timestamp, &sp.Duration, &sp.WorkflowName, &evals); err != nil {
-			return fmt.Errorf("fill: %w", mapErr(err))
-		}
-		var stored []warehouse.Evaluation
-		if err := json.Unmarshal([]byte(evals), &stored); err != nil {
-			return fmt.Errorf("fill: stored evaluations: %w", err)
-		}
-		c.AddSpan(&sp, stored, 1)
-		if len(c.Rows) > 100000 {
-			if err := s.writeEvaluationCounts(ctx, &c); err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			c = warehouse.EvaluationCountChanges{}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("fill: %w", mapErr(err))
-	}
-	if err := s.writeEvaluationCounts(ctx, &c); err != nil {
-		return fmt.Errorf("fill: %w", err)
-	}
-	return nil
-}
 
 // writeEvaluationCounts inserts the changes of c.
 func (s *Store) writeEvaluationCounts(ctx context.Context, c *warehouse.EvaluationCountChanges) error {

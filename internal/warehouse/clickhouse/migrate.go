@@ -2,9 +2,10 @@ package clickhouse
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -14,7 +15,7 @@ import (
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
-	"github.com/pressly/goose/v3"
+	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/internal/warehouse/migrate"
 )
@@ -159,8 +160,89 @@ func stripComments(stmt string) string {
 // recorded in schema_migrations, through a database/sql connection (goose
 // needs one) on the native protocol.
 func (s *Store) migrate(ctx context.Context) error {
+	if err := s.adoptPreRelease(ctx); err != nil {
+		return err
+	}
 	_, err := s.applyMigrations(ctx, schemaFiles)
 	return err
+}
+
+// Databases of the pre-release builds (0.1.0-dev) recorded versions 1 to
+// 15 (1-4 under the names of the code before goose, "spans", ...; then
+// 00005_... and the Go steps 00007, 00010, 00013-00015), which v0.1.0
+// squashed into 00001_v0_1_0.sql.
+const (
+	preReleaseVersion = 15
+	v010Name          = "00001_v0_1_0"
+)
+
+// ErrPreRelease is the error of a store on a database that a pre-release
+// build created and v0.1.0 cannot adopt.
+var ErrPreRelease = errors.New("created by a pre-release build of evalcol")
+
+// adoptPreRelease turns a database of the pre-release builds into a
+// v0.1.0 one, or refuses it. At their last version (15) its tables are
+// v0.1.0's: unless some span was stored without a content hash (before
+// 00010), schema_migrations is dropped and made again with the one row of
+// version 1. Any other pre-release database fails with ErrPreRelease. A
+// new database, or one created by v0.1.0 or later, is left as it is.
+func (s *Store) adoptPreRelease(ctx context.Context) error {
+	sc := s.schema
+	var n uint64
+	if err := s.conn.QueryRow(ctx, "SELECT count() FROM system.tables WHERE database = ? AND name = 'schema_migrations'",
+		sc.db).Scan(&n); err != nil {
+		return fmt.Errorf("look for schema_migrations: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	t := sc.table("schema_migrations")
+	var first string
+	var latest uint32
+	if err := s.conn.QueryRow(ctx, "SELECT anyIf(name, version = 1), max(version) FROM "+t).Scan(&first, &latest); err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if first == "" || first == v010Name {
+		return nil
+	}
+	refuse := func(why string) error {
+		return fmt.Errorf("clickhouse database %s: %w (schema %d%s); v0.1.0 starts a new schema: drop the database "+
+			"or set another one to start an empty warehouse", sc.db, ErrPreRelease, latest, why)
+	}
+	if latest != preReleaseVersion {
+		return refuse("")
+	}
+	var old uint64
+	if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+sc.table("spans")+" WHERE content_hash = 0").Scan(&old); err != nil {
+		return fmt.Errorf("adopt pre-release schema: %w", err)
+	}
+	if old > 0 {
+		return refuse(", with spans stored before its migration 00010")
+	}
+	drop := []string{"schema_migrations"}
+	if sc.cluster != "" {
+		drop = append(drop, "schema_migrations_local")
+	}
+	for _, name := range drop {
+		if err := s.conn.Exec(ctx, "DROP TABLE IF EXISTS "+sc.table(name)+sc.onCluster()); err != nil {
+			return fmt.Errorf("adopt pre-release schema: drop %s: %w", name, err)
+		}
+	}
+	table, err := sc.versionTable()
+	if err != nil {
+		return err
+	}
+	for _, stmt := range table.Create {
+		if err := s.conn.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("adopt pre-release schema: %w", err)
+		}
+	}
+	if err := s.conn.Exec(ctx, "INSERT INTO "+t+" (version, name) SELECT 1, '"+v010Name+"'"); err != nil {
+		return fmt.Errorf("adopt pre-release schema: %w", err)
+	}
+	cmp.Or(s.opts.Logger, zap.NewNop()).Info("clickhouse warehouse: adopted the database of a pre-release build as schema version 1 (v0.1.0)",
+		zap.String("database", sc.db), zap.Uint32("pre_release_schema", latest))
+	return nil
 }
 
 // applyMigrations applies the migrations of files (the store passes
@@ -188,65 +270,7 @@ func (s *Store) applyMigrations(ctx context.Context, files fs.FS) ([]int64, erro
 	defer db.Close()
 	db.SetMaxOpenConns(2)
 	db.SetConnMaxLifetime(time.Minute)
-	return migrate.Up(ctx, db, rendered, table, append(sc.goMigrations(), s.evaluationCountsMigration(), s.spanStatsMigration(),
-		s.spanStatsSixHoursMigration())...)
-}
-
-// goMigrations are the steps SQL cannot express idempotently on
-// ClickHouse 18.16, which has no ADD COLUMN IF NOT EXISTS: each adds a
-// column only where system.columns lacks it, so collectors migrating at
-// the same time do no harm.
-func (sc schema) goMigrations() []*goose.Migration {
-	return []*goose.Migration{
-		// The verdict index of each span's evaluation results
-		// (warehouse.VerdictIndex), which verdict filters search. Spans
-		// stored before it hold '' (no verdicts to filter on).
-		sc.addColumn(7, "00007_verdicts", "spans", "verdicts", "String"),
-		// A hash of each span's content (spanContentHash), so that a
-		// resent span with other content (a conflicting duplicate) is
-		// told from an identical resend. Spans stored before it hold 0
-		// (unknown: a duplicate of them is not checked).
-		sc.addColumn(10, "00010_span_content_hash", "spans", "content_hash", "UInt64"),
-	}
-}
-
-// latestGoMigration is the highest version of the Go migrations
-// (goMigrations, evaluationCountsMigration, spanStatsMigration and
-// spanStatsSixHoursMigration).
-const latestGoMigration = 15
-
-// addColumn is a migration that adds column (of type typ) to table: to
-// the shards' local table and the Distributed one on a cluster.
-func (sc schema) addColumn(version int64, name, table, column, typ string) *goose.Migration {
-	m := goose.NewGoMigration(version, &goose.GoFunc{RunDB: func(ctx context.Context, db *sql.DB) error {
-		tables := []string{table}
-		if sc.cluster != "" {
-			tables = []string{table + "_local", table}
-		}
-		for _, t := range tables {
-			has := func() (bool, error) {
-				var n uint64
-				err := db.QueryRowContext(ctx, "SELECT count() FROM system.columns WHERE database = ? AND table = ? AND name = ?", sc.db, t, column).Scan(&n)
-				return n > 0, err
-			}
-			if ok, err := has(); err != nil || ok {
-				if err != nil {
-					return fmt.Errorf("look for column %s.%s: %w", t, column, err)
-				}
-				continue
-			}
-			// sc.db, t, column and typ are identifiers of this package.
-			if _, err := db.ExecContext(ctx, "ALTER TABLE "+sc.table(t)+sc.onCluster()+" ADD COLUMN "+column+" "+typ); err != nil {
-				if ok, _ := has(); ok {
-					continue // another collector added it meanwhile
-				}
-				return fmt.Errorf("add column %s.%s: %w", t, column, err)
-			}
-		}
-		return nil
-	}}, nil)
-	m.Source = name + ".go" // goose wants it; schema_migrations records name
-	return m
+	return migrate.Up(ctx, db, rendered, table)
 }
 
 // SchemaVersion returns the highest applied schema migration.

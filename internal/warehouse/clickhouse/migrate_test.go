@@ -2,19 +2,22 @@ package clickhouse
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/migrate"
 )
 
-// latestVersion is the highest version among the migration files and the
-// Go migrations.
+// latestVersion is the highest version among the migration files.
 func latestVersion(t testing.TB) int {
 	t.Helper()
 	sub, err := fs.Sub(schemaFiles, "migrations")
@@ -25,95 +28,7 @@ func latestVersion(t testing.TB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return max(int(v), latestGoMigration)
-}
-
-// TestUpgradeFromPreviousSchema loads a database written by the code
-// before the DDL moved to .sql files (testdata/schema_v4.sql: its tables,
-// schema_migrations versions 1-4 and rows of every table), opens it with
-// the current code and reads everything back.
-func TestUpgradeFromPreviousSchema(t *testing.T) {
-	addr := serverAddr(t)
-	ctx := context.Background()
-	st := openTestStore(t, addr) // only for its connection and a fresh database name
-	db := st.opts.Database + "_previous"
-	t.Cleanup(func() { dropDatabase(t, addr, db) })
-	script, err := os.ReadFile("testdata/schema_v4.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.conn.Exec(ctx, "CREATE DATABASE `"+db+"`"); err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range strings.Split(strings.ReplaceAll(string(script), "evalcol_previous", "`"+db+"`"), ";\n") {
-		if stmt = strings.TrimSpace(stripComments(stmt)); stmt != "" {
-			if err := st.conn.Exec(ctx, stmt); err != nil {
-				t.Fatalf("load %.80s: %v", stmt, err)
-			}
-		}
-	}
-	st.Close()
-
-	old, err := Open(ctx, Options{Addr: addr, Database: db})
-	if err != nil {
-		t.Fatalf("Open on the previous schema: %v", err)
-	}
-	defer old.Close()
-	if v, err := old.SchemaVersion(ctx); err != nil || v != latestVersion(t) {
-		t.Errorf("schema version %d, %v; want %d", v, err, latestVersion(t))
-	}
-	var names []string
-	rows, err := old.conn.Query(ctx, "SELECT name FROM "+old.schema.table("schema_migrations")+" ORDER BY version")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	// The four steps of the old code keep their rows; nothing ran twice.
-	if len(names) < 4 || !slices.Equal(names[:4], []string{"spans", "metric_points", "monitor_setups", "span_traces"}) {
-		t.Errorf("schema_migrations names %q", names)
-	}
-
-	page, err := old.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"prod"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(page.Spans) != 2 || page.TotalResults != 2 {
-		t.Fatalf("prod spans: %d (total %d), want 2", len(page.Spans), page.TotalResults)
-	}
-	s1 := page.Spans[0]
-	if s1.SpanID != "s1" || s1.SpanAttributes["user.id"] != "u1" || s1.ResourceAttributes["service.name"] != "svc" ||
-		s1.Prompts["0.content"] != "hello" || s1.Completions["0.content"] != "hi 'there'" || s1.TotalTokens != 42 ||
-		s1.ResponseModel != "gpt-4o-2024" || len(s1.Evaluations) != 1 || s1.Evaluations[0].ScoreLabel != "safe" {
-		t.Errorf("span s1 read back as %+v", s1)
-	}
-	// The trace index written by the old code still narrows trace queries.
-	page, err = old.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"prod"},
-		Filters: []warehouse.Filter{{Field: "trace_id", Operator: warehouse.OpEquals, Value: "t1"}}})
-	if err != nil || len(page.Spans) != 2 {
-		t.Errorf("trace t1: %+v, %v; want 2 spans", page.Spans, err)
-	}
-	mp, err := old.QueryMetrics(ctx, warehouse.MetricQuery{Environments: []string{"prod"}})
-	if err != nil || mp.TotalResults != 3 {
-		t.Errorf("metric points: %+v, %v; want 3", mp, err)
-	}
-	setup, err := old.GetSetup(ctx, "prod", "setup-1")
-	if err != nil || setup.ExternalID != "ext-1" || len(setup.Evaluators) != 1 {
-		t.Errorf("setup-1: %+v, %v", setup, err)
-	}
-	if err := old.WriteSpans(ctx, []warehouse.Span{{Environment: "prod", TraceID: "t9", SpanID: "s9", Timestamp: 1_767_225_603_000}}); err != nil {
-		t.Fatal(err)
-	}
-	page, err = old.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"prod"}})
-	if err != nil || len(page.Spans) != 3 || page.Spans[2].SpanID != "s9" {
-		t.Errorf("after writing: %+v, %v; want s1, s2, s9", page.Spans, err)
-	}
+	return int(v)
 }
 
 // TestNewMigrationRunsOnce adds a migration file to the embedded ones: an
@@ -160,5 +75,99 @@ func TestNewMigrationRunsOnce(t *testing.T) {
 	}
 	if v, err := st.SchemaVersion(ctx); err != nil || v != next {
 		t.Errorf("schema version %d, %v after the failed step; want %d", v, err, next)
+	}
+}
+
+// preRelease makes the database of st look as a pre-release build left it
+// at version: schema_migrations rows 1..version under their old names.
+func preRelease(t *testing.T, st *Store, version int) {
+	t.Helper()
+	ctx := context.Background()
+	tbl := st.schema.table("schema_migrations")
+	if err := st.conn.Exec(ctx, "DROP TABLE "+tbl); err != nil {
+		t.Fatal(err)
+	}
+	table, err := st.schema.versionTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range table.Create {
+		if err := st.conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := 1; v <= version; v++ {
+		name := fmt.Sprintf("%05d_step", v)
+		if v == 1 {
+			name = "spans"
+		}
+		if err := st.conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (version, name) SELECT %d, '%s'", tbl, v, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAdoptPreRelease: a database a pre-release build left at its last
+// version (15) opens as a v0.1.0 one (schema_migrations: version 1), its
+// spans kept; one at an older version, or with spans stored without a
+// content hash, is refused with an error naming the database, the version
+// and what to do.
+func TestAdoptPreRelease(t *testing.T) {
+	addr := serverAddr(t)
+	ctx := context.Background()
+	st := openTestStore(t, addr)
+	db := st.opts.Database
+	if err := st.WriteSpans(ctx, []warehouse.Span{{Environment: "e", TraceID: "t1", SpanID: "s1", Timestamp: 5000}}); err != nil {
+		t.Fatal(err)
+	}
+	preRelease(t, st, 7)
+	if _, err := Open(ctx, Options{Addr: addr, Database: db}); err == nil || !errors.Is(err, ErrPreRelease) ||
+		!strings.Contains(err.Error(), db) || !strings.Contains(err.Error(), "schema 7") {
+		t.Errorf("open at pre-release schema 7: %v; want ErrPreRelease naming %s and schema 7", err, db)
+	}
+	preRelease(t, st, preReleaseVersion)
+	if err := st.conn.Exec(ctx, "INSERT INTO "+st.schema.table("spans")+
+		" (environment, timestamp, trace_id, span_id, content_hash) SELECT 'e', 6000, 't2', 's2', 0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, Options{Addr: addr, Database: db}); err == nil || !errors.Is(err, ErrPreRelease) {
+		t.Errorf("open with spans without content hash: %v; want ErrPreRelease", err)
+	}
+	if err := st.conn.Exec(ctx, "ALTER TABLE "+st.schema.table("spans")+" DROP PARTITION 0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WriteSpans(ctx, []warehouse.Span{{Environment: "e", TraceID: "t1", SpanID: "s1", Timestamp: 5000}}); err != nil {
+		t.Fatal(err)
+	}
+	// A pre-release database has no table of a later migration.
+	if err := st.conn.Exec(ctx, "DROP TABLE "+st.schema.table("trace_stats")); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	core, logs := observer.New(zap.InfoLevel)
+	adopted, err := Open(ctx, Options{Addr: addr, Database: db, Logger: zap.New(core)})
+	if err != nil {
+		t.Fatalf("open the pre-release database: %v", err)
+	}
+	defer adopted.Close()
+	if logs.FilterMessageSnippet("adopted").Len() != 1 {
+		t.Errorf("logs %v; want the adoption at info", logs.All())
+	}
+	// Adopted as version 1, then migrated as a v0.1.0 database.
+	var n uint64
+	if err := adopted.conn.QueryRow(ctx, "SELECT count() FROM "+adopted.schema.table("schema_migrations")).Scan(&n); err != nil || int(n) != latestVersion(t) {
+		t.Errorf("schema_migrations rows %d, %v; want %d", n, err, latestVersion(t))
+	}
+	traces, err := adopted.QueryTraces(ctx, warehouse.TraceQuery{Environments: []string{"e"}, SortBy: warehouse.TraceSortLatency})
+	if err != nil || traces.Total != 1 || len(traces.Traces) != 1 {
+		t.Errorf("traces after adoption: %+v, %v; want t1, its stats filled", traces, err)
+	}
+	if v, err := adopted.SchemaVersion(ctx); err != nil || v != latestVersion(t) {
+		t.Errorf("schema version %d, %v; want %d", v, err, latestVersion(t))
+	}
+	page, err := adopted.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"e"}})
+	if err != nil || len(page.Spans) != 1 {
+		t.Errorf("spans after adoption: %+v, %v; want s1", page.Spans, err)
 	}
 }

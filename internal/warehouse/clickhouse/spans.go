@@ -90,7 +90,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		id := identityOf(&spans[i])
 		h := cols.contentHash[i]
 		if prev, ok := stored[id]; ok {
-			if prev != 0 && prev != h {
+			if prev != h {
 				rep.Conflicts = append(rep.Conflicts, i)
 			}
 			continue
@@ -381,7 +381,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // the texts); in the low 32 bits an FNV-1a hash of the parts' lengths and
 // the duration, so that parts cannot shift into each other. It leaves out
 // the evaluations (a resent span may be evaluated differently, yet it is
-// the same span). Never 0, which marks a span stored without a hash.
+// the same span). Never 0.
 // CRC-32C as on SQLite: it runs at several GB/s on every span's path.
 func spanContentHash(duration int64, parts [][]string) uint64 {
 	const prime64 = 1099511628211

@@ -17,6 +17,7 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"go.uber.org/zap"
 
 	"github.com/evalcol/evalcol/internal/pricing"
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -59,6 +60,9 @@ type Options struct {
 	OnPruneError func(error)
 	// Prices prices the spans' tokens for the trace stats (nil: no cost).
 	Prices *pricing.Table
+	// Logger receives what the store does to the database besides
+	// migrating it (adopting a pre-release database); nil: no log.
+	Logger *zap.Logger
 }
 
 func (o Options) withDefaults() Options {

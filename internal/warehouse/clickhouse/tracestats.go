@@ -8,7 +8,7 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
-// Trace stats (warehouse.TraceStatReader), migration 00016: trace_stats
+// Trace stats (warehouse.TraceStatReader), migration 00002: trace_stats
 // holds, per WriteSpans batch and trace, the stats of the spans the batch
 // stored (a resend stores none, so counts nothing); readers sum a trace's
 // rows. Retention drops its weeks with the spans'. As for the span stats,

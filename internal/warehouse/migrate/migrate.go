@@ -5,9 +5,8 @@
 // github.com/pressly/goose/v3.
 //
 // The applied versions are recorded in the backend's own schema_migrations
-// table (version, name, applied_at), the table evalcol used before goose,
-// so databases created by earlier versions carry on from the versions they
-// hold. Each backend describes that table's SQL in a Table.
+// table (version, name, applied_at). Each backend describes that table's
+// SQL in a Table.
 package migrate
 
 import (
@@ -46,19 +45,14 @@ type Table struct {
 
 // Up applies the migrations of fsys that db has not recorded in table, in
 // version order, and returns the versions it applied. SQL files run each in
-// a transaction unless they say "-- +goose NO TRANSACTION"; extra holds Go
-// migrations (goose.NewGoMigration) for steps that SQL cannot express.
-func Up(ctx context.Context, db *sql.DB, fsys fs.FS, table Table, extra ...*goose.Migration) ([]int64, error) {
+// a transaction unless they say "-- +goose NO TRANSACTION".
+func Up(ctx context.Context, db *sql.DB, fsys fs.FS, table Table) ([]int64, error) {
 	names, err := fileNames(fsys)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range extra {
-		names[m.Version] = strings.TrimSuffix(path.Base(m.Source), ".go")
-	}
 	p, err := goose.NewProvider(goose.DialectCustom, db, fsys,
 		goose.WithStore(&versionStore{table: table, names: names}),
-		goose.WithGoMigrations(extra...),
 		goose.WithDisableGlobalRegistry(true),
 		goose.WithLogger(goose.NopLogger()))
 	if err != nil {
@@ -112,8 +106,7 @@ func fileNames(fsys fs.FS) (map[int64]string, error) {
 
 // versionStore is goose's database.Store over a Table. schema_migrations
 // records only real steps: goose's "version 0" (the empty database) is
-// implied, never stored, so that tables made before goose need no row for
-// it.
+// implied, never stored.
 type versionStore struct {
 	table Table
 	names map[int64]string

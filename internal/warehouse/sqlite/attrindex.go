@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"math"
 	"slices"
@@ -91,13 +90,13 @@ func columnValues(sp *warehouse.Span) [8]string {
 		sp.RequestModel, sp.ResponseModel, sp.StatusCode}
 }
 
-// keyPostingPrefix starts the posting key of an attribute key's own list
-// (migration 00015): the spans that carry the key, whatever its value,
+// keyPostingPrefix starts the posting key of an attribute key's own list:
+// the spans that carry the key, whatever its value,
 // listed under keyPostingHash(key) for exists / not_exists filters.
 const keyPostingPrefix = "\x01"
 
 // resourcePostingPrefix starts the posting key of a resource attribute's
-// values (migration 00022): "\x02" + key, hashed with the value as the
+// values: "\x02" + key, hashed with the value as the
 // stored JSON spells both.
 const resourcePostingPrefix = "\x02"
 
@@ -159,19 +158,6 @@ func postingHash(key, value string) int64 {
 	return int64(h >> 1)
 }
 
-// legacyAttrHash is the 31-bit hash of span_attr_index, the index of the
-// spans written before span_postings (migration 00014); it mixes in the
-// environment, which its rows lack.
-func legacyAttrHash(env, key, value string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(env))
-	h.Write([]byte{0})
-	h.Write([]byte(key))
-	h.Write([]byte{0})
-	h.Write([]byte(value))
-	return int64(h.Sum64() & math.MaxInt32)
-}
-
 // postingList is one list of a write: offsets from the write's first
 // sequence number, and the start times of their spans.
 type postingList struct {
@@ -203,8 +189,8 @@ func newPostings(tables postingTables, first int64) *postings {
 // runs and one of lists, in the shape of posting_runs and span_postings.
 type postingTables struct{ runs, lists string }
 
-// The posting runs of spans (00014_span_postings.sql) and of metric point
-// labels (00023_point_postings.sql).
+// The posting runs of spans (span_postings) and of metric point labels
+// (point_postings).
 var (
 	spanPostingTables  = postingTables{runs: "posting_runs", lists: "span_postings"}
 	pointPostingTables = postingTables{runs: "point_posting_runs", lists: "point_postings"}
@@ -400,24 +386,8 @@ func (f postingFilter) hashes() []any {
 	return out
 }
 
-// legacyHashes returns the span_attr_index hashes of f's values in envs
-// (nil when that index cannot hold them: it never held columns other than
-// the trace id).
-func (f postingFilter) legacyHashes(envs []string) []any {
-	if f.key != traceIDKey && reservedKey(f.key) {
-		return nil
-	}
-	out := make([]any, 0, len(f.values)*len(envs))
-	for _, env := range envs {
-		for _, v := range f.values {
-			out = append(out, legacyAttrHash(env, f.key, v))
-		}
-	}
-	return out
-}
-
 // hoursCTE generates the hours [?, ?] as the table hours(h), for tables
-// keyed by hour first (span_attr_index, span_values): looked up hour by
+// keyed by hour first (span_values, point_counts): looked up hour by
 // hour, each an equality on the key's first column.
 const hoursCTE = `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?) `
 
@@ -429,25 +399,13 @@ type postingRange struct {
 	envs     []string
 	from, to int64
 	runs     []postingRun // runs whose spans reach into the range
-	// legacyFrom and legacyTo are the hours of span_attr_index within the
-	// range (legacyTo < legacyFrom: none).
-	legacyFrom, legacyTo int64
-	// keysFrom is the first sequence number whose run lists attribute
-	// keys (key_postings_from).
-	keysFrom int64
-	// valuesFrom is the first sequence number whose run recorded its
-	// attribute values in the dictionary (span_values_from).
-	valuesFrom int64
-	// resourcesFrom is the first sequence number whose run lists resource
-	// attribute values (resource_postings_from).
-	resourcesFrom int64
 }
 
 // readPostingRange returns the range [from, to] (to 0: open) of envs in
-// the runs of t: the runs that list rows of it, and no legacy hours.
+// the runs of t: the runs that list rows of it.
 func readPostingRange(ctx context.Context, tx querier, t postingTables, envs []string, from, to int64) (postingRange, error) {
-	r := postingRange{tables: t, envs: envs, from: from, to: to, legacyFrom: 0, legacyTo: -1}
-	query, args := `SELECT run, min_ts, max_ts, first_seq FROM `+t.runs+` WHERE max_ts >= ?`, []any{from}
+	r := postingRange{tables: t, envs: envs, from: from, to: to}
+	query, args := `SELECT run, min_ts, max_ts FROM `+t.runs+` WHERE max_ts >= ?`, []any{from}
 	if to != 0 {
 		query += ` AND min_ts <= ?`
 		args = append(args, to)
@@ -459,7 +417,7 @@ func readPostingRange(ctx context.Context, tx querier, t postingTables, envs []s
 	defer rows.Close()
 	for rows.Next() {
 		var run postingRun
-		if err := rows.Scan(&run.id, &run.minTS, &run.maxTS, &run.firstSeq); err != nil {
+		if err := rows.Scan(&run.id, &run.minTS, &run.maxTS); err != nil {
 			return r, fmt.Errorf("%s: %w", t.runs, mapErr(err))
 		}
 		r.runs = append(r.runs, run)
@@ -470,42 +428,16 @@ func readPostingRange(ctx context.Context, tx querier, t postingTables, envs []s
 	return r, nil
 }
 
-// postingRun is a run of span_postings, the start times it lists and its
-// first sequence number.
+// postingRun is a run of span_postings and the start times it lists.
 type postingRun struct {
-	id, minTS, maxTS, firstSeq int64
+	id, minTS, maxTS int64
 }
 
-// legacy reports whether the range reaches hours of span_attr_index.
-func (r postingRange) legacy() bool { return r.legacyFrom <= r.legacyTo }
-
 // holds reports whether r's postings list every span of r that holds one
-// of f's values: span_attr_index, when r reaches its hours, lists f's key
-// (attributes and the trace id, no other column), and every run of r
-// lists attribute keys when f is an exists filter (runs from
-// key_postings_from on, migration 00015).
+// of f's values: every run lists every span's values, and f's values, when
+// resolved, come from the dictionary (dictionaryHolds).
 func (r postingRange) holds(f postingFilter) bool {
-	if f.resolved && !r.dictionaryHolds() {
-		return false
-	}
-	if r.legacy() && r.legacyLookup(f) == nil {
-		return false
-	}
-	if strings.HasPrefix(f.key, keyPostingPrefix) {
-		for _, run := range r.runs {
-			if run.firstSeq < r.keysFrom {
-				return false
-			}
-		}
-	}
-	if strings.HasPrefix(f.key, resourcePostingPrefix) {
-		for _, run := range r.runs {
-			if run.firstSeq < r.resourcesFrom {
-				return false
-			}
-		}
-	}
-	return true
+	return !f.resolved || r.dictionaryHolds()
 }
 
 // bounds returns the earliest and latest start time the range's postings
@@ -514,9 +446,6 @@ func (r postingRange) bounds() (lo, hi int64) {
 	lo, hi = math.MaxInt64, math.MinInt64
 	for _, run := range r.runs {
 		lo, hi = min(lo, run.minTS), max(hi, run.maxTS)
-	}
-	if r.legacy() {
-		lo, hi = min(lo, r.legacyFrom*hourMs), max(hi, r.legacyTo*hourMs+hourMs-1)
 	}
 	lo = max(lo, r.from)
 	if r.to != 0 {
@@ -539,7 +468,6 @@ func (r postingRange) cut(a, b int64) postingRange {
 			out.runs = append(out.runs, run)
 		}
 	}
-	out.legacyFrom, out.legacyTo = max(r.legacyFrom, hourOf(out.from)), min(r.legacyTo, hourOf(out.to))
 	return out
 }
 
@@ -625,45 +553,24 @@ func hashArray(hashes []any) string {
 // candidatesSQL returns a subquery of the sequence numbers f's postings
 // list for r: a superset of the spans of r that hold one of f's values.
 func (r postingRange) candidatesSQL(f postingFilter) (string, []any) {
-	var parts []string
-	var args []any
-	if len(r.runs) > 0 {
-		cond, condArgs := r.rowsWhere(f)
-		parts = append(parts, `SELECT p.base + o.value FROM `+r.tables.lists+` AS p CROSS JOIN json_each(p.offsets) AS o WHERE `+cond)
-		args = append(args, condArgs...)
-	}
-	if lh := r.legacyLookup(f); lh != nil {
-		parts = append(parts, `SELECT * FROM (`+hoursCTE+`SELECT l.base + o.value FROM hours CROSS JOIN
-			span_attr_index AS l ON l.hour = hours.h AND l.hash IN (`+placeholders(len(lh))+`) CROSS JOIN json_each(l.offsets) AS o)`)
-		args = append(append(args, r.legacyFrom, r.legacyTo), lh...)
-	}
-	if len(parts) == 0 {
+	if len(r.runs) == 0 {
 		return `SELECT NULL WHERE 0`, nil
 	}
-	return strings.Join(parts, " UNION ALL "), args
-}
-
-// legacyLookup returns f's span_attr_index hashes when r reaches its
-// hours, else nil.
-func (r postingRange) legacyLookup(f postingFilter) []any {
-	if !r.legacy() {
-		return nil
-	}
-	return f.legacyHashes(r.envs)
+	cond, args := r.rowsWhere(f)
+	return `SELECT p.base + o.value FROM ` + r.tables.lists + ` AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + cond, args
 }
 
 // postingSums are the lengths of a filter's lists in a range: all that
 // reach into it, and those wholly within it (known false: not told, as
-// for the lists of span_attr_index).
+// when no run reaches the range or the caller has not estimated).
 type postingSums struct {
 	reach, whole int64
 	wholeKnown   bool
 }
 
 // estimate returns about how many spans f's postings list in r: the sum
-// of the lengths of the lists that reach into the time range (hours of
-// span_attr_index counted by their offsets), and of those wholly within
-// it, which count reuses.
+// of the lengths of the lists that reach into the time range, and of
+// those wholly within it, which count reuses.
 func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) (postingSums, error) {
 	var out postingSums
 	if len(r.runs) > 0 {
@@ -675,16 +582,6 @@ func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) 
 			return out, fmt.Errorf("attribute index estimate: %w", mapErr(err))
 		}
 		out.reach, out.whole, out.wholeKnown = n.Int64, whole.Int64, true
-	}
-	if lh := r.legacyLookup(f); lh != nil {
-		var old sql.NullInt64
-		if err := q.QueryRowContext(ctx, hoursCTE+`SELECT sum(json_array_length(l.offsets)) FROM hours
-			CROSS JOIN span_attr_index AS l ON l.hour = hours.h AND l.hash IN (`+placeholders(len(lh))+`)`,
-			append([]any{r.legacyFrom, r.legacyTo}, lh...)...).Scan(&old); err != nil {
-			return out, fmt.Errorf("attribute index estimate: %w", mapErr(err))
-		}
-		out.reach += old.Int64
-		out.wholeKnown = false
 	}
 	return out, nil
 }
@@ -699,20 +596,16 @@ func (r postingRange) within() (string, []any) {
 }
 
 // count returns the spans of r that hold one of f's values, with a
-// sequence number up to snapshot, when the postings can tell it without
-// reading every span (ok false otherwise: r reaches span_attr_index, or
-// f's column is not indexed there). Lists that lie wholly within the time
+// sequence number up to snapshot, without reading every span of r. Lists
+// that lie wholly within the time
 // range count by their length (sums.whole when known, from estimate in
 // the same transaction); the spans of lists that cross its ends are read
 // and checked, with cond, the SQL of f itself. q must be the read
 // transaction that took the snapshot.
 func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sums postingSums, cond string, condArgs []any,
-	snapshot int64) (n int64, ok bool, err error) {
-	if r.legacy() {
-		return 0, false, nil
-	}
+	snapshot int64) (int64, error) {
 	if len(r.runs) == 0 {
-		return 0, true, nil
+		return 0, nil
 	}
 	where, args := r.rowsWhere(f)
 	cross, crossArgs := ` AND (p.min_ts < ?`, []any{r.from}
@@ -726,7 +619,7 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 		inner, innerArgs := r.within()
 		if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM `+r.tables.lists+` AS p WHERE `+where+` AND `+inner,
 			append(slices.Clone(args), innerArgs...)...).Scan(&whole); err != nil {
-			return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
+			return 0, fmt.Errorf("attribute index count: %w", mapErr(err))
 		}
 	}
 	// The spans of lists that cross an end of the range: only in the
@@ -739,7 +632,7 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 		}
 	}
 	if len(edges.runs) == 0 {
-		return whole.Int64, true, nil
+		return whole.Int64, nil
 	}
 	where, args = edges.rowsWhere(f)
 	sub := `SELECT p.base + o.value FROM ` + r.tables.lists + ` AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross
@@ -752,9 +645,9 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 	var edge int64
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM spans NOT INDEXED WHERE "+spans+" AND "+cond,
 		append(spanArgs, condArgs...)...).Scan(&edge); err != nil {
-		return 0, false, fmt.Errorf("attribute index count: %w", mapErr(err))
+		return 0, fmt.Errorf("attribute index count: %w", mapErr(err))
 	}
-	return whole.Int64 + edge, true, nil
+	return whole.Int64 + edge, nil
 }
 
 // asArgs returns xs as query arguments.

@@ -113,14 +113,11 @@ func sameMap(a, b map[string]string) bool {
 // timedKey is a dedup key and the time (Unix ms) it is filed under.
 type timedKey struct{ ts, key int64 }
 
-// keyTable is a dedup table (see migration 00012_time_ordered_keys.sql):
-// the time-ordered table keys go to, and the table of the keys written
-// before it, to check for keys no later than legacyMaxTS.
-type keyTable struct {
-	timed, legacy string
-	hasLegacy     bool
-	legacyMaxTS   int64
-}
+// The dedup tables of spans and points, keys in (time, key) order.
+const (
+	spanKeysTable  = "span_keys_by_time"
+	pointKeysTable = "point_keys_by_time"
+)
 
 // pairsPerInsert is how many keys one INSERT of insertKeys carries at most.
 const pairsPerInsert = 256
@@ -132,7 +129,7 @@ const pairsPerInsert = 256
 // from stmts: pairsPerInsert keys, and the last chunk padded with a repeat
 // of its last key to a power of two (a repeat inserts nothing and returns
 // nothing).
-func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table keyTable, keys []timedKey, content []int64) ([]bool, error) {
+func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table string, keys []timedKey, content []int64) ([]bool, error) {
 	fresh := make([]bool, len(keys))
 	first := make(map[timedKey]int, len(keys)) // key -> its first index in keys
 	distinct := make([]int, 0, len(keys))      // the first index of each key
@@ -146,7 +143,6 @@ func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table keyTabl
 	if content != nil {
 		cols = 3
 	}
-	var old []int64 // fresh keys the legacy table may hold
 	for len(distinct) > 0 {
 		chunk := distinct[:min(len(distinct), pairsPerInsert)]
 		distinct = distinct[len(chunk):]
@@ -159,7 +155,7 @@ func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table keyTabl
 				args = append(args, content[j])
 			}
 		}
-		stmt, err := stmts.in(ctx, tx, insertKeysStatement(table.timed, n, content != nil))
+		stmt, err := stmts.in(ctx, tx, insertKeysStatement(table, n, content != nil))
 		if err != nil {
 			return nil, fmt.Errorf("insert keys: %w", err)
 		}
@@ -174,9 +170,6 @@ func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table keyTabl
 				return nil, fmt.Errorf("insert keys: %w", err)
 			}
 			fresh[first[k]] = true
-			if table.hasLegacy && k.ts <= table.legacyMaxTS {
-				old = append(old, k.key)
-			}
 		}
 		if err := rows.Close(); err != nil {
 			return nil, fmt.Errorf("insert keys: %w", err)
@@ -185,47 +178,7 @@ func insertKeys(ctx context.Context, tx *sql.Tx, stmts *stmtCache, table keyTabl
 			return nil, fmt.Errorf("insert keys: %w", err)
 		}
 	}
-	if len(old) > 0 {
-		if err := dropLegacy(ctx, tx, table.legacy, old, keys, fresh); err != nil {
-			return nil, fmt.Errorf("insert keys: %w", err)
-		}
-	}
 	return fresh, nil
-}
-
-// dropLegacy marks not fresh the keys of candidates that the legacy table
-// holds (stored before the time-ordered tables).
-func dropLegacy(ctx context.Context, tx *sql.Tx, legacy string, candidates []int64, keys []timedKey, fresh []bool) error {
-	stored := map[int64]bool{}
-	for len(candidates) > 0 {
-		chunk := candidates[:min(len(candidates), 500)]
-		candidates = candidates[len(chunk):]
-		args := make([]any, len(chunk))
-		for i, k := range chunk {
-			args[i] = k
-		}
-		rows, err := tx.QueryContext(ctx, "SELECT key FROM "+legacy+" WHERE key IN ("+placeholders(len(chunk))+")", args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var k int64
-			if err := rows.Scan(&k); err != nil {
-				rows.Close()
-				return err
-			}
-			stored[k] = true
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-	}
-	for i, k := range keys {
-		if stored[k.key] {
-			fresh[i] = false
-		}
-	}
-	return nil
 }
 
 // insertKeysStatement is the INSERT of n keys into table of insertKeys,
@@ -242,10 +195,8 @@ func insertKeysStatement(table string, n int, withContent bool) string {
 // conflicts returns the indexes of the keys insertKeys found not fresh
 // whose content differs from the copy stored first: the one stored by an
 // earlier write (its content read from table, only for these keys), or
-// the first of keys with that key. A key stored without a content hash
-// (before migration 00025, or in the legacy table) is never a conflict:
-// what it holds is unknown.
-func conflicts(ctx context.Context, tx *sql.Tx, table keyTable, keys []timedKey, content []int64, fresh []bool) ([]int, error) {
+// the first of keys with that key.
+func conflicts(ctx context.Context, tx *sql.Tx, table string, keys []timedKey, content []int64, fresh []bool) ([]int, error) {
 	var out []int
 	first := map[timedKey]int{}
 	var earlier []int // duplicates of keys stored by earlier writes
@@ -273,8 +224,8 @@ func conflicts(ctx context.Context, tx *sql.Tx, table keyTable, keys []timedKey,
 		for _, i := range chunk {
 			args = append(args, keys[i].ts, keys[i].key)
 		}
-		rows, err := tx.QueryContext(ctx, "SELECT ts, key, content FROM "+table.timed+" WHERE (ts, key) IN (VALUES "+
-			strings.TrimSuffix(strings.Repeat("(?, ?), ", len(chunk)), ", ")+") AND content IS NOT NULL", args...)
+		rows, err := tx.QueryContext(ctx, "SELECT ts, key, content FROM "+table+" WHERE (ts, key) IN (VALUES "+
+			strings.TrimSuffix(strings.Repeat("(?, ?), ", len(chunk)), ", ")+")", args...)
 		if err != nil {
 			return nil, fmt.Errorf("read stored content hashes: %w", err)
 		}

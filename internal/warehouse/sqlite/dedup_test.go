@@ -114,7 +114,7 @@ func TestInsertKeysReportsFreshKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		fresh, err := insertKeys(ctx, tx, st.stmts, st.spanKeys, keys, make([]int64, len(keys)))
+		fresh, err := insertKeys(ctx, tx, st.stmts, spanKeysTable, keys, make([]int64, len(keys)))
 		if err != nil {
 			t.Fatalf("insertKeys: %v", err)
 		}
@@ -146,38 +146,5 @@ func TestInsertKeysReportsFreshKeys(t *testing.T) {
 	}
 	if want := 6 + len(many) - 2; n != want {
 		t.Errorf("span_keys_by_time holds %d keys, want %d", n, want)
-	}
-}
-
-// TestKeysFromBeforeTheUpgradeStillDedup: a warehouse of the previous
-// schema (testdata/schema_v4.sql), whose dedup keys are in span_keys and
-// point_keys, still skips a span it stored before the upgrade (points go
-// the same way), and stores new ones.
-func TestKeysFromBeforeTheUpgradeStillDedup(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "previous.db")
-	loadSQL(t, path, "testdata/schema_v4.sql")
-	st, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if !st.spanKeys.hasLegacy || !st.pointKeys.hasLegacy {
-		t.Fatalf("legacy keys not found: spans %+v, points %+v", st.spanKeys, st.pointKeys)
-	}
-	page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"prod", "dev"}})
-	if err != nil || len(page.Spans) == 0 {
-		t.Fatalf("old spans: %d, %v", len(page.Spans), err)
-	}
-	before := len(page.Spans)
-	old := page.Spans[0]
-	fresh := old
-	fresh.SpanID, fresh.Timestamp = "fresh-after-upgrade", old.Timestamp
-	if err := st.WriteSpans(ctx, []warehouse.Span{old, fresh}); err != nil {
-		t.Fatal(err)
-	}
-	page, err = st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"prod", "dev"}})
-	if err != nil || len(page.Spans) != before+1 {
-		t.Fatalf("after writing an old span again and a new one: %d spans, %v; want %d", len(page.Spans), err, before+1)
 	}
 }

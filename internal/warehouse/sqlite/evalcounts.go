@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pressly/goose/v3"
-
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
-// Evaluation counts (warehouse.EvaluationCounter), migration 00028:
+// Evaluation counts (warehouse.EvaluationCounter):
 // evaluation_counts holds one row per environment, width (minute or hour),
 // row start, evaluator, verdict, workflow, monitor and score bin with the
 // number of results and the sum of their scores; monitor_last_evaluations
@@ -136,58 +134,6 @@ func addStoredEvaluations(rows *sql.Rows, env string, c *warehouse.EvaluationCou
 		return fmt.Errorf("evaluation counts: %w", mapErr(err))
 	}
 	return nil
-}
-
-// evaluationCountsMigration is migration 00028: the count tables, filled
-// from the evaluations of the spans stored, environment by environment
-// and in chunks of spans, in the migration's transaction.
-func evaluationCountsMigration() *goose.Migration {
-	m := goose.NewGoMigration(28, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
-		for _, ddl := range []string{
-			`CREATE TABLE IF NOT EXISTS evaluation_counts (
-				environment TEXT NOT NULL, width INTEGER NOT NULL, bucket INTEGER NOT NULL,
-				evaluator TEXT NOT NULL, verdict TEXT NOT NULL, workflow TEXT NOT NULL,
-				monitor_id TEXT NOT NULL, bin INTEGER NOT NULL,
-				n INTEGER NOT NULL, total REAL NOT NULL,
-				PRIMARY KEY (environment, width, bucket, evaluator, verdict, workflow, monitor_id, bin)
-			) WITHOUT ROWID`,
-			`CREATE TABLE IF NOT EXISTS monitor_last_evaluations (
-				environment TEXT NOT NULL, monitor_id TEXT NOT NULL, last_ms INTEGER NOT NULL,
-				PRIMARY KEY (environment, monitor_id)
-			) WITHOUT ROWID`,
-		} {
-			if _, err := tx.ExecContext(ctx, ddl); err != nil {
-				return fmt.Errorf("create: %w", err)
-			}
-		}
-		const chunk = 20000
-		var last int64
-		for {
-			var hi sql.NullInt64
-			if err := tx.QueryRowContext(ctx, `SELECT max(seq) FROM (SELECT seq FROM spans WHERE seq > ? ORDER BY seq LIMIT ?)`,
-				last, chunk).Scan(&hi); err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			if !hi.Valid {
-				return nil
-			}
-			rows, err := tx.QueryContext(ctx, `SELECT environment, timestamp, duration, workflow_name, evaluations FROM spans
-				WHERE seq > ? AND seq <= ? AND evaluations <> '[]' AND evaluations <> ''`, last, hi.Int64)
-			if err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			var c warehouse.EvaluationCountChanges
-			if err := fillFromRows(rows, &c); err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			if err := writeEvaluationCounts(ctx, tx, nil, &c); err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			last = hi.Int64
-		}
-	}}, nil)
-	m.Source = "00028_evaluation_counts.go"
-	return m
 }
 
 // fillFromRows adds the results of rows (environment, timestamp,

@@ -33,7 +33,8 @@ func filledStore(t *testing.T, path string, n int) {
 }
 
 // corruptPages overwrites the pages of the file after its first keep
-// pages with a repeating garbage pattern.
+// pages (past the root pages of the schema's tables and indexes) with a
+// repeating garbage pattern.
 func corruptPages(t *testing.T, path string, keep int) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -64,7 +65,7 @@ func TestOpenRefusesCorruptFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	corruptPages(t, path, 8)
+	corruptPages(t, path, 80)
 	_, err = Open(context.Background(), path, Options{})
 	if err == nil {
 		t.Fatal("Open of a corrupt file succeeded")
@@ -95,7 +96,7 @@ func TestPingReportsFailingWrites(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warehouse.db")
 	filledStore(t, path, 20000)
-	corruptPages(t, path, 8)
+	corruptPages(t, path, 80)
 	// Skipping the start check stands for corruption that happens while
 	// the collector runs; a 1 MiB page cache keeps the pages on disk.
 	st, err := Open(ctx, path, Options{SkipIntegrityCheck: true, CacheMiB: 1})

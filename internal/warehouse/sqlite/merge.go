@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Posting runs (migration 00014) form a log-structured merge: every write
+// Posting runs form a log-structured merge: every write
 // adds a run of level 0; the merger copies the oldest runFanout runs of a
 // level into one run of the next, up to maxRunLevel, so that a query seeks
 // at most about runFanout runs per level plus the top level's. A merge

@@ -50,7 +50,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	rows := newRowInserter(tx, s.stmts, insertPointSQL, pointColumns, rowsPerInsert)
 	defer rows.close()
-	fresh, err := insertKeys(ctx, tx, s.stmts, s.pointKeys, keys, nil)
+	fresh, err := insertKeys(ctx, tx, s.stmts, pointKeysTable, keys, nil)
 	if err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}

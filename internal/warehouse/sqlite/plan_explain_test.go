@@ -7,8 +7,8 @@ import (
 )
 
 // TestSortIndexesMatchTheirBuckets: the bucket expressions the reads use
-// are those of the indexes of migration 00014 (SQLite uses an index on an
-// expression only for the same expression), so a bucket read seeks.
+// are those of the sort indexes of 00001_v0_1_0.sql (SQLite uses an index
+// on an expression only for the same expression), so a bucket read seeks.
 func TestSortIndexesMatchTheirBuckets(t *testing.T) {
 	st := openTemp(t)
 	defer st.Close()

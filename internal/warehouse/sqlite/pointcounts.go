@@ -12,14 +12,12 @@ import (
 
 // maxCountedValues bounds the values point_counts counts of one label
 // key in one hour of one environment; a key with more (an id, free text)
-// is listed in point_uncounted_keys (00016_point_counts.sql).
+// is listed in point_uncounted_keys.
 const maxCountedValues = 1024
 
 // pointCountKey is a row of point_counts: key "" (and value "") counts
 // every point of the hour, name and source; a label's or an attribute's
-// row counts the points of one source and every name (metric_name "";
-// since migration 00030, the source's own: before, source "" for every
-// source).
+// row counts the points of one source and every name (metric_name "").
 type pointCountKey struct {
 	env, key, value, name, source string
 	hour                          int64
@@ -100,7 +98,7 @@ func (c *pointCounts) flushAttributes() {
 func reservedLabelKey(key string) bool { return key != "" && key[0] <= 1 }
 
 // attributeCountKey is the point_counts key of a point attribute's rows
-// (migration 00021): a byte 1 before the key, which no counted label key
+// a byte 1 before the key, which no counted label key
 // starts with.
 func attributeCountKey(key string) string { return "\x01" + key }
 

@@ -12,11 +12,12 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
-// The access paths of metric queries (00016_point_counts.sql):
+// The access paths of metric queries (point_counts, point_postings and
+// the indexes of metric_points):
 //
 //   - total_results of a query with no filter, or one text equality / in
-//     / exists test on a label or an attribute (negated or not; attributes
-//     since migration 00021; with a source since 00030), sums point_counts over the
+//     / exists test on a label or an attribute (negated or not, with or
+//     without a source), sums point_counts over the
 //     hours the range covers whole and counts the points of the part hours
 //     at its ends; on a later page, the points written since the
 //     pagination's snapshot are taken off. One comparison of numeric_value
@@ -28,7 +29,7 @@ import (
 //     range's names from point_counts and each name's top by sequence
 //     number from its index (pageByName).
 //   - a query with a label equality or in-list whose postings name few
-//     points (00023_point_postings.sql, pointpostings.go) reads those
+//     points (point_postings, pointpostings.go) reads those
 //     points for its page and, when point_counts cannot give it, its
 //     total; it comes first, unless reading in order costs less.
 //

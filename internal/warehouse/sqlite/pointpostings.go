@@ -64,13 +64,6 @@ func labelCandidates(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, r
 	if len(filters) == 0 {
 		return "", nil, false, nil
 	}
-	var legacyMin, legacyMax sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT min_ts, max_ts FROM point_postings_from`).Scan(&legacyMin, &legacyMax); err != nil {
-		return "", nil, false, fmt.Errorf("label postings: %w", mapErr(err))
-	}
-	if legacyMin.Valid && legacyMax.Valid && legacyMax.Int64 >= q.FromMs && (q.ToMs == 0 || legacyMin.Int64 <= q.ToMs) {
-		return "", nil, false, nil
-	}
 	r, err := readPostingRange(ctx, tx, pointPostingTables, q.Environments, q.FromMs, q.ToMs)
 	if err != nil {
 		return "", nil, false, fmt.Errorf("label postings: %w", err)

@@ -48,68 +48,6 @@ func resolvesPointFilters(t *testing.T, st *Store, q warehouse.MetricQuery) bool
 	return !reflect.DeepEqual(r.Filters, q.Filters)
 }
 
-// TestLabelPostingsOnlyForNewPoints: points stored before migration 00023
-// are in no label postings. Simulated: hours 0 and 1 are written, their
-// postings deleted and point_postings_from set to their event times as
-// the migration does; then hours 1 (late points), 2 and 3. A range that
-// reaches the old points' times must read the points, one after them may
-// read the postings, and both must answer what reading every point does.
-func TestLabelPostingsOnlyForNewPoints(t *testing.T) {
-	ctx := context.Background()
-	st := openWith(t, Options{runFanout: 2})
-	start := int64(1_790_000_000_000)
-	rng := rand.New(rand.NewPCG(7, 8))
-	write := func(k int) {
-		if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 60, start+int64(k)*hourMs, start+int64(k+1)*hourMs)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(0)
-	write(1)
-	for _, stmt := range []string{`DELETE FROM point_postings`, `DELETE FROM point_posting_runs`,
-		`UPDATE point_postings_from SET min_ts = (SELECT min(event_time) FROM metric_points),
-			max_ts = (SELECT max(event_time) FROM metric_points)`} {
-		if _, err := st.writer.ExecContext(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for k := 1; k < 4; k++ {
-		write(k)
-	}
-	for _, r := range []struct {
-		from, to int64
-		postings bool
-	}{
-		{0, 0, false},
-		{start, start + 2*hourMs - 1, false},
-		{start + hourMs, start + 3*hourMs, false},
-		{start + 2*hourMs, start + 4*hourMs - 1, true},
-		{start + 2*hourMs, 0, true},
-	} {
-		for _, f := range []warehouse.Filter{
-			{Field: "labels.agent_name", Operator: warehouse.OpEquals, Value: "agent-3"},
-			{Field: "labels.workflow_name", Operator: warehouse.OpIn, Values: []string{"wf-1", "wf-2"}},
-		} {
-			for _, sort := range []string{warehouse.MetricSortEventTime, warehouse.MetricSortNumericValue} {
-				q := warehouse.MetricQuery{Environments: []string{"a"}, FromMs: r.from, ToMs: r.to, Limit: 7, SortBy: sort, Desc: true,
-					MetricName: "tox.score", Filters: []warehouse.Filter{f}}
-				if got := usesLabelPostings(t, st, q); got != r.postings {
-					t.Errorf("range [%d, %d] %s: reads the label postings %v, want %v", r.from, r.to, f.Field, got, r.postings)
-				}
-				want := metricPages(t, st, q, true)
-				got := metricPages(t, st, q, false)
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("range [%d, %d] %s sorted by %s: access paths %d pages, first total %d; every point %d pages, first total %d",
-						r.from, r.to, f.Field, sort, len(got), got[0].TotalResults, len(want), want[0].TotalResults)
-				}
-				if want[0].TotalResults == 0 {
-					t.Fatalf("range [%d, %d] %s: no match; the test needs some", r.from, r.to, f.Field)
-				}
-			}
-		}
-	}
-}
-
 // TestLabelFiltersResolved: filters on labels and point attributes other
 // than text equality are resolved into in-lists of the values
 // point_counts records (a label of one value per hour shows an hour left

@@ -23,15 +23,14 @@ import (
 
 // retentionTable describes one pruned table.
 type retentionTable struct {
-	name      string // spans or metric_points
-	timeCol   string // the column ages are measured on
-	keyTable  string // its dedup keys by time (span_keys_by_time, point_keys_by_time)
-	oldKeyTab string // its dedup keys of before 00012_time_ordered_keys.sql (span_keys, point_keys)
+	name     string // spans or metric_points
+	timeCol  string // the column ages are measured on
+	keyTable string // its dedup keys by time (spanKeysTable, pointKeysTable)
 }
 
 var (
-	spansRetention  = retentionTable{name: "spans", timeCol: "timestamp", keyTable: "span_keys_by_time", oldKeyTab: "span_keys"}
-	pointsRetention = retentionTable{name: "metric_points", timeCol: "event_time", keyTable: "point_keys_by_time", oldKeyTab: "point_keys"}
+	spansRetention  = retentionTable{name: "spans", timeCol: "timestamp", keyTable: spanKeysTable}
+	pointsRetention = retentionTable{name: "metric_points", timeCol: "event_time", keyTable: pointKeysTable}
 )
 
 // Pruning pace: rows per delete transaction, and the pause after each
@@ -118,7 +117,7 @@ func (s *Store) Prune(ctx context.Context) (warehouse.Pruned, error) {
 		n, bound, err := s.pruneTable(ctx, spansRetention, r.Spans, r.Grace)
 		out.Spans = n
 		if err == nil && bound != 0 {
-			err = s.pruneAttrIndex(ctx, bound)
+			err = s.pruneRuns(ctx, spanPostingTables, bound)
 		}
 		if err == nil && bound != 0 {
 			err = s.pruneValues(ctx, bound)
@@ -287,19 +286,12 @@ func (s *Store) deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, en
 	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.name+" WHERE seq IN ("+placeholders(len(seqs))+")", asArgs(seqs)...); err != nil {
 		return 0, fmt.Errorf("delete: %w", mapErr(err))
 	}
-	// The keys, by (time, key) and, for rows from before the time-ordered
-	// key tables, by key.
 	timed := make([]any, 0, 2*len(keys))
-	plain := make([]any, len(keys))
-	for i, k := range keys {
+	for _, k := range keys {
 		timed = append(timed, k.ts, k.key)
-		plain[i] = k.key
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.keyTable+" WHERE (ts, key) IN (VALUES "+
 		strings.TrimSuffix(strings.Repeat("(?, ?), ", len(keys)), ", ")+")", timed...); err != nil {
-		return 0, fmt.Errorf("delete keys: %w", mapErr(err))
-	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM "+t.oldKeyTab+" WHERE key IN ("+placeholders(len(plain))+")", plain...); err != nil {
 		return 0, fmt.Errorf("delete keys: %w", mapErr(err))
 	}
 	if t.name == spansRetention.name {
@@ -359,22 +351,6 @@ func expiredRows(ctx context.Context, tx *sql.Tx, t retentionTable, env string, 
 	return seqs, keys, pts, nil
 }
 
-// pruneAttrIndex deletes, in batches, the postings of spans wholly
-// before bound (the deletion bound just applied to spans): the runs that
-// list only spans older than it, and the legacy span_attr_index rows of
-// the hours wholly before it. Every span they list is deleted, or hidden
-// from every pagination and deleted by the next run.
-func (s *Store) pruneAttrIndex(ctx context.Context, bound int64) error {
-	if err := s.pruneRuns(ctx, spanPostingTables, bound); err != nil {
-		return err
-	}
-	if err := s.deleteInBatches(ctx, `DELETE FROM span_attr_index WHERE (hour, hash, base) IN
-		(SELECT hour, hash, base FROM span_attr_index WHERE hour < ? LIMIT ?)`, hourOf(bound)); err != nil {
-		return fmt.Errorf("attribute index: %w", err)
-	}
-	return nil
-}
-
 // deleteInBatches runs query (a DELETE whose last parameter is its batch
 // size) with args and pruneBatch until a batch deletes fewer rows,
 // pausing between batches (pausePruning).
@@ -411,7 +387,8 @@ func (s *Store) pruneValues(ctx context.Context, bound int64) error {
 }
 
 // pruneRuns deletes the runs of t that list only rows older than bound
-// (the deletion bound just applied to their table).
+// (the deletion bound just applied to their table). Every row they list
+// is deleted, or hidden from every pagination and deleted by the next run.
 func (s *Store) pruneRuns(ctx context.Context, t postingTables, bound int64) error {
 	for {
 		var run int64

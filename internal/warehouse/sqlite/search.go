@@ -10,7 +10,7 @@ import (
 )
 
 // Full-text search (SpanQuery.Text) reads span_text, the unicode61 (word)
-// FTS5 index of migration 00027. A read first counts the matches (their
+// FTS5 index. A read first counts the matches (their
 // sequence numbers up to the snapshot, in memory: textMatches); its
 // statements then check `seq IN (<the FTS query>)`, which SQLite
 // evaluates once per statement into an ephemeral index (a common word's

@@ -2,10 +2,8 @@ package sqlite
 
 import (
 	"context"
-	"io/fs"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -165,46 +163,5 @@ func BenchmarkWriteSpansSearchIndex(b *testing.B) {
 			b.ReportMetric(float64(n)/cpu.Seconds(), "spans/cpu-s")
 			b.ReportMetric(0, "ns/op")
 		})
-	}
-}
-
-// TestSearchBackfill runs migration 00027's fill of the index from stored
-// spans (derived content and stored messages) and expects the searches the
-// writer's own index answers.
-func TestSearchBackfill(t *testing.T) {
-	ctx := context.Background()
-	st := openTemp(t)
-	defer st.Close()
-	derived := warehouse.Span{Environment: "env", TraceID: "t1", SpanID: "s1", Timestamp: 1000, SpanAttributes: map[string]string{
-		"gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": "Where is my Parcel?", "gen_ai.completion.0.content": "On its way"}}
-	warehouse.DeriveContent(&derived)
-	stored := warehouse.Span{Environment: "env", TraceID: "t2", SpanID: "s2", Timestamp: 2000,
-		Prompts: map[string]string{"llm.prompts.0.role": "user", "llm.prompts.0.content": "refund please"}, Output: "no refund"}
-	if err := st.WriteSpans(ctx, []warehouse.Span{derived, stored}); err != nil {
-		t.Fatal(err)
-	}
-	sqlText, err := fs.ReadFile(migrations, "00027_span_text.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill := string(sqlText[strings.Index(string(sqlText), "INSERT INTO span_text"):])
-	if _, err := st.writer.ExecContext(ctx, "DELETE FROM span_text"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.writer.ExecContext(ctx, fill); err != nil {
-		t.Fatal(err)
-	}
-	for q, want := range map[string]string{"parcel": "s1", `"its way"`: "s1", "REFUND please": "s2", "user": ""} {
-		page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"env"}, Text: q})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		for _, sp := range page.Spans {
-			got += sp.SpanID
-		}
-		if got != want {
-			t.Errorf("q=%s after the migration's fill: %q, want %q", q, got, want)
-		}
 	}
 }

@@ -44,7 +44,7 @@ const (
 	accessText
 )
 
-// sortIndex is the index of a sort key other than time (migration 00014).
+// sortIndex is the index of a sort key other than time.
 // An exact index is in (column, seq) order; a bucketed one in (bucket,
 // seq) order, bucket an SQL expression of the column, so a read sorts
 // each bucket it needs by the column.
@@ -63,12 +63,11 @@ var sortIndexes = map[warehouse.SortKey]sortIndex{
 }
 
 // numberBucket is the bucket expression of a numeric column in its sort
-// index (migration 00019, where the same text appears): 16 linear buckets
-// per factor of 16 from 0 on (width 16 below 256, 256 below 4 096, 4 096
-// below 65 536, ...), -1 for negative values. Monotone in the value.
-// (Migration 00014 had 8 per factor: a week's top bucket of durations
-// spread up to 30 s held 18 % of the week, a page sorted by duration
-// read all of it.)
+// index (00001_v0_1_0.sql holds the same text): 16 linear buckets per
+// factor of 16 from 0 on (width 16 below 256, 256 below 4 096, 4 096
+// below 65 536, ...), -1 for negative values. Monotone in the value. (8
+// per factor were too few: a week's top bucket of durations spread up to
+// 30 s held 18 % of the week, a page sorted by duration read all of it.)
 func numberBucket(col string) string {
 	var b strings.Builder
 	b.WriteString("(CASE WHEN " + col + " < 0 THEN -1")
@@ -81,8 +80,8 @@ func numberBucket(col string) string {
 	return b.String()
 }
 
-// traceBucket is the bucket of a trace id in its sort index (migration
-// 00017, where the same text appears): its first hex digit, 0 to 15, by
+// traceBucket is the bucket of a trace id in its sort index
+// (00001_v0_1_0.sql holds the same text): its first hex digit, 0 to 15, by
 // comparisons (monotone in string order; an id of other characters falls
 // in the bucket of its place among them).
 var traceBucket = hexDigitBucket("trace_id")
@@ -100,7 +99,7 @@ func hexDigitBucket(col string) string {
 }
 
 // bucketHour is the hour of a span's start in the bucketed sort indexes
-// (their third column): integer division, as in migration 00014.
+// (their third column): integer division, as in 00001_v0_1_0.sql.
 const bucketHour = "timestamp / 3600000"
 
 // defaultMaxIndexCandidates bounds the spans a page of a sort other than
@@ -157,17 +156,13 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	if p.pr, err = s.postingRange(ctx, tx, q); err != nil {
 		return p, err
 	}
-	if s.maxIndexCandidates > 0 && (len(p.pr.runs) > 0 || p.pr.legacy()) {
+	if s.maxIndexCandidates > 0 && len(p.pr.runs) > 0 {
 		resolved, err := resolveFilters(ctx, tx, q, p.pr)
 		if err != nil {
 			return p, err
 		}
 		for _, f := range append(postingFilters(q), resolved...) {
 			if !p.pr.holds(f) {
-				// Some spans of the range are in no list of f's key: those
-				// of span_attr_index's hours (written before the postings,
-				// listed under attribute values and trace ids only), or of
-				// runs written before key postings (exists).
 				continue
 			}
 			sums, err := p.pr.estimate(ctx, tx, f)
@@ -262,25 +257,9 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 }
 
 // postingRange returns the postings of q's range: the runs that list
-// spans of it, and the hours of span_attr_index within it.
+// spans of it.
 func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (postingRange, error) {
-	r, err := readPostingRange(ctx, tx, spanPostingTables, q.Environments, q.FromMs, q.ToMs)
-	if err != nil {
-		return r, err
-	}
-	var lo, hi sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT min(hour) FROM span_attr_index), (SELECT max_hour FROM legacy_attr_index),
-		(SELECT first_seq FROM key_postings_from), (SELECT first_seq FROM span_values_from),
-		(SELECT first_seq FROM resource_postings_from)`).Scan(&lo, &hi, &r.keysFrom, &r.valuesFrom, &r.resourcesFrom); err != nil {
-		return r, fmt.Errorf("attribute index range: %w", mapErr(err))
-	}
-	if lo.Valid && hi.Valid {
-		r.legacyFrom, r.legacyTo = max(hourOf(q.FromMs), lo.Int64), hi.Int64
-		if q.ToMs != 0 {
-			r.legacyTo = min(hourOf(q.ToMs), hi.Int64)
-		}
-	}
-	return r, nil
+	return readPostingRange(ctx, tx, spanPostingTables, q.Environments, q.FromMs, q.ToMs)
 }
 
 // spanSelect is the SQL of a span read: the match conditions and the
@@ -540,10 +519,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 	}
 	if len(q.Filters) == 1 && p.post != nil {
 		cond := spanFilters(q.Filters)[0]
-		n, ok, err := p.pr.count(ctx, tx, *p.post, p.postSums, cond.SQL, cond.Args, snapshot)
-		if err != nil || ok {
-			return n, err
-		}
+		return p.pr.count(ctx, tx, *p.post, p.postSums, cond.SQL, cond.Args, snapshot)
 	}
 	if len(q.Filters) == 1 {
 		// not_equals / not_in match every span of the range but those
@@ -561,10 +537,8 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 			}
 			if len(pf) == 1 && p.pr.holds(pf[0]) {
 				cond := spanFilters(fq.Filters)[0]
-				n, ok, err := p.pr.count(ctx, tx, pf[0], postingSums{}, cond.SQL, cond.Args, snapshot)
-				if err != nil || ok {
-					return p.rangeSpans - n, err
-				}
+				n, err := p.pr.count(ctx, tx, pf[0], postingSums{}, cond.SQL, cond.Args, snapshot)
+				return p.rangeSpans - n, err
 			}
 		}
 	}

@@ -23,7 +23,7 @@ const insertSpanSQL = `INSERT OR FAIL INTO spans (seq, environment, timestamp, d
 const spanColumns = 32
 
 // insertSpanTextSQL starts the insert of spans' search texts into the
-// full-text index (migration 00027).
+// full-text index.
 const insertSpanTextSQL = `INSERT INTO span_text (rowid, text) VALUES `
 
 const selectSpanColumns = `seq, environment, timestamp, duration, total_tokens, trace_id, span_id,
@@ -45,7 +45,7 @@ const derivedContent = ""
 
 // contentColumns renders a span's prompts, completions, input and output
 // as stored: once, in the attributes, when the span's content is derived
-// from them (see migration 00011_content_once.sql).
+// from them (see the spans table in 00001_v0_1_0.sql).
 func contentColumns(sp *warehouse.Span) (prompts, completions, input, inputKey, output, outputKey string) {
 	if !sp.DerivedContent {
 		return encodeMap(sp.Prompts), encodeMap(sp.Completions), sp.Input, "", sp.Output, ""
@@ -109,12 +109,12 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	if err := tx.QueryRowContext(ctx, spansHighWater).Scan(&seq); err != nil {
 		return rep, fmt.Errorf("write spans: next sequence: %w", mapErr(err))
 	}
-	fresh, err := insertKeys(ctx, tx, s.stmts, s.spanKeys, keys, content)
+	fresh, err := insertKeys(ctx, tx, s.stmts, spanKeysTable, keys, content)
 	if err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if slices.Contains(fresh, false) {
-		if rep.Conflicts, err = conflicts(ctx, tx, s.spanKeys, keys, content, fresh); err != nil {
+		if rep.Conflicts, err = conflicts(ctx, tx, spanKeysTable, keys, content, fresh); err != nil {
 			return rep, fmt.Errorf("write spans: %w", mapErr(err))
 		}
 	}

@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pressly/goose/v3"
-
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
-// Span stats (warehouse.SpanStatter), migration 00029: span_stats holds
-// one row per environment, width (minute, hour or, since migration 00031,
-// six hours), row start, workflow,
+// Span stats (warehouse.SpanStatter): span_stats holds one row per
+// environment, width (minute, hour or six hours), row start, workflow,
 // model and latency bin with the number of spans, of error spans, and
 // their input and output tokens. It changes in the transaction of every
 // span write and retention delete, as evaluation_counts does.
@@ -114,47 +111,6 @@ func takeOffSpanStats(ctx context.Context, tx *sql.Tx, seqs []int64) error {
 		return err
 	}
 	return writeSpanStats(ctx, tx, nil, &c)
-}
-
-// spanStatsMigration is migration 00029: span_stats, filled from the
-// spans stored, in chunks of spans, in the migration's transaction.
-func spanStatsMigration() *goose.Migration {
-	m := goose.NewGoMigration(29, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS span_stats (
-			environment TEXT NOT NULL, width INTEGER NOT NULL, bucket INTEGER NOT NULL,
-			workflow TEXT NOT NULL, model TEXT NOT NULL, bin INTEGER NOT NULL,
-			n INTEGER NOT NULL, errors INTEGER NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
-			PRIMARY KEY (environment, width, bucket, workflow, model, bin)
-		) WITHOUT ROWID`); err != nil {
-			return fmt.Errorf("create: %w", err)
-		}
-		const chunk = 20000
-		var last int64
-		for {
-			var hi sql.NullInt64
-			if err := tx.QueryRowContext(ctx, `SELECT max(seq) FROM (SELECT seq FROM spans WHERE seq > ? ORDER BY seq LIMIT ?)`,
-				last, chunk).Scan(&hi); err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			if !hi.Valid {
-				return nil
-			}
-			rows, err := tx.QueryContext(ctx, `SELECT `+spanStatColumns+` FROM spans WHERE seq > ? AND seq <= ?`, last, hi.Int64)
-			if err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			var c warehouse.SpanStatChanges
-			if err := addStoredSpans(rows, &c, 1); err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			if err := writeSpanStats(ctx, tx, nil, &c); err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			last = hi.Int64
-		}
-	}}, nil)
-	m.Source = "00029_span_stats.go"
-	return m
 }
 
 var _ warehouse.SpanStatter = (*Store)(nil)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.uber.org/zap"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -42,6 +43,9 @@ type Options struct {
 	// SkipIntegrityCheck skips PRAGMA quick_check at Open (it reads the
 	// whole file: seconds per GB). Without it, Open refuses a corrupt file.
 	SkipIntegrityCheck bool
+	// Logger receives what Open does to the file besides migrating it
+	// (adopting a pre-release store); nil: no log.
+	Logger *zap.Logger
 	// runFanout is how many posting runs a merge takes (0:
 	// defaultRunFanout); tests lower it.
 	runFanout int
@@ -83,10 +87,8 @@ type Store struct {
 	// checkpoints copies the WAL into the file beside the writer.
 	checkpoints *checkpointer
 	// stmts keeps the writer's multi-row statements compiled.
-	stmts *stmtCache
-	// spanKeys and pointKeys are the dedup tables of spans and points.
-	spanKeys, pointKeys keyTable
-	closed              atomic.Bool
+	stmts  *stmtCache
+	closed atomic.Bool
 	// resources caches resource attribute set ids for the writer.
 	resources resourceCache
 	// values caches the attribute values the dictionary holds.
@@ -192,6 +194,13 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 		}
 	}
+	if err := adoptPreRelease(ctx, writer, path, cmp.Or(opts.Logger, zap.NewNop())); err != nil {
+		writer.Close()
+		if isCorrupt(err) {
+			return nil, corruptError(path, err)
+		}
+		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
+	}
 	if _, err := applyMigrations(ctx, writer, migrations); err != nil {
 		writer.Close()
 		if isCorrupt(err) {
@@ -222,16 +231,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 	}
 	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts,
-		spanKeys:           keyTable{timed: "span_keys_by_time", legacy: "span_keys"},
-		pointKeys:          keyTable{timed: "point_keys_by_time", legacy: "point_keys"},
 		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults(), prices: opts.Prices,
 		runFanout: cmp.Or(opts.runFanout, defaultRunFanout), countedValues: cmp.Or(opts.countedValues, maxCountedValues),
 		traceWalk: cmp.Or(opts.traceWalk, defaultTraceWalk)}
 	s.QueryPath = warehouse.NewQueryPath(s)
-	if err := s.loadLegacyKeys(ctx); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
-	}
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, err)
@@ -282,29 +285,6 @@ func (s *Store) Close() error {
 		s.merges.close()
 	}
 	return errors.Join(s.checkpoints.close(), s.stmts.close(), s.reader.Close(), s.writer.Close())
-}
-
-// loadLegacyKeys reads which keys the dedup tables from before the
-// time-ordered ones hold (see 00012_time_ordered_keys.sql).
-func (s *Store) loadLegacyKeys(ctx context.Context) error {
-	rows, err := s.writer.QueryContext(ctx, `SELECT tbl, max_ts FROM legacy_keys WHERE max_ts IS NOT NULL`)
-	if err != nil {
-		return fmt.Errorf("legacy dedup keys: %w", mapErr(err))
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var tbl string
-		var maxTS int64
-		if err := rows.Scan(&tbl, &maxTS); err != nil {
-			return fmt.Errorf("legacy dedup keys: %w", mapErr(err))
-		}
-		for _, t := range []*keyTable{&s.spanKeys, &s.pointKeys} {
-			if t.legacy == tbl {
-				t.hasLegacy, t.legacyMaxTS = true, maxTS
-			}
-		}
-	}
-	return rows.Err()
 }
 
 // SchemaVersion returns the highest applied schema migration.

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -172,37 +171,6 @@ func TestIndexAndScanAgree(t *testing.T) {
 					len(indexed), indexedTotal, len(scanned), scannedTotal)
 			}
 		})
-	}
-}
-
-// TestMigrationKeepsSetups: a warehouse of the schema before setups could
-// lack an external_id (testdata/schema_v4.sql) keeps its setups through
-// 00005_optional_setup_external_id.sql, whose table rebuild makes only
-// non-empty external ids unique.
-func TestMigrationKeepsSetups(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "previous.db")
-	loadSQL(t, path, "testdata/schema_v4.sql")
-	st, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	got, err := st.GetSetup(ctx, "prod", "setup-1")
-	if err != nil || got.ExternalID != "ext-1" {
-		t.Fatalf("setup after the migration = %+v, %v", got, err)
-	}
-	taken := got
-	taken.ID, taken.Version = "setup-x", 1
-	if err := st.CreateSetup(ctx, taken); !errors.Is(err, warehouse.ErrConflict) {
-		t.Errorf("ext-1 again after the migration: %v, want ErrConflict", err)
-	}
-	for _, id := range []string{"none-1", "none-2"} {
-		none := got
-		none.ID, none.ExternalID, none.Version = id, "", 1
-		if err := st.CreateSetup(ctx, none); err != nil {
-			t.Errorf("a setup without external_id after the migration: %v", err)
-		}
 	}
 }
 

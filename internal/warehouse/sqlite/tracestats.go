@@ -11,7 +11,7 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse"
 )
 
-// Trace stats (warehouse.TraceStatReader), migration 00032: trace_stats
+// Trace stats (warehouse.TraceStatReader), migration 00002: trace_stats
 // holds one row per environment and trace with its earliest start, latest
 // end, spans, error spans, tokens and cost, changed in the transaction of
 // every span write and retention delete. A row whose spans all left is
@@ -160,7 +160,7 @@ func (s *Store) takeOffTraceStats(ctx context.Context, tx *sql.Tx, seqs []int64)
 }
 
 // traceSorts are each sort key's value in SQL and the index ordered by
-// it (migration 00032).
+// it (migration 00002).
 var traceSorts = map[warehouse.TraceSortKey]struct{ expr, index string }{
 	warehouse.TraceSortStart:   {"start_ms", "trace_stats_by_start"},
 	warehouse.TraceSortLatency: {"latency_ms", "trace_stats_by_latency"},

@@ -13,7 +13,7 @@ import (
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
 )
 
-// The value dictionary (migration 00020): the distinct values of each span
+// The value dictionary: the distinct values of each span
 // attribute key, hour by hour (span_values), and the hours in which a key
 // carried a value the postings do not list (span_value_gaps). A filter
 // other than text equality on an attribute (starts_with, contains, a
@@ -214,20 +214,9 @@ func resolvableOperator(f warehouse.Filter) bool {
 	return false
 }
 
-// dictionaryHolds reports whether the dictionary records every span of r:
-// r reaches no span_attr_index hour and only runs written from
-// span_values_from on.
-func (r postingRange) dictionaryHolds() bool {
-	if r.legacy() || len(r.runs) == 0 {
-		return false
-	}
-	for _, run := range r.runs {
-		if run.firstSeq < r.valuesFrom {
-			return false
-		}
-	}
-	return true
-}
+// dictionaryHolds reports whether the dictionary resolves filters in r:
+// some run lists spans of it.
+func (r postingRange) dictionaryHolds() bool { return len(r.runs) > 0 }
 
 // resolveFilters returns posting filters for the filters of q the
 // dictionary resolves within r: each the in-list of the values of its key,

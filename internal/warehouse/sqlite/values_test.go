@@ -14,8 +14,8 @@ import (
 // contains, starts_with, typed equality on attributes) count and page
 // exactly as a scan does, and are resolved only where the dictionary
 // records every span of the range: not over hours where the key held a
-// value the postings cannot list (long, invalid UTF-8), not over runs
-// written before it, not for negated operators.
+// value the postings cannot list (long, invalid UTF-8), not for negated
+// operators.
 func TestValueDictionary(t *testing.T) {
 	ctx := context.Background()
 	st := openWith(t, Options{runFanout: 3})
@@ -124,22 +124,4 @@ func TestValueDictionary(t *testing.T) {
 		t.Fatal(err)
 	}
 	run("merged", checks)
-
-	// Runs written before the dictionary: simulated in a store of few runs
-	// (none merged) by moving span_values_from past every span, then
-	// writing hour 4.
-	st = openWith(t, Options{})
-	for h := range 4 {
-		write("a", h, 40)
-	}
-	if _, err := st.writer.ExecContext(ctx, `UPDATE span_values_from SET first_seq = (SELECT max(seq) + 1 FROM spans)`); err != nil {
-		t.Fatal(err)
-	}
-	write("a", 4, 40)
-	run("after an upgrade", []check{
-		{f("tier", warehouse.OpStartsWith, "gold", ""), 3, 4, false},
-		{f("tier", warehouse.OpStartsWith, "gold", ""), 4, 4, true},
-		{f("n", warehouse.OpGreaterThan, "40", ""), 4, 4, true},
-		{f("n", warehouse.OpGreaterThan, "40", ""), 0, 0, false},
-	})
 }
