@@ -100,18 +100,18 @@ func (c *Console) unavailable(w http.ResponseWriter, r *http.Request, err error)
 
 // funcs are the template functions.
 var funcs = template.FuncMap{
-	"time":     formatTime,
-	"when":     timeElement,
-	"duration": formatDuration,
-	"score":    formatScore,
-	"percent":  func(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" },
-	"add":      func(a, b int) int { return a + b },
-	"add64":    func(a, b float64) float64 { return a + b },
-	"add64i":   func(a, b int64) int64 { return a + b },
-	"join":     strings.Join,
-	"truncate": truncate,
+	"time":      formatTime,
+	"when":      timeElement,
+	"duration":  formatDuration,
+	"score":     formatScore,
+	"percent":   func(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" },
+	"add":       func(a, b int) int { return a + b },
+	"add64":     func(a, b float64) float64 { return a + b },
+	"add64i":    func(a, b int64) int64 { return a + b },
+	"join":      strings.Join,
+	"truncate":  truncate,
 	"scanLimit": func() int { return warehouse.MaxSortedTraceScan },
-	"sortHead": func(label string, link *sortLink) sortHead { return sortHead{Label: label, Link: link} },
+	"sortHead":  func(label string, link *sortLink) sortHead { return sortHead{Label: label, Link: link} },
 }
 
 // sortHead is a column heading: its label, and its sort link when the

@@ -123,8 +123,8 @@ type tracesData struct {
 	FirstLink  string
 	// PrevLink goes back one page ("" on the first page, or when the
 	// page's link kept no earlier cursor: FirstLink then).
-	PrevLink     string
-	ViewLinks    map[string]string
+	PrevLink  string
+	ViewLinks map[string]string
 	// Sorts are the sortable columns' headings, by column (start, name,
 	// duration, tokens, cost).
 	Sorts map[string]*sortLink
@@ -132,7 +132,7 @@ type tracesData struct {
 	MatchedNoun string
 	// ScanCut: a sorted page with filters stopped after checking
 	// warehouse.MaxSortedTraceScan traces.
-	ScanCut bool
+	ScanCut      bool
 	OrderLink    string
 	Evaluators   []string
 	VerdictLabel string
