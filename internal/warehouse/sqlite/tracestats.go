@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -168,9 +169,10 @@ var traceSorts = map[warehouse.TraceSortKey]struct{ expr, index string }{
 	warehouse.TraceSortCost:    {"cost_usd", "trace_stats_by_cost"},
 }
 
-// defaultTraceWalk is how many rows of a sort index a page walks for
-// traces that started in its range before it sorts the range's traces
-// instead (a range narrow for the environment's history).
+// defaultTraceWalk bounds the index entries a sorted page is expected to
+// walk (the environment's traces over the range's, times the page): a
+// range narrower than that for the environment's history is read on the
+// start index and sorted instead.
 const defaultTraceWalk = 20000
 
 // traceRange is the WHERE clause of envs and the range of starts.
@@ -186,11 +188,12 @@ func traceRange(envs []string, from, to int64) (string, []any) {
 
 const traceStatColumns = `environment, trace_id, start_ms, end_ms, spans, errors, tokens, cost_usd`
 
-// ReadTraceStats implements warehouse.Backend. For one environment it
-// walks the sort key's index from the cursor and keeps the rows that
-// started in the range (a wide range fills a page within a few rows); when
-// Options.traceWalk rows did not fill it, or for several environments, it reads
-// the range on the start index and sorts it.
+// ReadTraceStats implements warehouse.Backend. For one environment whose
+// traces the range holds a fair share of, it walks the sort key's index
+// from the cursor, checking the range on the index entries; for a narrow
+// range (the environment's traces over the range's, times the page, more
+// than Options.traceWalk) or several environments it reads the range on
+// the start index and sorts it.
 func (s *Store) ReadTraceStats(ctx context.Context, r warehouse.TraceStatRead) ([]warehouse.TraceStat, error) {
 	if err := s.checkOpen("read trace stats"); err != nil {
 		return nil, err
@@ -199,57 +202,67 @@ func (s *Store) ReadTraceStats(ctx context.Context, r warehouse.TraceStatRead) (
 	if !ok || len(r.Environments) == 0 || r.Limit < 1 {
 		return nil, fmt.Errorf("read trace stats: sort key %q, %d environments, limit %d", r.SortBy, len(r.Environments), r.Limit)
 	}
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	index := "trace_stats_by_start"
+	if len(r.Environments) == 1 {
+		walk, err := expectedTraceWalk(ctx, tx, r)
+		if err != nil {
+			return nil, err
+		}
+		if walk <= int64(s.traceWalk) {
+			index = sort.index
+		}
+	}
 	dir, cmpOp := "ASC", ">"
 	if r.Desc {
 		dir, cmpOp = "DESC", "<"
 	}
-	order := fmt.Sprintf(" ORDER BY %s %s, trace_id %s", sort.expr, dir, dir)
-	var after string
-	var afterArgs []any
-	if r.After != nil {
-		after = fmt.Sprintf(" AND (%s, trace_id) %s (?, ?)", sort.expr, cmpOp)
-		afterArgs = []any{r.After.Value, r.After.TraceID}
-	}
-	if len(r.Environments) == 1 {
-		rows, err := s.reader.QueryContext(ctx, `SELECT `+traceStatColumns+` FROM trace_stats INDEXED BY `+sort.index+
-			` WHERE environment = ?`+after+order, append([]any{r.Environments[0]}, afterArgs...)...)
-		if err != nil {
-			return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
-		}
-		out, walked, err := scanTraceStats(rows, r, s.traceWalk)
-		if err != nil || len(out) == r.Limit || walked < s.traceWalk {
-			return out, err
-		}
-	}
 	where, args := traceRange(r.Environments, r.FromMs, r.ToMs)
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+traceStatColumns+` FROM trace_stats INDEXED BY trace_stats_by_start WHERE `+
-		where+after+order+` LIMIT ?`, append(append(args, afterArgs...), r.Limit)...)
+	if r.After != nil {
+		where += fmt.Sprintf(" AND (%s, trace_id) %s (?, ?)", sort.expr, cmpOp)
+		args = append(args, r.After.Value, r.After.TraceID)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+traceStatColumns+` FROM trace_stats INDEXED BY `+index+` WHERE `+where+
+		fmt.Sprintf(" ORDER BY %s %s, trace_id %s LIMIT ?", sort.expr, dir, dir), append(args, r.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
 	}
-	out, _, err := scanTraceStats(rows, r, 0)
-	return out, err
-}
-
-// scanTraceStats reads rows (traceStatColumns) and closes them: those
-// that started in r's range, up to r.Limit, and after walk rows (0: no
-// bound) no more; walked is how many it read.
-func scanTraceStats(rows *sql.Rows, r warehouse.TraceStatRead, walk int) (out []warehouse.TraceStat, walked int, err error) {
 	defer rows.Close()
-	for len(out) < r.Limit && (walk == 0 || walked < walk) && rows.Next() {
-		walked++
+	var out []warehouse.TraceStat
+	for rows.Next() {
 		var t warehouse.TraceStat
 		if err := rows.Scan(&t.Environment, &t.TraceID, &t.StartMs, &t.EndMs, &t.Spans, &t.Errors, &t.Tokens, &t.CostUSD); err != nil {
-			return nil, walked, fmt.Errorf("read trace stats: %w", mapErr(err))
+			return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
 		}
-		if t.StartMs >= r.FromMs && (r.ToMs == 0 || t.StartMs <= r.ToMs) {
-			out = append(out, t)
-		}
+		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, walked, fmt.Errorf("read trace stats: %w", mapErr(err))
+		return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
 	}
-	return out, walked, nil
+	return out, nil
+}
+
+// expectedTraceWalk estimates how many index entries a page of r (one
+// environment) walks: the environment's traces over the range's, times
+// the page, from trace_counts (the range rounded out to whole hours).
+func expectedTraceWalk(ctx context.Context, q querier, r warehouse.TraceStatRead) (int64, error) {
+	to := hourOf(r.ToMs)
+	if r.ToMs == 0 {
+		to = math.MaxInt64
+	}
+	var inRange, all sql.NullInt64
+	if err := q.QueryRowContext(ctx, `SELECT sum(n) FILTER (WHERE hour BETWEEN ? AND ?), sum(n) FROM trace_counts WHERE environment = ?`,
+		hourOf(r.FromMs), to, r.Environments[0]).Scan(&inRange, &all); err != nil {
+		return 0, fmt.Errorf("read trace stats: %w", mapErr(err))
+	}
+	if inRange.Int64 <= 0 {
+		return math.MaxInt64, nil
+	}
+	return all.Int64 / inRange.Int64 * int64(r.Limit), nil
 }
 
 // CountTraces implements warehouse.Backend.

@@ -16,13 +16,13 @@ CREATE TABLE trace_stats (
 	cost_usd    REAL    NOT NULL,
 	PRIMARY KEY (environment, trace_id)
 ) WITHOUT ROWID;
--- One index per sort key (each ends with the trace id, the primary key's
--- last column): a sorted page walks its index and keeps the traces that
--- started in the range.
+-- One index per sort key, in the list's order (key, trace id) and holding
+-- the start: a sorted page walks its index from the cursor and checks the
+-- range on the index entries, reading the rows of the traces it keeps only.
 CREATE INDEX trace_stats_by_start ON trace_stats (environment, start_ms);
-CREATE INDEX trace_stats_by_latency ON trace_stats (environment, latency_ms);
-CREATE INDEX trace_stats_by_tokens ON trace_stats (environment, tokens);
-CREATE INDEX trace_stats_by_cost ON trace_stats (environment, cost_usd);
+CREATE INDEX trace_stats_by_latency ON trace_stats (environment, latency_ms, trace_id, start_ms);
+CREATE INDEX trace_stats_by_tokens ON trace_stats (environment, tokens, trace_id, start_ms);
+CREATE INDEX trace_stats_by_cost ON trace_stats (environment, cost_usd, trace_id, start_ms);
 INSERT INTO trace_stats (environment, trace_id, start_ms, end_ms, latency_ms, spans, errors, tokens, cost_usd)
 	SELECT environment, trace_id, min(timestamp), max(timestamp + duration),
 		max(timestamp + duration) - min(timestamp), count(*),
