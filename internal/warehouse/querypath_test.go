@@ -200,3 +200,77 @@ func TestQueryPathMetrics(t *testing.T) {
 		t.Errorf("third read %+v: want snapshot 7, offset 4, limit 3", r)
 	}
 }
+
+// filteringBackend is a recordingBackend whose span reads apply a
+// trace_id in-list and a service_name equality, as a sorted trace list's
+// checks ask.
+type filteringBackend struct{ *recordingBackend }
+
+func (b filteringBackend) ReadSpans(_ context.Context, r SpanRead) (SpanRows, error) {
+	var out SpanRows
+	for _, sp := range b.spans {
+		keep := true
+		for _, f := range r.Query.Filters {
+			switch f.Field {
+			case "trace_id":
+				keep = keep && slices.Contains(f.Values, sp.TraceID)
+			case "service_name":
+				keep = keep && sp.ServiceName == f.Value
+			}
+		}
+		if keep && len(out.Spans) < r.Limit {
+			out.Spans = append(out.Spans, sp)
+		}
+	}
+	return out, nil
+}
+
+// TestSortedTracesScanCut: a sorted list with a filter that few traces
+// match checks at most MaxSortedTraceScan traces a page; a page cut so
+// says it and carries on, and the pages list every match once, in order.
+func TestSortedTracesScanCut(t *testing.T) {
+	const n, rare = MaxSortedTraceScan + 300, 40
+	b := &recordingBackend{}
+	for i := range n {
+		sp := Span{Environment: "e", TraceID: fmt.Sprintf("t%05d", i), SpanID: fmt.Sprintf("s%05d", i), Timestamp: 1000,
+			Duration: int64(i), ServiceName: "common"}
+		if i >= n-rare {
+			sp.ServiceName = "rare"
+		}
+		b.spans = append(b.spans, sp)
+	}
+	p := NewQueryPath(filteringBackend{b})
+	q := TraceQuery{Environments: []string{"e"}, SortBy: TraceSortLatency, Limit: 15,
+		Filters: []Filter{{Field: "service_name", Operator: OpEquals, Value: "rare"}}}
+	var got []string
+	cuts := 0
+	for range 20 {
+		page, err := p.QueryTraces(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.ScanCut {
+			cuts++
+			if len(page.Traces) != 0 || page.NextCursor == "" {
+				t.Errorf("a cut page holds %d traces, cursor %q; want none yet and a cursor", len(page.Traces), page.NextCursor)
+			}
+		}
+		if page.Total != -1 {
+			t.Errorf("a filtered list counted %d", page.Total)
+		}
+		for _, tr := range page.Traces {
+			got = append(got, tr.TraceID)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		q.Cursor = page.NextCursor
+	}
+	var want []string
+	for i := n - rare; i < n; i++ {
+		want = append(want, fmt.Sprintf("t%05d", i))
+	}
+	if cuts != 1 || !slices.Equal(got, want) {
+		t.Errorf("%d cut pages, traces %v; want 1 cut page, then %v", cuts, got, want)
+	}
+}

@@ -187,8 +187,10 @@ const (
 	// checks (TracePage.ScanCut).
 	MaxSortedTraceScan = 5000
 	// sortedTraceBatch is how many traces a sorted page with filters reads
-	// and checks at a time.
-	sortedTraceBatch = 250
+	// and checks at a time: the trace ids of one span query (SQLite's
+	// postings answer an in-list of up to 100 values; a longer one scans
+	// the range, 0.6 ms a trace instead of 0.17 ms at 1M spans).
+	sortedTraceBatch = 100
 )
 
 // querySortedTraces answers a list sorted by latency, tokens or cost
