@@ -26,6 +26,25 @@ func BenchmarkWriteSpans(b *testing.B) {
 	synthspans.BenchmarkWrites(b, func(spans []warehouse.Span) error { return st.WriteSpans(ctx, spans) })
 }
 
+// BenchmarkWriteSpansOfTraces is BenchmarkWriteSpans with the spans of a
+// batch in traces of 4 (BenchmarkWriteSpans: each span its own trace),
+// the shape of an LLM app's trace (a workflow, its tasks and calls): what
+// the per-trace stats cost in each case.
+func BenchmarkWriteSpansOfTraces(b *testing.B) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	synthspans.BenchmarkWrites(b, func(spans []warehouse.Span) error {
+		for i := range spans {
+			spans[i].TraceID = spans[i-i%4].TraceID
+		}
+		return st.WriteSpans(ctx, spans)
+	})
+}
+
 // BenchmarkWriteSpansWhilePruning measures what the retention job costs
 // ingest: the same writes as BenchmarkWriteSpans into a store that holds
 // 200 000 expired spans (3 years old), without a retention (none) and

@@ -77,5 +77,8 @@ func writerStatements() []string {
 			out = append(out, insertKeysStatement(t.table, n, t.withContent))
 		}
 	}
-	return append(out, upsertCountSQL, dropEmptyCountSQL, upsertSpanStatSQL, upsertTraceStatSQL, traceStartSQL, upsertTraceCountSQL)
+	for n := 1; n <= traceStatsPerUpsert; n *= 2 {
+		out = append(out, upsertTraceStatSQL(n))
+	}
+	return append(out, upsertCountSQL, dropEmptyCountSQL, upsertSpanStatSQL, upsertTraceCountSQL)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -18,21 +19,35 @@ import (
 // every span write and retention delete. A row whose spans all left is
 // deleted.
 
-// Statements of writeTraceStats.
+// Statements of writeTraceStats. A trace counts in trace_counts in the
+// hour of its start (count_hour); a write that brings an earlier span of
+// another hour moves it, and the upsert returns the hour it left
+// (moved_from, set by the update only), so that one statement both
+// writes the stats and tells the counts what changed.
 const (
-	upsertTraceStatSQL = `INSERT INTO trace_stats
-		(environment, trace_id, start_ms, end_ms, latency_ms, spans, errors, tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (environment, trace_id) DO UPDATE SET start_ms = min(start_ms, excluded.start_ms),
+	upsertTraceStatPrefix = `INSERT INTO trace_stats
+		(environment, trace_id, start_ms, end_ms, latency_ms, spans, errors, tokens, cost_usd, count_hour) VALUES `
+	upsertTraceStatSuffix = ` ON CONFLICT (environment, trace_id) DO UPDATE SET start_ms = min(start_ms, excluded.start_ms),
 		end_ms = max(end_ms, excluded.end_ms),
 		latency_ms = max(end_ms, excluded.end_ms) - min(start_ms, excluded.start_ms),
 		spans = spans + excluded.spans, errors = errors + excluded.errors,
-		tokens = tokens + excluded.tokens, cost_usd = cost_usd + excluded.cost_usd`
-	dropEmptyTraceStatSQL = `DELETE FROM trace_stats WHERE environment = ? AND trace_id = ? AND spans <= 0 RETURNING start_ms`
-	traceStartSQL         = `SELECT start_ms FROM trace_stats WHERE environment = ? AND trace_id = ?`
+		tokens = tokens + excluded.tokens, cost_usd = cost_usd + excluded.cost_usd,
+		count_hour = min(count_hour, excluded.count_hour),
+		moved_from = CASE WHEN excluded.count_hour < count_hour THEN count_hour END
+		RETURNING environment, trace_id, spans, count_hour, moved_from`
+	traceStatColumnsWritten = 10
+	// traceStatsPerUpsert is the most rows of one upsert statement.
+	traceStatsPerUpsert   = 64
+	dropEmptyTraceStatSQL = `DELETE FROM trace_stats WHERE environment = ? AND trace_id = ? AND spans <= 0 RETURNING count_hour`
 	upsertTraceCountSQL   = `INSERT INTO trace_counts (environment, hour, n) VALUES (?, ?, ?)
 		ON CONFLICT (environment, hour) DO UPDATE SET n = n + excluded.n`
 	dropEmptyTraceCountSQL = `DELETE FROM trace_counts WHERE environment = ? AND hour = ? AND n <= 0`
 )
+
+// upsertTraceStatSQL is the upsert of n rows.
+func upsertTraceStatSQL(n int) string {
+	return insertStatement(upsertTraceStatPrefix, traceStatColumnsWritten, n) + upsertTraceStatSuffix
+}
 
 // traceCountKey is a trace_counts row.
 type traceCountKey struct {
@@ -40,7 +55,10 @@ type traceCountKey struct {
 	hour int64
 }
 
-// writeTraceStats applies c within tx, rows in key order.
+// writeTraceStats applies c within tx, rows in key order, up to
+// traceStatsPerUpsert a statement (in parts of a power of two rows, so
+// that a few compiled statements serve every count), then the trace
+// counts.
 func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *warehouse.TraceStatChanges) error {
 	keys := make([]warehouse.TraceStatKey, 0, len(c.Rows))
 	for k := range c.Rows {
@@ -52,54 +70,77 @@ func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *wareh
 	slices.SortFunc(keys, func(a, b warehouse.TraceStatKey) int {
 		return cmp.Or(cmp.Compare(a.Environment, b.Environment), cmp.Compare(a.TraceID, b.TraceID))
 	})
-	upsert, err := stmts.in(ctx, tx, upsertTraceStatSQL)
-	if err != nil {
-		return fmt.Errorf("trace stats: %w", err)
-	}
-	lookup, err := stmts.in(ctx, tx, traceStartSQL)
-	if err != nil {
-		return fmt.Errorf("trace stats: %w", err)
-	}
 	counts := map[traceCountKey]int64{}
+	args := make([]any, 0, traceStatsPerUpsert*traceStatColumnsWritten)
+	for rest := keys; len(rest) > 0; {
+		part := min(len(rest), traceStatsPerUpsert)
+		part = 1 << (bits.Len(uint(part)) - 1) // the largest power of two ≤ part
+		args = args[:0]
+		for _, k := range rest[:part] {
+			v := c.Rows[k]
+			args = append(args, k.Environment, k.TraceID, v.StartMs, v.EndMs, v.LatencyMs(), v.Spans, v.Errors, v.Tokens,
+				v.CostUSD, hourOf(v.StartMs))
+		}
+		rest = rest[part:]
+		upsert, err := stmts.in(ctx, tx, upsertTraceStatSQL(part))
+		if err != nil {
+			return fmt.Errorf("trace stats: %w", err)
+		}
+		rows, err := upsert.QueryContext(ctx, args...)
+		if err != nil {
+			return fmt.Errorf("trace stats: %w", err)
+		}
+		if err := countTraceChanges(rows, c, counts); err != nil {
+			return err
+		}
+	}
 	var drop *sql.Stmt
 	for _, k := range keys {
-		v := c.Rows[k]
-		// The trace's hour in trace_counts: a new trace counts in the hour
-		// of its start; an earlier span moves it to that span's hour.
-		var old int64
-		switch err := lookup.QueryRowContext(ctx, k.Environment, k.TraceID).Scan(&old); {
-		case errors.Is(err, sql.ErrNoRows):
-			if v.Spans > 0 {
-				counts[traceCountKey{k.Environment, hourOf(v.StartMs)}]++
-			}
-		case err != nil:
-			return fmt.Errorf("trace stats: %w", err)
-		case v.Spans > 0 && hourOf(v.StartMs) < hourOf(old):
-			counts[traceCountKey{k.Environment, hourOf(old)}]--
-			counts[traceCountKey{k.Environment, hourOf(v.StartMs)}]++
-		}
-		if _, err := upsert.ExecContext(ctx, k.Environment, k.TraceID, v.StartMs, v.EndMs, v.LatencyMs(), v.Spans, v.Errors, v.Tokens,
-			v.CostUSD); err != nil {
-			return fmt.Errorf("trace stats: %w", err)
-		}
-		if v.Spans >= 0 {
+		if c.Rows[k].Spans >= 0 {
 			continue
 		}
 		if drop == nil {
+			var err error
 			if drop, err = stmts.in(ctx, tx, dropEmptyTraceStatSQL); err != nil {
 				return fmt.Errorf("trace stats: %w", err)
 			}
 		}
-		var start int64
-		switch err := drop.QueryRowContext(ctx, k.Environment, k.TraceID).Scan(&start); {
+		var hour int64
+		switch err := drop.QueryRowContext(ctx, k.Environment, k.TraceID).Scan(&hour); {
 		case errors.Is(err, sql.ErrNoRows): // spans of the trace remain
 		case err != nil:
 			return fmt.Errorf("trace stats: %w", err)
 		default:
-			counts[traceCountKey{k.Environment, hourOf(start)}]--
+			counts[traceCountKey{k.Environment, hour}]--
 		}
 	}
 	return writeTraceCounts(ctx, tx, stmts, counts)
+}
+
+// countTraceChanges reads the rows an upsert of c's changes returned
+// into counts, and closes them: a row whose spans are the change's own is
+// a new trace, counted in its hour; a moved one leaves its old hour.
+func countTraceChanges(rows *sql.Rows, c *warehouse.TraceStatChanges, counts map[traceCountKey]int64) error {
+	defer rows.Close()
+	for rows.Next() {
+		var k warehouse.TraceStatKey
+		var spans, hour int64
+		var from sql.NullInt64
+		if err := rows.Scan(&k.Environment, &k.TraceID, &spans, &hour, &from); err != nil {
+			return fmt.Errorf("trace stats: %w", err)
+		}
+		switch v := c.Rows[k]; {
+		case v.Spans > 0 && spans == v.Spans:
+			counts[traceCountKey{k.Environment, hour}]++
+		case from.Valid:
+			counts[traceCountKey{k.Environment, from.Int64}]--
+			counts[traceCountKey{k.Environment, hour}]++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("trace stats: %w", err)
+	}
+	return nil
 }
 
 // writeTraceCounts applies the trace_counts changes within tx, in key

@@ -14,6 +14,8 @@ CREATE TABLE trace_stats (
 	errors      INTEGER NOT NULL,
 	tokens      INTEGER NOT NULL,
 	cost_usd    REAL    NOT NULL,
+	count_hour  INTEGER NOT NULL, -- the hour trace_counts counts the trace in: its start's
+	moved_from  INTEGER,          -- the hour a write moved it from (the upsert returns it)
 	PRIMARY KEY (environment, trace_id)
 ) WITHOUT ROWID;
 -- One index per sort key, in the list's order (key, trace id) and holding
@@ -23,10 +25,11 @@ CREATE INDEX trace_stats_by_start ON trace_stats (environment, start_ms);
 CREATE INDEX trace_stats_by_latency ON trace_stats (environment, latency_ms, trace_id, start_ms);
 CREATE INDEX trace_stats_by_tokens ON trace_stats (environment, tokens, trace_id, start_ms);
 CREATE INDEX trace_stats_by_cost ON trace_stats (environment, cost_usd, trace_id, start_ms);
-INSERT INTO trace_stats (environment, trace_id, start_ms, end_ms, latency_ms, spans, errors, tokens, cost_usd)
+INSERT INTO trace_stats (environment, trace_id, start_ms, end_ms, latency_ms, spans, errors, tokens, cost_usd, count_hour)
 	SELECT environment, trace_id, min(timestamp), max(timestamp + duration),
 		max(timestamp + duration) - min(timestamp), count(*),
-		sum(status_code = 'STATUS_CODE_ERROR'), sum(total_tokens), 0
+		sum(status_code = 'STATUS_CODE_ERROR'), sum(total_tokens), 0,
+		(min(timestamp) - ((min(timestamp) % 3600000) + 3600000) % 3600000) / 3600000
 	FROM spans GROUP BY environment, trace_id;
 
 -- trace_counts: the traces of trace_stats by environment and hour of
@@ -39,8 +42,7 @@ CREATE TABLE trace_counts (
 	PRIMARY KEY (environment, hour)
 ) WITHOUT ROWID;
 INSERT INTO trace_counts (environment, hour, n)
-	SELECT environment, (start_ms - ((start_ms % 3600000) + 3600000) % 3600000) / 3600000, count(*)
-	FROM trace_stats GROUP BY 1, 2;
+	SELECT environment, count_hour, count(*) FROM trace_stats GROUP BY 1, 2;
 
 -- +goose Down
 DROP TABLE trace_counts;
