@@ -10,8 +10,8 @@ import (
 
 // Trace stats (warehouse.TraceStatReader), migration 00002: trace_stats
 // holds, per WriteSpans batch and trace, the stats of the spans the batch
-// stored (a resend stores none, so counts nothing); readers sum a trace's
-// rows. Retention drops its weeks with the spans'. As for the span stats,
+// stored (a resend stores none, so counts nothing), sorted by start;
+// readers sum a trace's rows. Retention drops its weeks with the spans'. As for the span stats,
 // the rows are inserted after the spans: a failure between the two
 // inserts leaves that write's spans out of the stats.
 
@@ -44,22 +44,21 @@ var traceSortExpr = map[warehouse.TraceSortKey]string{
 }
 
 // tracesOf is the SELECT of the summed trace stats of envs' traces whose
-// start lies in [from, to] (to 0 = open), with extra HAVING conditions.
-// Only traces with a row starting in the range can start there: the
-// subquery narrows the rows summed to theirs.
-func (s *Store) tracesOf(envs []string, from, to int64, having string, havingArgs ...any) (string, []any) {
-	var in sqlfilter.Where
-	in.In("environment", envs)
-	in.Add("start_ms >= ?", from)
-	if to != 0 {
-		in.Add("start_ms <= ?", to)
-	}
+// start lies in [from, to] (to 0 = open), with extra HAVING conditions,
+// or (count) of their number. It reads the rows that start within the
+// trace window of the range (the table's sort key): a trace's later
+// writes are taken to lie within an hour of its start
+// (warehouse.DefaultTraceWindowMs), as its summary on the list is read.
+// Rows are grouped by a hash of the trace id (a number groups faster than
+// a string of 32 characters); the id is any of the group's.
+func (s *Store) tracesOf(envs []string, from, to int64, count bool, having string, havingArgs ...any) (string, []any) {
 	var w sqlfilter.Where
 	w.In("environment", envs)
-	t := s.schema.table("trace_stats")
+	w.Add("start_ms >= ?", from-warehouse.DefaultTraceWindowMs)
 	h := "s >= ?"
 	args := []any{from}
 	if to != 0 {
+		w.Add("start_ms <= ?", to+warehouse.DefaultTraceWindowMs)
 		h += " AND s <= ?"
 		args = append(args, to)
 	}
@@ -67,10 +66,17 @@ func (s *Store) tracesOf(envs []string, from, to int64, having string, havingArg
 		h += " AND " + having
 		args = append(args, havingArgs...)
 	}
-	q := "SELECT environment, trace_id, min(start_ms) AS s, max(end_ms) AS e, sum(spans) AS n, sum(errors), sum(tokens) AS tk," +
-		" sum(cost_usd) AS c FROM " + t + " WHERE " + w.SQL() + " AND trace_id IN (SELECT trace_id FROM " + t + " WHERE " + in.SQL() + ")" +
-		" GROUP BY environment, trace_id HAVING n > 0 AND " + h
-	return q, append(append(append([]any{}, w.Args...), in.Args...), args...)
+	sel := "environment, any(trace_id) AS tid, min(start_ms) AS s, max(end_ms) AS e, sum(spans) AS n, sum(errors), sum(tokens) AS tk," +
+		" sum(cost_usd) AS c"
+	if count {
+		sel = "min(start_ms) AS s, sum(spans) AS n"
+	}
+	q := "SELECT " + sel + " FROM " + s.schema.table("trace_stats") + " WHERE " + w.SQL() +
+		" GROUP BY environment, cityHash64(trace_id) HAVING n > 0 AND " + h
+	if count {
+		q = "SELECT count() FROM (" + q + ")"
+	}
+	return q, append(append([]any{}, w.Args...), args...)
 }
 
 // ReadTraceStats implements warehouse.Backend.
@@ -89,11 +95,11 @@ func (s *Store) ReadTraceStats(ctx context.Context, r warehouse.TraceStatRead) (
 	var having string
 	var hargs []any
 	if r.After != nil {
-		having = fmt.Sprintf("(%s %s ? OR %s = ? AND trace_id %s ?)", expr, cmpOp, expr, cmpOp)
+		having = fmt.Sprintf("(%s %s ? OR %s = ? AND tid %s ?)", expr, cmpOp, expr, cmpOp)
 		hargs = []any{r.After.Value, r.After.Value, r.After.TraceID}
 	}
-	q, args := s.tracesOf(r.Environments, r.FromMs, r.ToMs, having, hargs...)
-	rows, err := s.conn.Query(ctx, q+fmt.Sprintf(" ORDER BY %s %s, trace_id %s LIMIT %d", expr, dir, dir, r.Limit), args...)
+	q, args := s.tracesOf(r.Environments, r.FromMs, r.ToMs, false, having, hargs...)
+	rows, err := s.conn.Query(ctx, q+fmt.Sprintf(" ORDER BY %s %s, tid %s LIMIT %d", expr, dir, dir, r.Limit), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
 	}
@@ -120,9 +126,9 @@ func (s *Store) CountTraces(ctx context.Context, envs []string, from, to int64) 
 	if err := s.ready(ctx, "count traces"); err != nil {
 		return 0, err
 	}
-	q, args := s.tracesOf(envs, from, to, "")
+	q, args := s.tracesOf(envs, from, to, true, "")
 	var n uint64
-	if err := s.conn.QueryRow(ctx, "SELECT count() FROM ("+q+")", args...).Scan(&n); err != nil {
+	if err := s.conn.QueryRow(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count traces: %w", mapErr(err))
 	}
 	return int64(n), nil

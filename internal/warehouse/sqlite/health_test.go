@@ -93,6 +93,7 @@ func TestOpenRefusesCorruptFile(t *testing.T) {
 // TestPingReportsFailingWrites: a store whose writes fail on a corrupt
 // page answers Ping with ErrWritesFailing until a write succeeds again.
 func TestPingReportsFailingWrites(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the package's others
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warehouse.db")
 	filledStore(t, path, 20000)

@@ -177,6 +177,7 @@ func metricPages(t *testing.T, st *Store, q warehouse.MetricQuery, plain bool) [
 // point_counts, pages merged by value, the name index) answer what
 // reading every point answers, page by page, for random queries.
 func TestPointAccessesAgree(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the package's others
 	ctx := context.Background()
 	// A key with more than 30 combinations in an hour goes uncounted:
 	// trace_id at once, agent_name by (value, name, source) later. Label

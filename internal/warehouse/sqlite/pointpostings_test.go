@@ -54,6 +54,7 @@ func resolvesPointFilters(t *testing.T, st *Store, q warehouse.MetricQuery) bool
 // out at either end of the range), except on a key point_counts leaves
 // out, and answer what reading every point answers.
 func TestLabelFiltersResolved(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the package's others
 	ctx := context.Background()
 	st := openWith(t, Options{countedValues: 30})
 	start := int64(1_790_000_000_000)

@@ -16,6 +16,7 @@ import (
 // candidate limit at 0), with several sorts and a filter, paging, and
 // compares both with the spans whose search text holds every term (Go).
 func TestSearchPathsAgree(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the package's others
 	ctx := context.Background()
 	st := openTemp(t)
 	defer st.Close()

@@ -21,6 +21,7 @@ import (
 // workflow, negative durations and spans without tokens, so that lists
 // cross the ends of ranges and hours and every sort bucket is reached.
 func TestAccessesAgree(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the package's others
 	ctx := context.Background()
 	// Merges of 3 runs: posting runs of every level.
 	st := openWith(t, Options{runFanout: 3})

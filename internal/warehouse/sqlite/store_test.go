@@ -35,6 +35,7 @@ func openTemp(t *testing.T) *Store {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the package's others
 	storetest.Run(t, func(t *testing.T) warehouse.Store { return openTemp(t) })
 }
 
@@ -260,6 +261,7 @@ func (p preparingStore) WriteMetricPoints(ctx context.Context, pts []warehouse.M
 // TestConformancePrepared runs the suite with every span and point
 // prepared (PrepareSpans, PreparePoints) before it is written.
 func TestConformancePrepared(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the package's others
 	storetest.Run(t, func(t *testing.T) warehouse.Store { return preparingStore{openTemp(t)} })
 }
 
