@@ -15,7 +15,7 @@ import (
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0"
+var version = "0.2.0-dev"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stderr))
