@@ -307,3 +307,26 @@ func (p QueryPath) tracesMatching(ctx context.Context, q TraceQuery, rows []Trac
 	}
 	return found, nil
 }
+
+// TraceStatRows are the rows of a backend's trace stats read: database/sql
+// rows, or a ClickHouse driver's.
+type TraceStatRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ScanTraceStats reads rows of the columns environment, trace id, start,
+// end, spans, errors, tokens and cost (in that order); the caller closes
+// them.
+func ScanTraceStats(rows TraceStatRows) ([]TraceStat, error) {
+	var out []TraceStat
+	for rows.Next() {
+		var t TraceStat
+		if err := rows.Scan(&t.Environment, &t.TraceID, &t.StartMs, &t.EndMs, &t.Spans, &t.Errors, &t.Tokens, &t.CostUSD); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

@@ -104,15 +104,8 @@ func (s *Store) ReadTraceStats(ctx context.Context, r warehouse.TraceStatRead) (
 		return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
 	}
 	defer rows.Close()
-	var out []warehouse.TraceStat
-	for rows.Next() {
-		var t warehouse.TraceStat
-		if err := rows.Scan(&t.Environment, &t.TraceID, &t.StartMs, &t.EndMs, &t.Spans, &t.Errors, &t.Tokens, &t.CostUSD); err != nil {
-			return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := warehouse.ScanTraceStats(rows)
+	if err != nil {
 		return nil, fmt.Errorf("read trace stats: %w", mapErr(err))
 	}
 	return out, nil

@@ -142,26 +142,7 @@ func TestSearchInBrowser(t *testing.T) {
 		b := b.on(t)
 		b.visit("/ui/traces?view=spans&q=" + url.QueryEscape("weather tomorrow"))
 		b.visit("/ui/traces?view=spans")
-		b.run("sort", chromedp.SetValue(chromedp.ID("sort"), "total_tokens"), chromedp.SetValue(chromedp.ID("order"), "desc"))
-		if status := b.submit("#apply"); status != 200 {
-			t.Fatalf("sort: %d", status)
-		}
-		if loc := b.location(); !strings.Contains(loc, "sort=total_tokens") {
-			t.Errorf("location %s", loc)
-		}
-		tokens := eval[[]string](b, `[...document.querySelectorAll("#trace-list tr.row td:nth-child(6)")].map(td => td.textContent.trim())`)
-		prev := 1 << 30
-		for _, s := range tokens {
-			n := 0
-			if s != "" {
-				fmt.Sscan(s, &n)
-			}
-			if n > prev {
-				t.Errorf("tokens not descending: %q", tokens)
-				break
-			}
-			prev = n
-		}
+		tokens := sortedColumn(t, b, "total_tokens", "td:nth-child(6)")
 		if len(tokens) == 0 || tokens[0] == "" {
 			t.Errorf("tokens column %q", tokens)
 		}
@@ -169,28 +150,7 @@ func TestSearchInBrowser(t *testing.T) {
 	t.Run("traces sorted by cost, counted", func(t *testing.T) {
 		b := b.on(t)
 		b.visit("/ui/traces")
-		b.run("sort", chromedp.SetValue(chromedp.ID("sort"), "cost"), chromedp.SetValue(chromedp.ID("order"), "desc"))
-		if status := b.submit("#apply"); status != 200 {
-			t.Fatalf("sort: %d", status)
-		}
-		if loc := b.location(); !strings.Contains(loc, "sort=cost") {
-			t.Errorf("location %s", loc)
-		}
-		costs := eval[[]string](b, `[...document.querySelectorAll("#trace-list tr.row td.cost")].map(td => td.textContent.trim())`)
-		prev := math.Inf(1)
-		for _, s := range costs {
-			v := 0.0
-			if s != "" {
-				if _, err := fmt.Sscanf(strings.TrimPrefix(strings.TrimPrefix(s, "≥ "), "$"), "%g", &v); err != nil {
-					t.Errorf("cost %q: %v", s, err)
-				}
-			}
-			if v > prev {
-				t.Errorf("costs not descending: %q", costs)
-				break
-			}
-			prev = v
-		}
+		costs := sortedColumn(t, b, "cost", "td.cost")
 		if len(costs) < 2 || costs[0] == "" {
 			t.Errorf("cost column %q", costs)
 		}
@@ -238,4 +198,35 @@ func TestSearchInBrowser(t *testing.T) {
 		}
 	})
 	assertNoProblems(t, b)
+}
+
+// sortedColumn sorts the list on the page by key, descending, through
+// the filter form, and returns the cells of column (a selector within a
+// row), failing the test unless their numbers (an empty cell is 0; "$"
+// and "≥ " are left out) descend.
+func sortedColumn(t *testing.T, b *browser, key, column string) []string {
+	t.Helper()
+	b.run("sort", chromedp.SetValue(chromedp.ID("sort"), key), chromedp.SetValue(chromedp.ID("order"), "desc"))
+	if status := b.submit("#apply"); status != 200 {
+		t.Fatalf("sort by %s: %d", key, status)
+	}
+	if loc := b.location(); !strings.Contains(loc, "sort="+key) {
+		t.Errorf("location %s", loc)
+	}
+	cells := eval[[]string](b, `[...document.querySelectorAll("#trace-list tr.row `+column+`")].map(td => td.textContent.trim())`)
+	prev := math.Inf(1)
+	for _, c := range cells {
+		v := 0.0
+		if c != "" {
+			if _, err := fmt.Sscanf(strings.TrimPrefix(strings.TrimPrefix(c, "≥ "), "$"), "%g", &v); err != nil {
+				t.Errorf("%s cell %q: %v", key, c, err)
+			}
+		}
+		if v > prev {
+			t.Errorf("%s not descending: %q", key, cells)
+			break
+		}
+		prev = v
+	}
+	return cells
 }
