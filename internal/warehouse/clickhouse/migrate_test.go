@@ -82,6 +82,18 @@ func TestNewMigrationRunsOnce(t *testing.T) {
 // at version: schema_migrations rows 1..version under their old names.
 func preRelease(t *testing.T, st *Store, version int) {
 	t.Helper()
+	setVersions(t, st, version, func(v int) string {
+		if v == 1 {
+			return "spans"
+		}
+		return fmt.Sprintf("%05d_step", v)
+	})
+}
+
+// setVersions makes schema_migrations of st's database rows 1..version,
+// named by name.
+func setVersions(t *testing.T, st *Store, version int, name func(int) string) {
+	t.Helper()
 	ctx := context.Background()
 	tbl := st.schema.table("schema_migrations")
 	if err := st.conn.Exec(ctx, "DROP TABLE "+tbl); err != nil {
@@ -97,13 +109,60 @@ func preRelease(t *testing.T, st *Store, version int) {
 		}
 	}
 	for v := 1; v <= version; v++ {
-		name := fmt.Sprintf("%05d_step", v)
-		if v == 1 {
-			name = "spans"
-		}
-		if err := st.conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (version, name) SELECT %d, '%s'", tbl, v, name)); err != nil {
+		if err := st.conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (version, name) SELECT %d, '%s'", tbl, v, name(v))); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestUpgradeFromV010 opens a database as v0.1.0 left it with this build:
+// every later migration runs on it and its data reads back. v0.1.0's
+// writer is this one without the tables of later migrations, so the
+// database is this build's after writes, those tables dropped and
+// schema_migrations set back to version 1. Today that is 00002: the trace
+// stats, filled from the stored spans.
+func TestUpgradeFromV010(t *testing.T) {
+	addr := serverAddr(t)
+	ctx := context.Background()
+	st := openTestStore(t, addr)
+	db := st.opts.Database
+	var spans []warehouse.Span
+	for i := range 12 {
+		sp := warehouse.Span{Environment: "prod", TraceID: fmt.Sprintf("t%02d", i%4), SpanID: fmt.Sprintf("s%02d", i),
+			Timestamp: 1_767_225_600_000 + int64(i)*1000, Duration: int64(10 * (i + 1)), TotalTokens: int64(i),
+			SpanAttributes: map[string]string{"user.id": fmt.Sprintf("u%d", i%3)}}
+		spans = append(spans, sp)
+	}
+	if err := st.WriteSpans(ctx, spans); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.conn.Exec(ctx, "DROP TABLE "+st.schema.table("trace_stats")); err != nil {
+		t.Fatal(err)
+	}
+	setVersions(t, st, 1, func(int) string { return v010Name })
+	st.Close()
+
+	st, err := Open(ctx, Options{Addr: addr, Database: db})
+	if err != nil {
+		t.Fatalf("open the v0.1.0 database: %v", err)
+	}
+	defer st.Close()
+	if v, err := st.SchemaVersion(ctx); err != nil || v != latestVersion(t) {
+		t.Errorf("schema version %d, %v; want %d", v, err, latestVersion(t))
+	}
+	page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"prod"}, Limit: 100,
+		Filters: []warehouse.Filter{{Field: "user.id", Operator: warehouse.OpEquals, Value: "u1"}}})
+	if err != nil || page.TotalResults != 4 {
+		t.Errorf("spans of u1 after the upgrade: %d, %v; want 4", page.TotalResults, err)
+	}
+	rows, err := st.ReadTraceStats(ctx, warehouse.TraceStatRead{Environments: []string{"prod"}, SortBy: warehouse.TraceSortTokens,
+		Desc: true, Limit: 10})
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("trace stats after the upgrade: %+v, %v; want the 4 traces", rows, err)
+	}
+	// t03 holds spans 3, 7 and 11: tokens 21, from 3 s to 11 s + 120 ms.
+	if r := rows[0]; r.TraceID != "t03" || r.Spans != 3 || r.Tokens != 21 || r.LatencyMs() != 8120 {
+		t.Errorf("the trace with most tokens: %+v; want t03, 3 spans, 21 tokens, 8 120 ms", r)
 	}
 }
 
