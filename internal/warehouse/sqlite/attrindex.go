@@ -315,6 +315,9 @@ type postingFilter struct {
 	hours []hourSpan
 }
 
+// String prints f in plans: its key and values.
+func (f postingFilter) String() string { return fmt.Sprintf("%q=%q", f.key, f.values) }
+
 // postingFilters returns the filters of q that the postings answer.
 func postingFilters(q warehouse.SpanQuery) []postingFilter {
 	var out []postingFilter

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // inReadTx runs f in a read transaction of st.
@@ -28,12 +29,12 @@ func inReadTx[T any](t *testing.T, st *Store, f func(tx *sql.Tx) (T, error)) T {
 }
 
 // usesLabelPostings reports whether q's pages read the points a label's
-// postings name (labelCandidates).
+// postings name (planPoints: index.PointCandidates).
 func usesLabelPostings(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 	t.Helper()
 	return inReadTx(t, st, func(tx *sql.Tx) (bool, error) {
-		_, _, ok, err := labelCandidates(context.Background(), tx, q, int64(q.Limit), math.MaxInt64)
-		return ok, err
+		plan, err := planPoints(context.Background(), tx, q, int64(q.Limit), math.MaxInt64)
+		return plan.Access == index.PointCandidates, err
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // Filters on a label or a point attribute other than text equality
@@ -40,10 +41,10 @@ func resolvePointFilters(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuer
 		}
 		var key string // as point_counts names it
 		switch {
-		case ref.Kind == warehouse.KindLabel && !reservedLabelKey(ref.Key):
+		case ref.Kind == warehouse.KindLabel && !index.ReservedLabelKey(ref.Key):
 			key = jsonKey(ref.Key)
 		case ref.Kind == warehouse.KindPointAttribute:
-			key = attributeCountKey(jsonKey(ref.Key))
+			key = index.AttributeCountKey(jsonKey(ref.Key))
 		default:
 			continue
 		}

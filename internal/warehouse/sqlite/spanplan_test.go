@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
@@ -159,29 +160,29 @@ func TestAccessesAgree(t *testing.T) {
 			name string
 			f    func(spanPlan) spanPlan
 		}{
-			{"time index", func(p spanPlan) spanPlan { p.access = accessTimeIndex; return p }},
-			{"time index, no postings", func(p spanPlan) spanPlan { p.access, p.post = accessTimeIndex, nil; return p }},
+			{"time index", func(p spanPlan) spanPlan { p.Access = index.TimeIndex; return p }},
+			{"time index, no postings", func(p spanPlan) spanPlan { p.Access, p.Post = index.TimeIndex, -1; return p }},
 			{"hour walk", func(p spanPlan) spanPlan {
-				if p.post != nil && q.SortBy == warehouse.SortTimestamp {
-					p.access = accessHourWalk
+				if p.HasPost() && q.SortBy == warehouse.SortTimestamp {
+					p.Access = index.HourWalk
 				}
 				return p
 			}},
 			{"candidates", func(p spanPlan) spanPlan {
-				if p.post != nil && q.SortBy != warehouse.SortTimestamp {
-					p.access = accessCandidates
+				if p.HasPost() && q.SortBy != warehouse.SortTimestamp {
+					p.Access = index.Candidates
 				}
 				return p
 			}},
 			{"name merge", func(p spanPlan) spanPlan {
 				if q.SortBy == warehouse.SortSpanName && len(q.Filters) == 0 {
-					p.access = accessNameMerge
+					p.Access = index.NameMerge
 				}
 				return p
 			}},
 			{"sort index", func(p spanPlan) spanPlan {
-				if _, ok := sortIndexes[q.SortBy]; ok {
-					p.access = accessSortIndex
+				if _, ok := index.SortIndexOf(q.SortBy); ok {
+					p.Access = index.SortWalk
 				}
 				return p
 			}},
