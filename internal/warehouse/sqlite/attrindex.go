@@ -8,21 +8,14 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
-
-// maxIndexedValue is the longest attribute value the equality index holds;
-// longer values (prompts, payloads) are found by scanning.
-const maxIndexedValue = 256
-
-const hourMs = 3600 * 1000
 
 // resourceHashes returns the posting hashes of the map as a span's
 // resource attributes: of each indexable value under "\x02" + key.
-func (e *encodedMap) resourceHashes() []int64 { return e.postingHashes(resourcePostingPrefix) }
+func (e *encodedMap) resourceHashes() []int64 { return e.postingHashes(index.ResourcePostingPrefix) }
 
 // labelHashes returns the posting hashes of the map as a metric point's
 // labels (point_postings): of each indexable value under its key, and the
@@ -40,9 +33,9 @@ func (e *encodedMap) postingHashes(prefix string) []int64 {
 		e.postings = make([]int64, 0, len(e.keys))
 		e.postingKeys = make([]string, 0, len(e.keys))
 		for _, k := range e.keys {
-			if v := jsonKey(e.m[k]); !reservedKey(k) && indexable(v) {
-				stored := jsonKey(k)
-				e.postings = append(e.postings, postingHash(prefix+stored, v))
+			if v := index.JSONKey(e.m[k]); !index.ReservedKey(k) && index.Indexable(v) {
+				stored := index.JSONKey(k)
+				e.postings = append(e.postings, index.PostingHash(prefix+stored, v))
 				e.postingKeys = append(e.postingKeys, stored)
 			}
 		}
@@ -50,36 +43,17 @@ func (e *encodedMap) postingHashes(prefix string) []int64 {
 	return e.postings
 }
 
-// hourOf is the index hour of a timestamp (Unix ms).
-func hourOf(ms int64) int64 {
-	if ms < 0 {
-		return -((-ms + hourMs - 1) / hourMs)
-	}
-	return ms / hourMs
-}
-
-// indexable reports whether value is held by the equality index.
-func indexable(value string) bool { return len(value) <= maxIndexedValue }
-
-// traceIDKey is the index key of the trace_id column; the NUL keeps it
-// apart from attribute keys in practice (a collision would only cost a
-// re-check).
-const traceIDKey = "\x00trace_id"
-
 // indexedColumns are the span columns whose values the postings hold
 // besides the trace id (under the key "\x00" + column), so that equality
 // filters on them find their spans and count them without a scan.
 var indexedColumns = []string{"workflow_name", "entity_name", "agent_name", "service_name", "span_name",
 	"request_model", "response_model", "status_code"}
 
-// columnKey is the posting key of a column's values.
-func columnKey(column string) string { return "\x00" + column }
-
 // columnKeys are the posting keys of indexedColumns, in that order.
 var columnKeys = func() []string {
 	out := make([]string, len(indexedColumns))
 	for i, c := range indexedColumns {
-		out[i] = columnKey(c)
+		out[i] = index.ColumnKey(c)
 	}
 	return out
 }()
@@ -88,74 +62,6 @@ var columnKeys = func() []string {
 func columnValues(sp *warehouse.Span) [8]string {
 	return [8]string{sp.WorkflowName, sp.EntityName, sp.AgentName, sp.ServiceName, sp.SpanName,
 		sp.RequestModel, sp.ResponseModel, sp.StatusCode}
-}
-
-// keyPostingPrefix starts the posting key of an attribute key's own list:
-// the spans that carry the key, whatever its value,
-// listed under keyPostingHash(key) for exists / not_exists filters.
-const keyPostingPrefix = "\x01"
-
-// resourcePostingPrefix starts the posting key of a resource attribute's
-// values: "\x02" + key, hashed with the value as the
-// stored JSON spells both.
-const resourcePostingPrefix = "\x02"
-
-// reservedKey reports whether an attribute key starts like the posting
-// keys of columns ("\x00"), of attribute keys ("\x01") or of resource
-// attributes ("\x02"): the postings leave such keys out (their filters
-// read the spans), so that no attribute can add to another list's count.
-func reservedKey(key string) bool { return key != "" && key[0] <= 2 }
-
-// keyPostingHash is postingHash(keyPostingPrefix+key, ""), the hash of
-// key's own list, without building the string.
-func keyPostingHash(key string) int64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	h = (h ^ uint64(keyPostingPrefix[0])) * prime
-	for i := 0; i < len(key); i++ {
-		h = (h ^ uint64(key[i])) * prime
-	}
-	h = (h ^ 0) * prime
-	return int64(h >> 1)
-}
-
-// jsonKey is key as a JSON object key once encoded (encodeMap): each byte
-// of invalid UTF-8 becomes U+FFFD, as encoding/json writes it. The
-// exists filters test the encoded attributes, so key lists are by it.
-func jsonKey(key string) string {
-	if utf8.ValidString(key) {
-		return key
-	}
-	var b strings.Builder
-	for i := 0; i < len(key); {
-		r, n := utf8.DecodeRuneInString(key[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(key[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// postingHash is the hash of one value of key (an attribute key, or a
-// column's key) in span_postings, whose rows also carry the environment:
-// 63 bits, so that two different values of one environment share a hash
-// with a chance of about 2^-63 per pair, and a list's length counts the
-// spans holding its value. Another environment's spans never share a
-// list. Pages re-check every row they return.
-func postingHash(key, value string) int64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i := 0; i < len(key); i++ {
-		h = (h ^ uint64(key[i])) * prime
-	}
-	h = (h ^ 0) * prime
-	for i := 0; i < len(value); i++ {
-		h = (h ^ uint64(value[i])) * prime
-	}
-	return int64(h >> 1)
 }
 
 // postingList is one list of a write: offsets from the write's first
@@ -282,14 +188,7 @@ func (p *postings) writeList(ctx context.Context, rows *rowInserter, run int64, 
 		end := min(start+maxPostingLen, len(list.offs))
 		offs, ts := list.offs[start:end], list.ts[start:end]
 		base := offs[0]
-		b := append((*buf)[:0], '[')
-		for i, off := range offs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, off-base, 10)
-		}
-		b = append(b, ']')
+		b := index.AppendOffsets((*buf)[:0], offs, base)
 		*buf = b
 		if err := rows.add(ctx, run, env, hash, p.first+base, len(offs), slices.Min(ts), slices.Max(ts),
 			string(b)); err != nil {
@@ -304,7 +203,7 @@ func (p *postings) writeList(ctx context.Context, rows *rowInserter, run int64, 
 // short enough to be indexed.
 type postingFilter struct {
 	index  int      // in SpanQuery.Filters
-	key    string   // posting key: attribute key, traceIDKey or columnKey
+	key    string   // posting key: attribute key, index.TraceIDKey or columnKey
 	values []string // distinct values
 	// resolved marks the values of another filter the dictionary resolved
 	// (resolveFilters): the runs must record their values.
@@ -326,65 +225,35 @@ func postingFilters(q warehouse.SpanQuery) []postingFilter {
 		var key string
 		switch {
 		case ref.Kind == warehouse.KindColumn && ref.Column == "trace_id":
-			key = traceIDKey
+			key = index.TraceIDKey
 		case ref.Kind == warehouse.KindColumn && slices.Contains(indexedColumns, ref.Column):
-			key = columnKey(ref.Column)
-		case ref.Kind == warehouse.KindResourceAttribute && !reservedKey(ref.Key):
+			key = index.ColumnKey(ref.Column)
+		case ref.Kind == warehouse.KindResourceAttribute && !index.ReservedKey(ref.Key):
 			if f.Operator == warehouse.OpExists {
 				continue
 			}
-			key = resourcePostingPrefix + ref.Key
-		case ref.Kind == warehouse.KindSpanAttribute && !reservedKey(ref.Key):
+			key = index.ResourcePostingPrefix + ref.Key
+		case ref.Kind == warehouse.KindSpanAttribute && !index.ReservedKey(ref.Key):
 			if f.Operator == warehouse.OpExists {
-				out = append(out, postingFilter{index: i, key: keyPostingPrefix + ref.Key, values: []string{""}})
+				out = append(out, postingFilter{index: i, key: index.KeyPostingPrefix + ref.Key, values: []string{""}})
 				continue
 			}
 			key = ref.Key
 		default:
 			continue
 		}
-		if values, ok := textEqualityValues(f, 100); ok {
+		if values, ok := index.TextEqualityValues(f, 100); ok {
 			out = append(out, postingFilter{index: i, key: key, values: values})
 		}
 	}
 	return out
 }
 
-// textEqualityValues returns the distinct values of f, a text equality or
-// in-list of at most maxValues values, each indexable; ok is false for any
-// other filter.
-func textEqualityValues(f warehouse.Filter, maxValues int) (values []string, ok bool) {
-	if f.ValueType != "" && f.ValueType != warehouse.TypeString {
-		return nil, false
-	}
-	switch f.Operator {
-	case warehouse.OpEquals:
-		values = []string{f.Value}
-	case warehouse.OpIn:
-		values = slices.Compact(slices.Sorted(slices.Values(f.Values)))
-	default:
-		return nil, false
-	}
-	if len(values) == 0 || len(values) > maxValues || !allIndexable(values) {
-		return nil, false
-	}
-	return values, true
-}
-
-func allIndexable(values []string) bool {
-	for _, v := range values {
-		if !indexable(v) {
-			return false
-		}
-	}
-	return true
-}
-
 // hashes returns the posting hashes of f's values.
 func (f postingFilter) hashes() []any {
 	out := make([]any, len(f.values))
 	for i, v := range f.values {
-		out[i] = postingHash(f.key, v)
+		out[i] = index.PostingHash(f.key, v)
 	}
 	return out
 }

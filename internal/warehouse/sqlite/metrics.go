@@ -61,7 +61,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if err := tx.QueryRowContext(ctx, pointsHighWater).Scan(&seq); err != nil {
 		return fmt.Errorf("write metric points: next sequence: %w", mapErr(err))
 	}
-	index := newPostings(pointPostingTables, seq+1)
+	lists := newPostings(pointPostingTables, seq+1)
 	// The label postings and the counts leave out the same keys.
 	uncounted := &uncountedKeySets{q: tx}
 	labels := labelLists{uncounted: uncounted}
@@ -91,12 +91,12 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		if err != nil {
 			return fmt.Errorf("write metric points: %w", err)
 		}
-		index.add(seq, p.Environment, p.EventTime, hashes)
+		lists.add(seq, p.Environment, p.EventTime, hashes)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}
-	if err := index.write(ctx, tx, s.stmts); err != nil {
+	if err := lists.write(ctx, tx, s.stmts); err != nil {
 		return fmt.Errorf("write metric points: label postings: %w", mapErr(err))
 	}
 	if err := countPointChanges(ctx, tx, s.stmts, s.countedValues, pts, 1, fresh, uncounted); err != nil {

@@ -54,17 +54,17 @@ func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 	if c.m == nil {
 		c.m = map[pointCountKey]int64{}
 	}
-	hour := hourOf(p.EventTime)
+	hour := index.HourOf(p.EventTime)
 	c.m[pointCountKey{env: p.Environment, hour: hour, name: p.MetricName, source: p.Source}] += n
 	skip := c.uncounted[p.Environment]
 	for key, value := range p.Labels {
 		if key == "" || index.ReservedLabelKey(key) {
 			continue
 		}
-		if key = jsonKey(key); skip[key] {
+		if key = index.JSONKey(key); skip[key] {
 			continue
 		}
-		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value), source: p.Source}] += n
+		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: index.JSONKey(value), source: p.Source}] += n
 	}
 	if pa := &c.attrs; pa.n != 0 && pa.env == p.Environment && pa.source == p.Source && pa.hour == hour && sameMap(pa.attrs, p.Attributes) {
 		pa.n += n
@@ -86,10 +86,10 @@ func (c *pointCounts) flushAttributes() {
 		if key == "" {
 			continue
 		}
-		if key = index.AttributeCountKey(jsonKey(key)); skip[key] {
+		if key = index.AttributeCountKey(index.JSONKey(key)); skip[key] {
 			continue
 		}
-		c.m[pointCountKey{env: pa.env, hour: pa.hour, key: key, value: jsonKey(value), source: pa.source}] += pa.n
+		c.m[pointCountKey{env: pa.env, hour: pa.hour, key: key, value: index.JSONKey(value), source: pa.source}] += pa.n
 	}
 }
 

@@ -155,9 +155,9 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 	// in point_counts already.
 	later := dialect.MetricSelection(q)
 	later.Add("seq > ?", snapshot)
-	later.Add("event_time >= ?", firstFull*hourMs)
+	later.Add("event_time >= ?", firstFull*index.HourMs)
 	if q.ToMs != 0 {
-		later.Add("event_time < ?", (lastFull+1)*hourMs)
+		later.Add("event_time < ?", (lastFull+1)*index.HourMs)
 	}
 	// NOT INDEXED: the rowid range of the points after the snapshot, not
 	// the range's time index.
@@ -172,13 +172,13 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 // whole (the last is unbounded for an open range); ok is false when it
 // covers none.
 func wholeHours(q warehouse.MetricQuery) (first, last int64, ok bool) {
-	first = hourOf(q.FromMs)
-	if first*hourMs < q.FromMs {
+	first = index.HourOf(q.FromMs)
+	if first*index.HourMs < q.FromMs {
 		first++
 	}
-	last = int64(math.MaxInt64 / hourMs)
+	last = int64(math.MaxInt64 / index.HourMs)
 	if q.ToMs != 0 {
-		last = hourOf(q.ToMs+1) - 1 // the last hour that ends by ToMs
+		last = index.HourOf(q.ToMs+1) - 1 // the last hour that ends by ToMs
 	}
 	return first, last, first <= last
 }
@@ -188,8 +188,8 @@ func wholeHours(q warehouse.MetricQuery) (first, last int64, ok bool) {
 // time index's range of that end, not the whole range's.
 func countEnds(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, first, last, snapshot int64) (int64, error) {
 	low, high := q, q
-	low.ToMs = first*hourMs - 1
-	high.FromMs = (last + 1) * hourMs
+	low.ToMs = first*index.HourMs - 1
+	high.FromMs = (last + 1) * index.HourMs
 	var ends []warehouse.MetricQuery
 	if low.ToMs >= low.FromMs {
 		ends = append(ends, low)
@@ -239,14 +239,14 @@ func countByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, snap
 	for _, env := range q.Environments {
 		// Only the hours that hold points (FromMs >= 0: the index's
 		// truncated hour is the floor).
-		earliest, latest, ok, err := pointTimes(ctx, tx, env, first*hourMs)
+		earliest, latest, ok, err := pointTimes(ctx, tx, env, first*index.HourMs)
 		if err != nil {
 			return 0, false, err
 		}
 		if !ok {
 			continue
 		}
-		for h := max(first, earliest/hourMs); h <= min(last, latest/hourMs); h++ {
+		for h := max(first, earliest/index.HourMs); h <= min(last, latest/index.HourMs); h++ {
 			var n int64
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM metric_points INDEXED BY metric_points_env_hour_value
 				WHERE environment = ? AND event_time / 3600000 = ? AND numeric_value `+op+` ? AND seq <= ?`,
@@ -401,7 +401,7 @@ func valueHours(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery) ([]hou
 		if !ok || earliest > to {
 			continue
 		}
-		r := hourRange{env, earliest / hourMs, to / hourMs}
+		r := hourRange{env, earliest / index.HourMs, to / index.HourMs}
 		hours += r.to - r.from + 1
 		ranges = append(ranges, r)
 	}
@@ -611,7 +611,7 @@ func pageByName(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where 
 	if dir == "DESC" {
 		slices.Reverse(names)
 	}
-	const index = "SELECT %s FROM metric_points INDEXED BY metric_points_env_name_time WHERE "
+	const byName = "SELECT %s FROM metric_points INDEXED BY metric_points_env_name_time WHERE "
 	var seqs []int64
 	for _, name := range names {
 		if len(seqs) == limit {
@@ -621,7 +621,7 @@ func pageByName(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where 
 		w.Add("metric_name = ?", name)
 		if offset > 0 {
 			var n int64
-			if err := tx.QueryRowContext(ctx, fmt.Sprintf(index, "count(*)")+w.SQL(), w.Args...).Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, fmt.Sprintf(byName, "count(*)")+w.SQL(), w.Args...).Scan(&n); err != nil {
 				return nil, fmt.Errorf("points by name: %w", mapErr(err))
 			}
 			if n <= offset {
@@ -629,7 +629,7 @@ func pageByName(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where 
 				continue
 			}
 		}
-		more, err := queryColumn[int64](ctx, tx, fmt.Sprintf(index, "seq")+w.SQL()+" ORDER BY seq "+dir+" LIMIT ? OFFSET ?",
+		more, err := queryColumn[int64](ctx, tx, fmt.Sprintf(byName, "seq")+w.SQL()+" ORDER BY seq "+dir+" LIMIT ? OFFSET ?",
 			append(w.Args, limit-len(seqs), offset)...)
 		if err != nil {
 			return nil, fmt.Errorf("points by name: %w", err)
@@ -649,9 +649,9 @@ func rangeNames(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery) ([]str
 	}
 	var w sqlfilter.Where
 	w.In("environment", q.Environments)
-	w.Add("hour >= ?", hourOf(q.FromMs))
+	w.Add("hour >= ?", index.HourOf(q.FromMs))
 	if q.ToMs != 0 {
-		w.Add("hour <= ?", hourOf(q.ToMs))
+		w.Add("hour <= ?", index.HourOf(q.ToMs))
 	}
 	w.Add("key = ''")
 	names, err := queryColumn[string](ctx, tx, "SELECT DISTINCT metric_name FROM point_counts WHERE "+w.SQL()+" ORDER BY metric_name", w.Args...)

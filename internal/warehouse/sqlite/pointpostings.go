@@ -29,11 +29,11 @@ func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
 	var out []postingFilter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveMetricField(f.Field)
-		if ref.Kind != warehouse.KindLabel || ref.Key == "" || reservedKey(ref.Key) {
+		if ref.Kind != warehouse.KindLabel || ref.Key == "" || index.ReservedKey(ref.Key) {
 			continue
 		}
-		if values, ok := textEqualityValues(f, maxResolvedValues); ok {
-			out = append(out, postingFilter{index: i, key: jsonKey(ref.Key), values: values})
+		if values, ok := index.TextEqualityValues(f, maxResolvedValues); ok {
+			out = append(out, postingFilter{index: i, key: index.JSONKey(ref.Key), values: values})
 		}
 	}
 	return out

@@ -42,9 +42,9 @@ func resolvePointFilters(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuer
 		var key string // as point_counts names it
 		switch {
 		case ref.Kind == warehouse.KindLabel && !index.ReservedLabelKey(ref.Key):
-			key = jsonKey(ref.Key)
+			key = index.JSONKey(ref.Key)
 		case ref.Kind == warehouse.KindPointAttribute:
-			key = index.AttributeCountKey(jsonKey(ref.Key))
+			key = index.AttributeCountKey(index.JSONKey(ref.Key))
 		default:
 			continue
 		}
@@ -94,7 +94,7 @@ func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery
 		if !ok || earliest > to {
 			continue
 		}
-		first, last = min(first, hourOf(earliest)), max(last, hourOf(to))
+		first, last = min(first, index.HourOf(earliest)), max(last, index.HourOf(to))
 		envs = append(envs, env)
 	}
 	if len(envs) == 0 {

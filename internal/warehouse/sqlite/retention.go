@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // Retention on SQLite (README.md, "Retention"): a background job deletes
@@ -379,7 +380,7 @@ func (s *Store) pruneValues(ctx context.Context, bound int64) error {
 	for _, t := range []struct{ table, key string }{{"span_values", "hour, key_hash, seq"},
 		{"span_value_gaps", "hour, key_hash"}} {
 		if err := s.deleteInBatches(ctx, `DELETE FROM `+t.table+` WHERE (`+t.key+`) IN
-			(SELECT `+t.key+` FROM `+t.table+` WHERE hour < ? LIMIT ?)`, hourOf(bound)); err != nil {
+			(SELECT `+t.key+` FROM `+t.table+` WHERE hour < ? LIMIT ?)`, index.HourOf(bound)); err != nil {
 			return fmt.Errorf("attribute values: %w", err)
 		}
 	}

@@ -307,9 +307,9 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 		}
 	}
 	where, args := sel.where()
-	width := int64(hourMs)
-	if perHour := float64(p.PostSpans) / float64(max((hi-lo)/hourMs, 1)); perHour > 0 {
-		if w := float64(r.Limit) / perHour * hourMs; w < float64(hi-lo) {
+	width := int64(index.HourMs)
+	if perHour := float64(p.PostSpans) / float64(max((hi-lo)/index.HourMs, 1)); perHour > 0 {
+		if w := float64(r.Limit) / perHour * index.HourMs; w < float64(hi-lo) {
 			width = max(width, int64(w))
 		} else {
 			width = max(width, hi-lo+1)
@@ -740,7 +740,7 @@ func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.Spa
 	best := make([]warehouse.SpanKey, 0, k+1) // in page order
 	where, args := joinWhere(sel.base, sel.after)
 	for _, env := range q.Environments {
-		for h := hi / hourMs; h >= lo/hourMs; h-- {
+		for h := hi / index.HourMs; h >= lo/index.HourMs; h-- {
 			query := "SELECT seq, span_name FROM spans INDEXED BY spans_env_hour_name WHERE environment = ? AND " +
 				index.BucketHour + " = ? AND " + where
 			hargs := append([]any{env, h}, args...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // The value dictionary: the distinct values of each span
@@ -23,9 +24,9 @@ import (
 // of reading every span of the range.
 
 // attrValue is one span attribute as the dictionary records it: a value
-// the postings list under hash (postingHash(key, value)), or, when gap is
+// the postings list under hash (index.PostingHash(key, value)), or, when gap is
 // set, a value they cannot list, recorded as its key's gap (hash: the
-// complement of keyPostingHash(key), negative where value hashes are not).
+// complement of index.KeyPostingHash(key), negative where value hashes are not).
 type attrValue struct {
 	key, value string
 	hash       int64
@@ -33,17 +34,17 @@ type attrValue struct {
 }
 
 // dictionaryEntry returns how the dictionary records attribute key = value
-// (key not reserved; stored: jsonKey(key)) with hash postingHash(key,
+// (key not reserved; stored: index.JSONKey(key)) with hash index.PostingHash(key,
 // value). Values too long for the postings or not valid UTF-8 (whose
 // stored JSON spells them otherwise) are gaps; so are all values of a key
 // that is not valid UTF-8, under the key as the stored JSON spells it,
 // which is how a filter names it.
 func dictionaryEntry(key, stored, value string, hash int64) attrValue {
 	if stored != key {
-		return attrValue{key: stored, hash: ^keyPostingHash(stored), gap: true}
+		return attrValue{key: stored, hash: ^index.KeyPostingHash(stored), gap: true}
 	}
-	if !indexable(value) || !utf8.ValidString(value) {
-		return attrValue{key: key, hash: ^keyPostingHash(key), gap: true}
+	if !index.Indexable(value) || !utf8.ValidString(value) {
+		return attrValue{key: key, hash: ^index.KeyPostingHash(key), gap: true}
 	}
 	return attrValue{key: key, value: value, hash: hash}
 }
@@ -70,8 +71,8 @@ func (c *valueCache) reset() {
 }
 
 // valueKeyHash is the key of the dictionary's rows of attribute key in
-// env: 63 bits of FNV-1a over both, as postingHash hashes a key and value.
-func valueKeyHash(env, key string) int64 { return postingHash(env, key) }
+// env: 63 bits of FNV-1a over both, as index.PostingHash hashes a key and value.
+func valueKeyHash(env, key string) int64 { return index.PostingHash(env, key) }
 
 // valueRow is one row of span_values or span_value_gaps.
 type valueRow struct {
@@ -196,7 +197,7 @@ var valuesDialect = dialectOf(func(string) (value, exists sqlfilter.Expr) {
 // that the postings do not answer by themselves (text equality and
 // in-lists).
 func resolvable(f warehouse.Filter, ref warehouse.FieldRef) bool {
-	return ref.Kind == warehouse.KindSpanAttribute && !reservedKey(ref.Key) && resolvableOperator(f)
+	return ref.Kind == warehouse.KindSpanAttribute && !index.ReservedKey(ref.Key) && resolvableOperator(f)
 }
 
 // resolvableOperator reports whether only an in-list of values can stand
@@ -234,10 +235,10 @@ func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r po
 			return nil, nil
 		}
 		lo, hi := r.bounds()
-		if hi < lo || hourOf(hi)-hourOf(lo) >= maxResolvedHours {
+		if hi < lo || index.HourOf(hi)-index.HourOf(lo) >= maxResolvedHours {
 			return nil, nil
 		}
-		values, hours, ok, err := resolveValues(ctx, tx, f, ref, r.envs, hourOf(lo), hourOf(hi))
+		values, hours, ok, err := resolveValues(ctx, tx, f, ref, r.envs, index.HourOf(lo), index.HourOf(hi))
 		if err != nil {
 			return nil, err
 		}
@@ -300,5 +301,5 @@ type hourSpan struct{ first, last int64 }
 // overlaps reports whether a run listing start times [minTS, maxTS] can
 // hold a span of the hours of h.
 func (h hourSpan) overlaps(run postingRun) bool {
-	return run.minTS < (h.last+1)*hourMs && run.maxTS >= h.first*hourMs
+	return run.minTS < (h.last+1)*index.HourMs && run.maxTS >= h.first*index.HourMs
 }
