@@ -80,7 +80,7 @@ func planPoints(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, rank, 
 	}
 	p.PointPlan = index.PlanPoints(q, rank, st)
 	if p.Access == index.PointCandidates {
-		sub, args := r.candidatesSQL(filters[p.Label])
+		sub, args := r.CandidatesSQL(filters[p.Label])
 		p.candidates, p.candArgs = "seq IN ("+sub+")", args
 	}
 	return p, nil

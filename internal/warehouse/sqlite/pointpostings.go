@@ -22,18 +22,18 @@ import (
 // a text equality or in-list (at most maxResolvedValues values, each
 // indexable) on a label whose key is not reserved, which every match must
 // pass (not one of several filters of which any one may hold).
-func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
+func labelPostingFilters(q warehouse.MetricQuery) []index.PostingFilter {
 	if q.Or && len(q.Filters) > 1 {
 		return nil
 	}
-	var out []postingFilter
+	var out []index.PostingFilter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveMetricField(f.Field)
 		if ref.Kind != warehouse.KindLabel || ref.Key == "" || index.ReservedKey(ref.Key) {
 			continue
 		}
 		if values, ok := index.TextEqualityValues(f, maxResolvedValues); ok {
-			out = append(out, postingFilter{index: i, key: index.JSONKey(ref.Key), values: values})
+			out = append(out, index.PostingFilter{Index: i, Key: index.JSONKey(ref.Key), Values: values})
 		}
 	}
 	return out
@@ -44,26 +44,26 @@ func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
 // point_counts leaves out in one of q's environments), the postings of
 // q's range, and their estimates, in st (index.PointStats.Labels): they
 // stop at the first filter of no point.
-func labelStats(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, st *index.PointStats) ([]postingFilter, postingRange, error) {
+func labelStats(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, st *index.PointStats) ([]index.PostingFilter, index.PostingRange, error) {
 	filters := labelPostingFilters(q)
 	for _, env := range q.Environments {
 		uncounted, err := uncountedKeys(ctx, tx, env)
 		if err != nil {
-			return nil, postingRange{}, fmt.Errorf("label postings: %w", err)
+			return nil, index.PostingRange{}, fmt.Errorf("label postings: %w", err)
 		}
 		// Since its key went uncounted, a label's values are not listed.
-		filters = slices.DeleteFunc(filters, func(f postingFilter) bool { return uncounted[f.key] })
+		filters = slices.DeleteFunc(filters, func(f index.PostingFilter) bool { return uncounted[f.Key] })
 	}
 	if len(filters) == 0 {
-		return nil, postingRange{}, nil
+		return nil, index.PostingRange{}, nil
 	}
 	r, err := readPostingRange(ctx, tx, pointPostingTables, q.Environments, q.FromMs, q.ToMs)
 	if err != nil {
 		return nil, r, fmt.Errorf("label postings: %w", err)
 	}
-	st.LabelRuns = len(r.runs) > 0
+	st.LabelRuns = len(r.Runs) > 0
 	for _, f := range filters {
-		sums, err := r.estimate(ctx, tx, f)
+		sums, err := estimatePostings(ctx, tx, r, f)
 		if err != nil {
 			return nil, r, fmt.Errorf("label postings: %w", err)
 		}

@@ -18,10 +18,10 @@ import (
 // answer, whose estimates the planner chose by.
 type spanPlan struct {
 	index.SpanPlan
-	pr postingRange
+	pr index.PostingRange
 	// posts are the filters the postings answer in the range, sums their
 	// lists' lengths (index.SpanStats.Postings); SpanPlan.Post picks one.
-	posts []postingFilter
+	posts []index.PostingFilter
 	sums  []postingSums
 	// textMatch is the FTS5 query of a full-text search ("" none).
 	textMatch string
@@ -29,7 +29,7 @@ type spanPlan struct {
 
 // post returns the filter whose postings the plan reads or estimates by
 // (nil: none).
-func (p spanPlan) post() *postingFilter {
+func (p spanPlan) post() *index.PostingFilter {
 	if !p.HasPost() {
 		return nil
 	}
@@ -57,16 +57,16 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	if p.pr, err = s.postingRange(ctx, tx, q); err != nil {
 		return p, err
 	}
-	if s.maxIndexCandidates > 0 && len(p.pr.runs) > 0 {
+	if s.maxIndexCandidates > 0 && len(p.pr.Runs) > 0 {
 		resolved, err := resolveFilters(ctx, tx, q, p.pr)
 		if err != nil {
 			return p, err
 		}
 		for _, f := range append(postingFilters(q), resolved...) {
-			if !p.pr.holds(f) {
+			if !p.pr.Holds(f) {
 				continue
 			}
-			sums, err := p.pr.estimate(ctx, tx, f)
+			sums, err := estimatePostings(ctx, tx, p.pr, f)
 			if err != nil {
 				return p, err
 			}
@@ -74,7 +74,7 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 			st.Postings = append(st.Postings, index.PostingStat{Name: f.String(), Spans: sums.reach})
 		}
 	}
-	st.PostingFrom, st.PostingTo = p.pr.bounds()
+	st.PostingFrom, st.PostingTo = p.pr.Bounds()
 	if index.NeedsSpanTimes(q) {
 		if st.Earliest, st.Latest, st.HasSpans, err = spanTimes(ctx, tx, q); err != nil {
 			return p, err
@@ -89,9 +89,9 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 	return p, nil
 }
 
-// postingRange returns the postings of q's range: the runs that list
+// index.PostingRange returns the postings of q's range: the runs that list
 // spans of it.
-func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (postingRange, error) {
+func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (index.PostingRange, error) {
 	return readPostingRange(ctx, tx, spanPostingTables, q.Environments, q.FromMs, q.ToMs)
 }
 
@@ -246,7 +246,7 @@ func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (que
 	case index.Text:
 		return "SELECT seq FROM spans NOT INDEXED WHERE " + where + sel.order() + " LIMIT ?", append(args, limit), true
 	case index.Candidates:
-		cand, candArgs := p.pr.candidatesSQL(*p.post())
+		cand, candArgs := p.pr.CandidatesSQL(*p.post())
 		return "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
 			sel.order() + " LIMIT ?", append(append(candArgs, args...), limit), true
 	case index.SortWalk:
@@ -297,7 +297,7 @@ func readSpansOfSeqs(ctx context.Context, tx querier, query string, args []any, 
 // page is full (by count or budget) or the postings end.
 func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanSelect, r warehouse.SpanRead,
 	out *warehouse.SpanRows, budget *warehouse.PageBudget) error {
-	lo, hi := p.pr.bounds()
+	lo, hi := p.pr.Bounds()
 	desc := sel.dir == "DESC"
 	if !r.First {
 		if desc {
@@ -322,7 +322,7 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 		} else if !desc && hi-lo >= width {
 			b = lo + width - 1
 		}
-		cand, candArgs := p.pr.cut(a, b).candidatesSQL(*p.post())
+		cand, candArgs := p.pr.Cut(a, b).CandidatesSQL(*p.post())
 		// The window's page sorted by sequence number alone (SQLite's
 		// sorter then holds no whole rows), its spans read after.
 		query := "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND timestamp >= ? AND timestamp <= ? AND " +
@@ -354,7 +354,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 	}
 	if len(q.Filters) == 1 && p.HasPost() {
 		cond := spanFilters(q.Filters)[0]
-		return p.pr.count(ctx, tx, *p.post(), p.postSums(), cond.SQL, cond.Args, snapshot)
+		return countPostings(ctx, tx, p.pr, *p.post(), p.postSums(), cond.SQL, cond.Args, snapshot)
 	}
 	if len(q.Filters) == 1 {
 		// not_equals / not_in match every span of the range but those
@@ -370,9 +370,9 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 					return 0, err
 				}
 			}
-			if len(pf) == 1 && p.pr.holds(pf[0]) {
+			if len(pf) == 1 && p.pr.Holds(pf[0]) {
 				cond := spanFilters(fq.Filters)[0]
-				n, err := p.pr.count(ctx, tx, pf[0], postingSums{}, cond.SQL, cond.Args, snapshot)
+				n, err := countPostings(ctx, tx, p.pr, pf[0], postingSums{}, cond.SQL, cond.Args, snapshot)
 				return p.RangeSpans - n, err
 			}
 		}
@@ -384,7 +384,7 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 	var query string
 	switch {
 	case p.CountByCandidates():
-		cand, candArgs := p.pr.candidatesSQL(*p.post())
+		cand, candArgs := p.pr.CandidatesSQL(*p.post())
 		query, args = "SELECT count(*) FROM spans NOT INDEXED WHERE seq IN ("+cand+") AND "+where, append(candArgs, args...)
 	default:
 		query = "SELECT count(*) FROM spans INDEXED BY spans_env_time WHERE " + where

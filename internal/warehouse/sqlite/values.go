@@ -215,35 +215,31 @@ func resolvableOperator(f warehouse.Filter) bool {
 	return false
 }
 
-// dictionaryHolds reports whether the dictionary resolves filters in r:
-// some run lists spans of it.
-func (r postingRange) dictionaryHolds() bool { return len(r.runs) > 0 }
-
 // resolveFilters returns posting filters for the filters of q the
 // dictionary resolves within r: each the in-list of the values of its key,
 // in the range's hours, that match it. A filter whose key has a gap in
 // those hours, or that matches more than maxResolvedValues values, is left
 // out (its spans are read).
-func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r postingRange) ([]postingFilter, error) {
-	var out []postingFilter
+func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r index.PostingRange) ([]index.PostingFilter, error) {
+	var out []index.PostingFilter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveSpanField(f.Field)
 		if !resolvable(f, ref) {
 			continue
 		}
-		if !r.dictionaryHolds() {
+		if !r.DictionaryHolds() {
 			return nil, nil
 		}
-		lo, hi := r.bounds()
+		lo, hi := r.Bounds()
 		if hi < lo || index.HourOf(hi)-index.HourOf(lo) >= maxResolvedHours {
 			return nil, nil
 		}
-		values, hours, ok, err := resolveValues(ctx, tx, f, ref, r.envs, index.HourOf(lo), index.HourOf(hi))
+		values, hours, ok, err := resolveValues(ctx, tx, f, ref, r.Envs, index.HourOf(lo), index.HourOf(hi))
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			out = append(out, postingFilter{index: i, key: ref.Key, values: values, hours: hours, resolved: true})
+			out = append(out, index.PostingFilter{Index: i, Key: ref.Key, Values: values, Hours: hours, Resolved: true})
 		}
 	}
 	return out, nil
@@ -254,7 +250,7 @@ func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r po
 // value was recorded in (ok false: the key has a gap there, or f matches
 // more than maxResolvedValues values).
 func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref warehouse.FieldRef, envs []string,
-	from, to int64) (values []string, hours []hourSpan, ok bool, err error) {
+	from, to int64) (values []string, hours []index.HourSpan, ok bool, err error) {
 	keys := make([]any, len(envs))
 	for i, env := range envs {
 		keys[i] = valueKeyHash(env, ref.Key)
@@ -280,8 +276,8 @@ func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref ware
 	defer rows.Close()
 	for rows.Next() {
 		var v string
-		var h hourSpan
-		if err := rows.Scan(&v, &h.first, &h.last); err != nil {
+		var h index.HourSpan
+		if err := rows.Scan(&v, &h.First, &h.Last); err != nil {
 			return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
 		}
 		values, hours = append(values, v), append(hours, h)
@@ -293,13 +289,4 @@ func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref ware
 		return nil, nil, false, nil
 	}
 	return values, hours, true, nil
-}
-
-// hourSpan is the first and last hour a value was recorded in.
-type hourSpan struct{ first, last int64 }
-
-// overlaps reports whether a run listing start times [minTS, maxTS] can
-// hold a span of the hours of h.
-func (h hourSpan) overlaps(run postingRun) bool {
-	return run.minTS < (h.last+1)*index.HourMs && run.maxTS >= h.first*index.HourMs
 }

@@ -111,7 +111,7 @@ func TestValueDictionary(t *testing.T) {
 				if !slices.Equal(got, want) || total != wantTotal {
 					t.Errorf("%s: %d spans (total %d), scan %d (total %d)", name, len(got), total, len(want), wantTotal)
 				}
-				if resolved := plan.HasPost() && plan.post().resolved; resolved != c.resolved {
+				if resolved := plan.HasPost() && plan.post().Resolved; resolved != c.resolved {
 					t.Errorf("%s: resolved %v, want %v", name, resolved, c.resolved)
 				}
 				if c.resolved && plan.PostSpans != wantTotal {
