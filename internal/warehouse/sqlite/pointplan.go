@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -134,7 +133,7 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 			}
 		}
 	}
-	firstFull, lastFull, ok := wholeHours(q)
+	firstFull, lastFull, ok := index.WholeHours(q)
 	if !ok {
 		return 0, false, nil
 	}
@@ -166,21 +165,6 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 		return 0, false, fmt.Errorf("count points: %w", mapErr(err))
 	}
 	return total - after, true, nil
-}
-
-// wholeHours returns the first and last hour that q's range covers
-// whole (the last is unbounded for an open range); ok is false when it
-// covers none.
-func wholeHours(q warehouse.MetricQuery) (first, last int64, ok bool) {
-	first = index.HourOf(q.FromMs)
-	if first*index.HourMs < q.FromMs {
-		first++
-	}
-	last = int64(math.MaxInt64 / index.HourMs)
-	if q.ToMs != 0 {
-		last = index.HourOf(q.ToMs+1) - 1 // the last hour that ends by ToMs
-	}
-	return first, last, first <= last
 }
 
 // countEnds counts q's matches within snapshot in the part hours of its
@@ -231,7 +215,7 @@ func countByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, snap
 	if ref.Kind != warehouse.KindColumn || ref.Column != "numeric_value" || !isComparison || !isNumber {
 		return 0, false, nil
 	}
-	first, last, ok := wholeHours(q)
+	first, last, ok := index.WholeHours(q)
 	if !ok {
 		return 0, false, nil
 	}

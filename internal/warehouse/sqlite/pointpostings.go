@@ -19,7 +19,7 @@ import (
 // a metric name, sorted by value, read the name's points one by one.
 
 // labelPostingFilters returns the filters of q the label postings answer:
-// a text equality or in-list (at most maxResolvedValues values, each
+// a text equality or in-list (at most index.MaxResolvedValues values, each
 // indexable) on a label whose key is not reserved, which every match must
 // pass (not one of several filters of which any one may hold).
 func labelPostingFilters(q warehouse.MetricQuery) []index.PostingFilter {
@@ -32,7 +32,7 @@ func labelPostingFilters(q warehouse.MetricQuery) []index.PostingFilter {
 		if ref.Kind != warehouse.KindLabel || ref.Key == "" || index.ReservedKey(ref.Key) {
 			continue
 		}
-		if values, ok := index.TextEqualityValues(f, maxResolvedValues); ok {
+		if values, ok := index.TextEqualityValues(f, index.MaxResolvedValues); ok {
 			out = append(out, index.PostingFilter{Index: i, Key: index.JSONKey(ref.Key), Values: values})
 		}
 	}

@@ -27,16 +27,16 @@ var pointValuesDialect = dialectOf(func(string) (value, exists sqlfilter.Expr) {
 })
 
 // resolvePointFilters returns q with each filter on a label or a point
-// attribute that only an in-list can stand for (resolvableOperator)
+// attribute that only an in-list can stand for (index.ResolvableOperator)
 // replaced by the in-list of its key's values, in the hours of q's range,
 // that pass it; a filter whose key point_counts leaves out in one of q's
-// environments, or that more than maxResolvedValues values pass, stays as
+// environments, or that more than index.MaxResolvedValues values pass, stays as
 // it is.
 func resolvePointFilters(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery) (warehouse.MetricQuery, error) {
 	var filters []warehouse.Filter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveMetricField(f.Field)
-		if ref.Key == "" || !resolvableOperator(f) {
+		if ref.Key == "" || !index.ResolvableOperator(f) {
 			continue
 		}
 		var key string // as point_counts names it
@@ -69,7 +69,7 @@ func resolvePointFilters(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuer
 // resolvePointValues returns the values point_counts records under key
 // (ref's) that pass f in the hours of q's range holding points of q's
 // environments (ok false: the key is uncounted in one of them, the range
-// spans more than maxResolvedHours, or more than maxResolvedValues values
+// spans more than index.MaxResolvedHours, or more than index.MaxResolvedValues values
 // pass).
 func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, f warehouse.Filter,
 	ref warehouse.FieldRef, key string) (values []string, ok bool, err error) {
@@ -100,7 +100,7 @@ func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery
 	if len(envs) == 0 {
 		return []string{}, true, nil // no point in the range: nothing passes
 	}
-	if last-first >= maxResolvedHours {
+	if last-first >= index.MaxResolvedHours {
 		return nil, false, nil
 	}
 	cond := pointValuesDialect.Cond(f, ref)
@@ -112,12 +112,12 @@ func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery
 		args = append(args, q.MetricSource)
 	}
 	query += ` WHERE ` + cond.SQL + ` LIMIT ?`
-	args = append(append(args, cond.Args...), maxResolvedValues+1)
+	args = append(append(args, cond.Args...), index.MaxResolvedValues+1)
 	values, err = queryColumn[string](ctx, tx, query, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("label values: %w", err)
 	}
-	if len(values) > maxResolvedValues {
+	if len(values) > index.MaxResolvedValues {
 		return nil, false, nil
 	}
 	return values, true, nil

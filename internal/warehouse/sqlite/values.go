@@ -179,59 +179,29 @@ func (t *valueTx) commit() {
 	}
 }
 
-// maxResolvedValues bounds the values a filter resolves to: a filter that
-// matches more reads the spans (their postings would cost as much).
-const maxResolvedValues = 4096
-
-// maxResolvedHours bounds the hours a resolution looks up one by one.
-const maxResolvedHours = 24 * 400
-
 // valuesDialect renders a filter on the dictionary's value (as v.value)
 // instead of a span's attribute: the same SQL, so the same semantics.
 var valuesDialect = dialectOf(func(string) (value, exists sqlfilter.Expr) {
 	return sqlfilter.Expr{SQL: "v.value"}, sqlfilter.Expr{SQL: "1"}
 })
 
-// resolvable reports whether the dictionary can resolve f: a filter on a
-// span attribute that only a span holding the attribute can match, and
-// that the postings do not answer by themselves (text equality and
-// in-lists).
-func resolvable(f warehouse.Filter, ref warehouse.FieldRef) bool {
-	return ref.Kind == warehouse.KindSpanAttribute && !index.ReservedKey(ref.Key) && resolvableOperator(f)
-}
-
-// resolvableOperator reports whether only an in-list of values can stand
-// for f's test of a value: starts_with, contains, a comparison, a typed
-// equality or in-list (text equality and in-lists are in-lists already),
-// none of which a row without the value passes.
-func resolvableOperator(f warehouse.Filter) bool {
-	switch f.Operator {
-	case warehouse.OpEquals, warehouse.OpIn:
-		return f.ValueType == warehouse.TypeNumber || f.ValueType == warehouse.TypeBoolean
-	case warehouse.OpGreaterThan, warehouse.OpGreaterThanOrEqual, warehouse.OpLessThan, warehouse.OpLessThanOrEqual,
-		warehouse.OpContains, warehouse.OpStartsWith:
-		return true
-	}
-	return false
-}
-
 // resolveFilters returns posting filters for the filters of q the
 // dictionary resolves within r: each the in-list of the values of its key,
 // in the range's hours, that match it. A filter whose key has a gap in
-// those hours, or that matches more than maxResolvedValues values, is left
+// those hours, or that matches more than index.MaxResolvedValues values, is left
 // out (its spans are read).
 func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r index.PostingRange) ([]index.PostingFilter, error) {
 	var out []index.PostingFilter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveSpanField(f.Field)
-		if !resolvable(f, ref) {
+		if !index.Resolvable(f, ref) {
 			continue
 		}
 		if !r.DictionaryHolds() {
 			return nil, nil
 		}
 		lo, hi := r.Bounds()
-		if hi < lo || index.HourOf(hi)-index.HourOf(lo) >= maxResolvedHours {
+		if hi < lo || index.HourOf(hi)-index.HourOf(lo) >= index.MaxResolvedHours {
 			return nil, nil
 		}
 		values, hours, ok, err := resolveValues(ctx, tx, f, ref, r.Envs, index.HourOf(lo), index.HourOf(hi))
@@ -248,7 +218,7 @@ func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r in
 // resolveValues returns the values of ref's key in envs and the hours
 // [from, to] that f matches, with the first and last of those hours each
 // value was recorded in (ok false: the key has a gap there, or f matches
-// more than maxResolvedValues values).
+// more than index.MaxResolvedValues values).
 func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref warehouse.FieldRef, envs []string,
 	from, to int64) (values []string, hours []index.HourSpan, ok bool, err error) {
 	keys := make([]any, len(envs))
@@ -268,7 +238,7 @@ func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref ware
 	cond := valuesDialect.Cond(f, ref)
 	query := hoursCTE + `SELECT v.value, min(v.hour), max(v.hour) FROM hours CROSS JOIN span_values AS v
 		ON v.hour = hours.h AND v.key_hash IN (` + keyIn + `) WHERE ` + cond.SQL + ` GROUP BY v.value LIMIT ?`
-	args := append(append(append([]any{from, to}, keys...), cond.Args...), maxResolvedValues+1)
+	args := append(append(append([]any{from, to}, keys...), cond.Args...), index.MaxResolvedValues+1)
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
@@ -285,7 +255,7 @@ func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref ware
 	if err := rows.Err(); err != nil {
 		return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
 	}
-	if len(values) > maxResolvedValues {
+	if len(values) > index.MaxResolvedValues {
 		return nil, nil, false, nil
 	}
 	return values, hours, true, nil

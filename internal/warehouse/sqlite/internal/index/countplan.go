@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
@@ -62,4 +63,19 @@ func PlanCount(q warehouse.MetricQuery) (CountPlan, bool) {
 	}
 	p.Negate = f.Operator == warehouse.OpNotEquals || f.Operator == warehouse.OpNotIn || f.Operator == warehouse.OpNotExists
 	return p, true
+}
+
+// WholeHours returns the first and last hour that q's range covers
+// whole (the last is unbounded for an open range); ok is false when it
+// covers none.
+func WholeHours(q warehouse.MetricQuery) (first, last int64, ok bool) {
+	first = HourOf(q.FromMs)
+	if first*HourMs < q.FromMs {
+		first++
+	}
+	last = int64(math.MaxInt64 / HourMs)
+	if q.ToMs != 0 {
+		last = HourOf(q.ToMs+1) - 1 // the last hour that ends by ToMs
+	}
+	return first, last, first <= last
 }
