@@ -67,7 +67,7 @@ func labelStats(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, st *in
 		if err != nil {
 			return nil, r, fmt.Errorf("label postings: %w", err)
 		}
-		st.Labels = append(st.Labels, index.PostingStat{Name: f.String(), Spans: sums.reach})
+		st.Labels = append(st.Labels, index.PostingStat{Name: f.String(), Listed: sums.reach})
 		if sums.reach == 0 {
 			break
 		}

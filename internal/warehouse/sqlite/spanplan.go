@@ -71,7 +71,7 @@ func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery
 				return p, err
 			}
 			p.posts, p.sums = append(p.posts, f), append(p.sums, sums)
-			st.Postings = append(st.Postings, index.PostingStat{Name: f.String(), Spans: sums.reach})
+			st.Postings = append(st.Postings, index.PostingStat{Name: f.String(), Listed: sums.reach})
 		}
 	}
 	st.PostingFrom, st.PostingTo = p.pr.Bounds()

@@ -25,8 +25,8 @@ func TestSpanPlans(t *testing.T) {
 		return SpanStats{RangeSpans: 100_000, Postings: postings, PostingFrom: 0, PostingTo: day - 1,
 			AllSpans: 1_000_000, MaxCandidates: DefaultMaxCandidates}
 	}
-	rare := PostingStat{Name: `"user"=["u-17"]`, Spans: 40}
-	common := PostingStat{Name: `"\x00response_model"=["gpt-4o"]`, Spans: 60_000}
+	rare := PostingStat{Name: `"user"=["u-17"]`, Listed: 40}
+	common := PostingStat{Name: `"\x00response_model"=["gpt-4o"]`, Listed: 60_000}
 	for _, c := range []struct {
 		name string
 		q    warehouse.SpanQuery
@@ -75,7 +75,7 @@ func TestSpanPlans(t *testing.T) {
 // TestTextPlans: a search of few matches reads them; of many, it is a
 // condition on the planner's access, which a walk of hours cannot take.
 func TestTextPlans(t *testing.T) {
-	st := SpanStats{RangeSpans: 100_000, Postings: []PostingStat{{Name: `"user"=["u-17"]`, Spans: 40}},
+	st := SpanStats{RangeSpans: 100_000, Postings: []PostingStat{{Name: `"user"=["u-17"]`, Listed: 40}},
 		PostingTo: day - 1, MaxCandidates: DefaultMaxCandidates}
 	q := spanQuery(warehouse.SortTimestamp, equals("attributes.user", "u-17"))
 	for _, c := range []struct {
@@ -120,17 +120,17 @@ func TestPointPlans(t *testing.T) {
 			"time-order count=point_counts: SQLite's order"},
 		{"sort by name", q(warehouse.MetricSortMetricName), PointStats{},
 			"name-index count=point_counts: sorted by name: each name's index"},
-		{"rare label, a source", withSource, PointStats{Labels: []PostingStat{{Name: `"route"=["/chat"]`, Spans: 300}},
+		{"rare label, a source", withSource, PointStats{Labels: []PostingStat{{Name: `"route"=["/chat"]`, Listed: 300}},
 			LabelRuns: true, RangePoints: 1_000_000},
 			`label-candidates postings="route"=["/chat"](~300) count=point_counts["route" in ["/chat"]]: few label candidates`},
 		{"common label, counted", q("", label("route", "/chat")), PointStats{Labels: []PostingStat{{Name: `"route"=["/chat"]`,
-			Spans: 15_000}}, LabelRuns: true, RangePoints: 1_000_000},
+			Listed: 15_000}}, LabelRuns: true, RangePoints: 1_000_000},
 			`time-order count=point_counts["route" in ["/chat"]]: reading in order costs less than 15000 candidates`},
 		{"label with a name, sorted by value", named, PointStats{Labels: []PostingStat{{Name: `"route"=["/chat"]`,
-			Spans: 15_000}}, LabelRuns: true},
+			Listed: 15_000}}, LabelRuns: true},
 			`label-candidates postings="route"=["/chat"](~15000) count=matches: few label candidates`},
 		{"label of too many points", q("", label("route", "/chat")), PointStats{Labels: []PostingStat{{Name: `"route"=["/chat"]`,
-			Spans: 90_000}}, LabelRuns: true},
+			Listed: 90_000}}, LabelRuns: true},
 			`time-order count=point_counts["route" in ["/chat"]]: label postings name over 20000 points`},
 		{"no posting run in range", q("", label("route", "/chat")), PointStats{Labels: []PostingStat{{Name: `"route"=["/chat"]`}},
 			RangePoints: 10},
@@ -152,7 +152,7 @@ func TestNeeds(t *testing.T) {
 	}
 	q := warehouse.MetricQuery{Environments: []string{"prod"}, SortBy: warehouse.MetricSortNumericValue, Limit: 50,
 		Filters: []warehouse.Filter{{Field: "labels.route", Operator: warehouse.OpEquals, Value: "/chat"}}}
-	few := PointStats{Labels: []PostingStat{{Spans: 3}}, LabelRuns: true, RangePoints: 1_000_000}
+	few := PointStats{Labels: []PostingStat{{Listed: 3}}, LabelRuns: true, RangePoints: 1_000_000}
 	if !NeedsRangePoints(q, few) || NeedsValueHours(q, 50, few) {
 		t.Error("few candidates: the range's points, no hours")
 	}

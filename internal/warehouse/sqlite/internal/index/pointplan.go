@@ -51,8 +51,8 @@ func (a PointAccess) String() string {
 // PointStats are the statistics a point plan is chosen by, read by the
 // caller in the page's transaction.
 type PointStats struct {
-	// Labels estimate the label filters' postings in the range (the
-	// filters LabelFilters answers, less the keys point_counts leaves
+	// Labels estimate the postings of the query's label equalities and
+	// in-lists in the range (less those of keys point_counts leaves
 	// out), in order; a caller may stop at the first of 0 points.
 	Labels []PostingStat
 	// LabelRuns reports that some posting run reaches the range.
@@ -119,8 +119,8 @@ func labelChoice(st PointStats) (best int, fewest int64) {
 		if fewest == 0 {
 			break
 		}
-		if l.Spans <= fewest {
-			best, fewest = i, l.Spans
+		if l.Listed <= fewest {
+			best, fewest = i, l.Listed
 		}
 	}
 	return best, fewest

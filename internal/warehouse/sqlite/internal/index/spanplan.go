@@ -59,8 +59,8 @@ func (a Access) String() string {
 // PostingStat is the estimate of one filter's posting lists in a read's
 // range: the spans (or points) they list.
 type PostingStat struct {
-	Name  string // the filter, as printed in plans
-	Spans int64
+	Name   string // the filter, as printed in plans
+	Listed int64
 }
 
 // SpanStats are the statistics a span plan is chosen by, read by the
@@ -151,8 +151,8 @@ func (p SpanPlan) String() string {
 func PlanSpans(q warehouse.SpanQuery, st SpanStats) SpanPlan {
 	p := SpanPlan{Sort: q.SortBy, RangeSpans: st.RangeSpans, Post: -1}
 	for i, e := range st.Postings {
-		if p.Post < 0 || e.Spans < p.PostSpans {
-			p.Post, p.PostName, p.PostSpans = i, e.Name, e.Spans
+		if p.Post < 0 || e.Listed < p.PostSpans {
+			p.Post, p.PostName, p.PostSpans = i, e.Name, e.Listed
 		}
 	}
 	limit := float64(q.Limit + 1)
