@@ -7,22 +7,14 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
-
-// maxIndexedValue is the longest attribute value the equality index holds;
-// longer values (prompts, payloads) are found by scanning.
-const maxIndexedValue = 256
-
-const hourMs = 3600 * 1000
 
 // resourceHashes returns the posting hashes of the map as a span's
 // resource attributes: of each indexable value under "\x02" + key.
-func (e *encodedMap) resourceHashes() []int64 { return e.postingHashes(resourcePostingPrefix) }
+func (e *encodedMap) resourceHashes() []int64 { return e.postingHashes(index.ResourcePostingPrefix) }
 
 // labelHashes returns the posting hashes of the map as a metric point's
 // labels (point_postings): of each indexable value under its key, and the
@@ -40,9 +32,9 @@ func (e *encodedMap) postingHashes(prefix string) []int64 {
 		e.postings = make([]int64, 0, len(e.keys))
 		e.postingKeys = make([]string, 0, len(e.keys))
 		for _, k := range e.keys {
-			if v := jsonKey(e.m[k]); !reservedKey(k) && indexable(v) {
-				stored := jsonKey(k)
-				e.postings = append(e.postings, postingHash(prefix+stored, v))
+			if v := index.JSONKey(e.m[k]); !index.ReservedKey(k) && index.Indexable(v) {
+				stored := index.JSONKey(k)
+				e.postings = append(e.postings, index.PostingHash(prefix+stored, v))
 				e.postingKeys = append(e.postingKeys, stored)
 			}
 		}
@@ -50,36 +42,17 @@ func (e *encodedMap) postingHashes(prefix string) []int64 {
 	return e.postings
 }
 
-// hourOf is the index hour of a timestamp (Unix ms).
-func hourOf(ms int64) int64 {
-	if ms < 0 {
-		return -((-ms + hourMs - 1) / hourMs)
-	}
-	return ms / hourMs
-}
-
-// indexable reports whether value is held by the equality index.
-func indexable(value string) bool { return len(value) <= maxIndexedValue }
-
-// traceIDKey is the index key of the trace_id column; the NUL keeps it
-// apart from attribute keys in practice (a collision would only cost a
-// re-check).
-const traceIDKey = "\x00trace_id"
-
 // indexedColumns are the span columns whose values the postings hold
 // besides the trace id (under the key "\x00" + column), so that equality
 // filters on them find their spans and count them without a scan.
 var indexedColumns = []string{"workflow_name", "entity_name", "agent_name", "service_name", "span_name",
 	"request_model", "response_model", "status_code"}
 
-// columnKey is the posting key of a column's values.
-func columnKey(column string) string { return "\x00" + column }
-
 // columnKeys are the posting keys of indexedColumns, in that order.
 var columnKeys = func() []string {
 	out := make([]string, len(indexedColumns))
 	for i, c := range indexedColumns {
-		out[i] = columnKey(c)
+		out[i] = index.ColumnKey(c)
 	}
 	return out
 }()
@@ -88,74 +61,6 @@ var columnKeys = func() []string {
 func columnValues(sp *warehouse.Span) [8]string {
 	return [8]string{sp.WorkflowName, sp.EntityName, sp.AgentName, sp.ServiceName, sp.SpanName,
 		sp.RequestModel, sp.ResponseModel, sp.StatusCode}
-}
-
-// keyPostingPrefix starts the posting key of an attribute key's own list:
-// the spans that carry the key, whatever its value,
-// listed under keyPostingHash(key) for exists / not_exists filters.
-const keyPostingPrefix = "\x01"
-
-// resourcePostingPrefix starts the posting key of a resource attribute's
-// values: "\x02" + key, hashed with the value as the
-// stored JSON spells both.
-const resourcePostingPrefix = "\x02"
-
-// reservedKey reports whether an attribute key starts like the posting
-// keys of columns ("\x00"), of attribute keys ("\x01") or of resource
-// attributes ("\x02"): the postings leave such keys out (their filters
-// read the spans), so that no attribute can add to another list's count.
-func reservedKey(key string) bool { return key != "" && key[0] <= 2 }
-
-// keyPostingHash is postingHash(keyPostingPrefix+key, ""), the hash of
-// key's own list, without building the string.
-func keyPostingHash(key string) int64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	h = (h ^ uint64(keyPostingPrefix[0])) * prime
-	for i := 0; i < len(key); i++ {
-		h = (h ^ uint64(key[i])) * prime
-	}
-	h = (h ^ 0) * prime
-	return int64(h >> 1)
-}
-
-// jsonKey is key as a JSON object key once encoded (encodeMap): each byte
-// of invalid UTF-8 becomes U+FFFD, as encoding/json writes it. The
-// exists filters test the encoded attributes, so key lists are by it.
-func jsonKey(key string) string {
-	if utf8.ValidString(key) {
-		return key
-	}
-	var b strings.Builder
-	for i := 0; i < len(key); {
-		r, n := utf8.DecodeRuneInString(key[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(key[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// postingHash is the hash of one value of key (an attribute key, or a
-// column's key) in span_postings, whose rows also carry the environment:
-// 63 bits, so that two different values of one environment share a hash
-// with a chance of about 2^-63 per pair, and a list's length counts the
-// spans holding its value. Another environment's spans never share a
-// list. Pages re-check every row they return.
-func postingHash(key, value string) int64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i := 0; i < len(key); i++ {
-		h = (h ^ uint64(key[i])) * prime
-	}
-	h = (h ^ 0) * prime
-	for i := 0; i < len(value); i++ {
-		h = (h ^ uint64(value[i])) * prime
-	}
-	return int64(h >> 1)
 }
 
 // postingList is one list of a write: offsets from the write's first
@@ -170,7 +75,7 @@ type postingList struct {
 // users, workflows), so one row per posting list replaces many per-span
 // rows.
 type postings struct {
-	tables postingTables
+	tables index.PostingTables
 	first  int64 // sequence number of offset 0
 	// lists are by environment, then hash: a span looks its environment
 	// up once, then each hash in a map keyed by integers.
@@ -181,32 +86,16 @@ type postings struct {
 	maxSeq int64
 }
 
-func newPostings(tables postingTables, first int64) *postings {
+func newPostings(tables index.PostingTables, first int64) *postings {
 	return &postings{tables: tables, first: first, lists: map[string]map[int64]*postingList{}, minTS: math.MaxInt64, maxTS: math.MinInt64}
 }
-
-// postingTables names the tables of one set of posting runs: a table of
-// runs and one of lists, in the shape of posting_runs and span_postings.
-type postingTables struct{ runs, lists string }
 
 // The posting runs of spans (span_postings) and of metric point labels
 // (point_postings).
 var (
-	spanPostingTables  = postingTables{runs: "posting_runs", lists: "span_postings"}
-	pointPostingTables = postingTables{runs: "point_posting_runs", lists: "point_postings"}
+	spanPostingTables  = index.PostingTables{Runs: "posting_runs", Lists: "span_postings"}
+	pointPostingTables = index.PostingTables{Runs: "point_posting_runs", Lists: "point_postings"}
 )
-
-// nextRunSQL allocates a run number: one above every run (merged ones
-// included), so a run's rows always go to the end of the lists' table.
-func (t postingTables) nextRunSQL() string {
-	return `SELECT coalesce((SELECT max(run) FROM ` + t.runs + `), 0) + 1`
-}
-
-// insertListsSQL starts the insert of list rows (OR FAIL: no statement
-// journal, as insertPointSQL).
-func (t postingTables) insertListsSQL() string {
-	return "INSERT OR FAIL INTO " + t.lists + " (run, environment, hash, base, n, min_ts, max_ts, offsets) VALUES "
-}
 
 // add indexes one span of env and start time timestamp: hashes are those
 // of its trace id, indexed columns and indexable span attributes
@@ -253,14 +142,14 @@ func (p *postings) write(ctx context.Context, tx *sql.Tx, stmts *stmtCache) erro
 		return nil
 	}
 	var run int64
-	if err := tx.QueryRowContext(ctx, p.tables.nextRunSQL()).Scan(&run); err != nil {
+	if err := tx.QueryRowContext(ctx, p.tables.NextRunSQL()).Scan(&run); err != nil {
 		return fmt.Errorf("next run: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO `+p.tables.runs+` (run, level, first_seq, last_seq, min_ts, max_ts)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+p.tables.Runs+` (run, level, first_seq, last_seq, min_ts, max_ts)
 		VALUES (?, 0, ?, ?, ?, ?)`, run, p.first, p.maxSeq, p.minTS, p.maxTS); err != nil {
 		return fmt.Errorf("posting run: %w", err)
 	}
-	rows := newRowInserter(tx, stmts, p.tables.insertListsSQL(), postingColumns, indexRowsPerInsert)
+	rows := newRowInserter(tx, stmts, p.tables.InsertListsSQL(), postingColumns, indexRowsPerInsert)
 	defer rows.close()
 	var buf []byte
 	// In (environment, hash) order: the run's rows go in key order.
@@ -282,14 +171,7 @@ func (p *postings) writeList(ctx context.Context, rows *rowInserter, run int64, 
 		end := min(start+maxPostingLen, len(list.offs))
 		offs, ts := list.offs[start:end], list.ts[start:end]
 		base := offs[0]
-		b := append((*buf)[:0], '[')
-		for i, off := range offs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, off-base, 10)
-		}
-		b = append(b, ']')
+		b := index.AppendOffsets((*buf)[:0], offs, base)
 		*buf = b
 		if err := rows.add(ctx, run, env, hash, p.first+base, len(offs), slices.Min(ts), slices.Max(ts),
 			string(b)); err != nil {
@@ -299,89 +181,34 @@ func (p *postings) writeList(ctx context.Context, rows *rowInserter, run int64, 
 	return nil
 }
 
-// postingFilter is a filter of a span query that the postings answer: an
-// equality or in-list on an attribute or an indexed column, with values
-// short enough to be indexed.
-type postingFilter struct {
-	index  int      // in SpanQuery.Filters
-	key    string   // posting key: attribute key, traceIDKey or columnKey
-	values []string // distinct values
-	// resolved marks the values of another filter the dictionary resolved
-	// (resolveFilters): the runs must record their values.
-	resolved bool
-	// hours, for resolved values, are the hours each was recorded in
-	// (aligned with values): a value's lists are looked up only in the
-	// runs that reach them.
-	hours []hourSpan
-}
-
 // postingFilters returns the filters of q that the postings answer.
-func postingFilters(q warehouse.SpanQuery) []postingFilter {
-	var out []postingFilter
+func postingFilters(q warehouse.SpanQuery) []index.PostingFilter {
+	var out []index.PostingFilter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveSpanField(f.Field)
 		var key string
 		switch {
 		case ref.Kind == warehouse.KindColumn && ref.Column == "trace_id":
-			key = traceIDKey
+			key = index.TraceIDKey
 		case ref.Kind == warehouse.KindColumn && slices.Contains(indexedColumns, ref.Column):
-			key = columnKey(ref.Column)
-		case ref.Kind == warehouse.KindResourceAttribute && !reservedKey(ref.Key):
+			key = index.ColumnKey(ref.Column)
+		case ref.Kind == warehouse.KindResourceAttribute && !index.ReservedKey(ref.Key):
 			if f.Operator == warehouse.OpExists {
 				continue
 			}
-			key = resourcePostingPrefix + ref.Key
-		case ref.Kind == warehouse.KindSpanAttribute && !reservedKey(ref.Key):
+			key = index.ResourcePostingPrefix + ref.Key
+		case ref.Kind == warehouse.KindSpanAttribute && !index.ReservedKey(ref.Key):
 			if f.Operator == warehouse.OpExists {
-				out = append(out, postingFilter{index: i, key: keyPostingPrefix + ref.Key, values: []string{""}})
+				out = append(out, index.PostingFilter{Index: i, Key: index.KeyPostingPrefix + ref.Key, Values: []string{""}})
 				continue
 			}
 			key = ref.Key
 		default:
 			continue
 		}
-		if values, ok := textEqualityValues(f, 100); ok {
-			out = append(out, postingFilter{index: i, key: key, values: values})
+		if values, ok := index.TextEqualityValues(f, 100); ok {
+			out = append(out, index.PostingFilter{Index: i, Key: key, Values: values})
 		}
-	}
-	return out
-}
-
-// textEqualityValues returns the distinct values of f, a text equality or
-// in-list of at most maxValues values, each indexable; ok is false for any
-// other filter.
-func textEqualityValues(f warehouse.Filter, maxValues int) (values []string, ok bool) {
-	if f.ValueType != "" && f.ValueType != warehouse.TypeString {
-		return nil, false
-	}
-	switch f.Operator {
-	case warehouse.OpEquals:
-		values = []string{f.Value}
-	case warehouse.OpIn:
-		values = slices.Compact(slices.Sorted(slices.Values(f.Values)))
-	default:
-		return nil, false
-	}
-	if len(values) == 0 || len(values) > maxValues || !allIndexable(values) {
-		return nil, false
-	}
-	return values, true
-}
-
-func allIndexable(values []string) bool {
-	for _, v := range values {
-		if !indexable(v) {
-			return false
-		}
-	}
-	return true
-}
-
-// hashes returns the posting hashes of f's values.
-func (f postingFilter) hashes() []any {
-	out := make([]any, len(f.values))
-	for i, v := range f.values {
-		out[i] = postingHash(f.key, v)
 	}
 	return out
 }
@@ -391,173 +218,31 @@ func (f postingFilter) hashes() []any {
 // hour, each an equality on the key's first column.
 const hoursCTE = `WITH RECURSIVE hours(h) AS (SELECT ? UNION ALL SELECT h + 1 FROM hours WHERE h < ?) `
 
-// postingRange is the part of a query the postings are read for: the
-// environments, the time range [from, to] (to 0: open) and the runs that
-// list spans of it.
-type postingRange struct {
-	tables   postingTables
-	envs     []string
-	from, to int64
-	runs     []postingRun // runs whose spans reach into the range
-}
-
 // readPostingRange returns the range [from, to] (to 0: open) of envs in
 // the runs of t: the runs that list rows of it.
-func readPostingRange(ctx context.Context, tx querier, t postingTables, envs []string, from, to int64) (postingRange, error) {
-	r := postingRange{tables: t, envs: envs, from: from, to: to}
-	query, args := `SELECT run, min_ts, max_ts FROM `+t.runs+` WHERE max_ts >= ?`, []any{from}
+func readPostingRange(ctx context.Context, tx querier, t index.PostingTables, envs []string, from, to int64) (index.PostingRange, error) {
+	r := index.PostingRange{Tables: t, Envs: envs, From: from, To: to}
+	query, args := `SELECT run, min_ts, max_ts FROM `+t.Runs+` WHERE max_ts >= ?`, []any{from}
 	if to != 0 {
 		query += ` AND min_ts <= ?`
 		args = append(args, to)
 	}
 	rows, err := tx.QueryContext(ctx, query+` ORDER BY run`, args...)
 	if err != nil {
-		return r, fmt.Errorf("%s: %w", t.runs, mapErr(err))
+		return r, fmt.Errorf("%s: %w", t.Runs, mapErr(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var run postingRun
-		if err := rows.Scan(&run.id, &run.minTS, &run.maxTS); err != nil {
-			return r, fmt.Errorf("%s: %w", t.runs, mapErr(err))
+		var run index.PostingRun
+		if err := rows.Scan(&run.ID, &run.MinTS, &run.MaxTS); err != nil {
+			return r, fmt.Errorf("%s: %w", t.Runs, mapErr(err))
 		}
-		r.runs = append(r.runs, run)
+		r.Runs = append(r.Runs, run)
 	}
 	if err := rows.Err(); err != nil {
-		return r, fmt.Errorf("%s: %w", t.runs, mapErr(err))
+		return r, fmt.Errorf("%s: %w", t.Runs, mapErr(err))
 	}
 	return r, nil
-}
-
-// postingRun is a run of span_postings and the start times it lists.
-type postingRun struct {
-	id, minTS, maxTS int64
-}
-
-// holds reports whether r's postings list every span of r that holds one
-// of f's values: every run lists every span's values, and f's values, when
-// resolved, come from the dictionary (dictionaryHolds).
-func (r postingRange) holds(f postingFilter) bool {
-	return !f.resolved || r.dictionaryHolds()
-}
-
-// bounds returns the earliest and latest start time the range's postings
-// can list (hi < lo: none).
-func (r postingRange) bounds() (lo, hi int64) {
-	lo, hi = math.MaxInt64, math.MinInt64
-	for _, run := range r.runs {
-		lo, hi = min(lo, run.minTS), max(hi, run.maxTS)
-	}
-	lo = max(lo, r.from)
-	if r.to != 0 {
-		hi = min(hi, r.to)
-	}
-	return lo, hi
-}
-
-// cut returns r narrowed to the start times [a, b].
-func (r postingRange) cut(a, b int64) postingRange {
-	out := r
-	out.from = max(r.from, a)
-	out.to = b
-	if r.to != 0 {
-		out.to = min(r.to, b)
-	}
-	out.runs = nil
-	for _, run := range r.runs {
-		if run.maxTS >= out.from && run.minTS <= out.to {
-			out.runs = append(out.runs, run)
-		}
-	}
-	return out
-}
-
-// runIDs returns the ids of r's runs as query arguments.
-func (r postingRange) runIDs() []any {
-	out := make([]any, len(r.runs))
-	for i, run := range r.runs {
-		out[i] = run.id
-	}
-	return out
-}
-
-// rowsWhere is the condition on span_postings rows (as p) of f in r: the
-// runs, environments and hashes, rows reaching into the time range.
-func (r postingRange) rowsWhere(f postingFilter) (string, []any) {
-	var cond string
-	var args []any
-	if f.hours != nil {
-		// Resolved values: each looked up only in the runs that reach
-		// the hours it was recorded in (a value unique to a span is in
-		// one run, not in every run of the range).
-		cond = `(p.run, p.hash) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j) AND p.environment IN (` +
-			placeholders(len(r.envs)) + `) AND p.max_ts >= ?`
-		args = append(append([]any{r.runHashPairs(f)}, asArgs(r.envs)...), r.from)
-	} else {
-		hashes := f.hashes()
-		cond = `p.run IN (` + placeholders(len(r.runs)) + `) AND p.environment IN (` + placeholders(len(r.envs)) + `) AND `
-		args = append(r.runIDs(), asArgs(r.envs)...)
-		if len(hashes) == 0 || len(hashes) > maxHashParams {
-			// Many values: one JSON array.
-			cond += `p.hash IN (SELECT value FROM json_each(?)) AND p.max_ts >= ?`
-			args = append(args, hashArray(hashes), r.from)
-		} else {
-			cond += `p.hash IN (` + placeholders(len(hashes)) + `) AND p.max_ts >= ?`
-			args = append(append(args, hashes...), r.from)
-		}
-	}
-	if r.to != 0 {
-		cond += ` AND p.min_ts <= ?`
-		args = append(args, r.to)
-	}
-	return cond, args
-}
-
-// runHashPairs returns, as a JSON array of [run, hash] pairs, the lists
-// of f's resolved values in the runs of r that reach their hours.
-func (r postingRange) runHashPairs(f postingFilter) string {
-	hashes := f.hashes()
-	b := []byte{'['}
-	for _, run := range r.runs {
-		for i, h := range hashes {
-			if !f.hours[i].overlaps(run) {
-				continue
-			}
-			if len(b) > 1 {
-				b = append(b, ',')
-			}
-			b = append(b, '[')
-			b = strconv.AppendInt(b, run.id, 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, h.(int64), 10)
-			b = append(b, ']')
-		}
-	}
-	return string(append(b, ']'))
-}
-
-// maxHashParams is the most hashes rowsWhere binds one by one.
-const maxHashParams = 100
-
-// hashArray returns hashes as a JSON array.
-func hashArray(hashes []any) string {
-	b := []byte{'['}
-	for i, h := range hashes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, h.(int64), 10)
-	}
-	return string(append(b, ']'))
-}
-
-// candidatesSQL returns a subquery of the sequence numbers f's postings
-// list for r: a superset of the spans of r that hold one of f's values.
-func (r postingRange) candidatesSQL(f postingFilter) (string, []any) {
-	if len(r.runs) == 0 {
-		return `SELECT NULL WHERE 0`, nil
-	}
-	cond, args := r.rowsWhere(f)
-	return `SELECT p.base + o.value FROM ` + r.tables.lists + ` AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + cond, args
 }
 
 // postingSums are the lengths of a filter's lists in a range: all that
@@ -568,17 +253,17 @@ type postingSums struct {
 	wholeKnown   bool
 }
 
-// estimate returns about how many spans f's postings list in r: the sum
+// estimatePostings returns about how many spans f's postings list in r: the sum
 // of the lengths of the lists that reach into the time range, and of
 // those wholly within it, which count reuses.
-func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) (postingSums, error) {
+func estimatePostings(ctx context.Context, q querier, r index.PostingRange, f index.PostingFilter) (postingSums, error) {
 	var out postingSums
-	if len(r.runs) > 0 {
-		cond, args := r.rowsWhere(f)
-		inner, innerArgs := r.within()
+	if len(r.Runs) > 0 {
+		cond, args := r.RowsWhere(f)
+		inner, innerArgs := r.Within()
 		var n, whole sql.NullInt64
 		if err := q.QueryRowContext(ctx, `SELECT sum(p.n), sum(CASE WHEN `+inner+` THEN p.n ELSE 0 END)
-			FROM `+r.tables.lists+` AS p WHERE `+cond, append(innerArgs, args...)...).Scan(&n, &whole); err != nil {
+			FROM `+r.Tables.Lists+` AS p WHERE `+cond, append(innerArgs, args...)...).Scan(&n, &whole); err != nil {
 			return out, fmt.Errorf("attribute index estimate: %w", mapErr(err))
 		}
 		out.reach, out.whole, out.wholeKnown = n.Int64, whole.Int64, true
@@ -586,38 +271,29 @@ func (r postingRange) estimate(ctx context.Context, q querier, f postingFilter) 
 	return out, nil
 }
 
-// within is the condition that a span_postings row (as p) lies wholly
-// within the time range.
-func (r postingRange) within() (string, []any) {
-	if r.to != 0 {
-		return `p.min_ts >= ? AND p.max_ts <= ?`, []any{r.from, r.to}
-	}
-	return `p.min_ts >= ?`, []any{r.from}
-}
-
-// count returns the spans of r that hold one of f's values, with a
+// countPostings returns the spans of r that hold one of f's values, with a
 // sequence number up to snapshot, without reading every span of r. Lists
 // that lie wholly within the time
 // range count by their length (sums.whole when known, from estimate in
 // the same transaction); the spans of lists that cross its ends are read
 // and checked, with cond, the SQL of f itself. q must be the read
 // transaction that took the snapshot.
-func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sums postingSums, cond string, condArgs []any,
+func countPostings(ctx context.Context, q querier, r index.PostingRange, f index.PostingFilter, sums postingSums, cond string, condArgs []any,
 	snapshot int64) (int64, error) {
-	if len(r.runs) == 0 {
+	if len(r.Runs) == 0 {
 		return 0, nil
 	}
-	where, args := r.rowsWhere(f)
-	cross, crossArgs := ` AND (p.min_ts < ?`, []any{r.from}
-	if r.to != 0 {
+	where, args := r.RowsWhere(f)
+	cross, crossArgs := ` AND (p.min_ts < ?`, []any{r.From}
+	if r.To != 0 {
 		cross += ` OR p.max_ts > ?`
-		crossArgs = append(crossArgs, r.to)
+		crossArgs = append(crossArgs, r.To)
 	}
 	cross += `)`
 	whole := sql.NullInt64{Int64: sums.whole}
 	if !sums.wholeKnown {
-		inner, innerArgs := r.within()
-		if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM `+r.tables.lists+` AS p WHERE `+where+` AND `+inner,
+		inner, innerArgs := r.Within()
+		if err := q.QueryRowContext(ctx, `SELECT sum(p.n) FROM `+r.Tables.Lists+` AS p WHERE `+where+` AND `+inner,
 			append(slices.Clone(args), innerArgs...)...).Scan(&whole); err != nil {
 			return 0, fmt.Errorf("attribute index count: %w", mapErr(err))
 		}
@@ -625,22 +301,22 @@ func (r postingRange) count(ctx context.Context, q querier, f postingFilter, sum
 	// The spans of lists that cross an end of the range: only in the
 	// runs that do (a run wholly within it holds none).
 	edges := r
-	edges.runs = nil
-	for _, run := range r.runs {
-		if run.minTS < r.from || (r.to != 0 && run.maxTS > r.to) {
-			edges.runs = append(edges.runs, run)
+	edges.Runs = nil
+	for _, run := range r.Runs {
+		if run.MinTS < r.From || (r.To != 0 && run.MaxTS > r.To) {
+			edges.Runs = append(edges.Runs, run)
 		}
 	}
-	if len(edges.runs) == 0 {
+	if len(edges.Runs) == 0 {
 		return whole.Int64, nil
 	}
-	where, args = edges.rowsWhere(f)
-	sub := `SELECT p.base + o.value FROM ` + r.tables.lists + ` AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross
-	spans := "seq IN (" + sub + ") AND environment IN (" + placeholders(len(r.envs)) + ") AND seq <= ? AND timestamp >= ?"
-	spanArgs := append(append(append(slices.Clone(args), crossArgs...), asArgs(r.envs)...), snapshot, r.from)
-	if r.to != 0 {
+	where, args = edges.RowsWhere(f)
+	sub := `SELECT p.base + o.value FROM ` + r.Tables.Lists + ` AS p CROSS JOIN json_each(p.offsets) AS o WHERE ` + where + cross
+	spans := "seq IN (" + sub + ") AND environment IN (" + placeholders(len(r.Envs)) + ") AND seq <= ? AND timestamp >= ?"
+	spanArgs := append(append(append(slices.Clone(args), crossArgs...), asArgs(r.Envs)...), snapshot, r.From)
+	if r.To != 0 {
 		spans += " AND timestamp <= ?"
-		spanArgs = append(spanArgs, r.to)
+		spanArgs = append(spanArgs, r.To)
 	}
 	var edge int64
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM spans NOT INDEXED WHERE "+spans+" AND "+cond,

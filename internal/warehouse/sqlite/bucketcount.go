@@ -7,6 +7,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // bucketSide is one side of a comparison's value in a bucketed sort index:
@@ -37,7 +38,7 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 	if ref.Kind != warehouse.KindColumn {
 		return 0, false, nil
 	}
-	idx, ok := numberIndex(ref.Column)
+	idx, ok := index.NumberIndex(ref.Column)
 	if !ok {
 		return 0, false, nil
 	}
@@ -77,7 +78,7 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 		}
 		where, args := joinWhere(base, hours, s.cond)
 		var n int64
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM spans INDEXED BY "+idx.name+" WHERE "+idx.bucket+" = ? AND "+where,
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM spans INDEXED BY "+idx.Name+" WHERE "+idx.Bucket+" = ? AND "+where,
 			append([]any{s.b}, args...)...).Scan(&n); err != nil {
 			return 0, false, fmt.Errorf("count by bucket: %w", mapErr(err))
 		}
@@ -90,15 +91,4 @@ func countByBucket(ctx context.Context, tx querier, q warehouse.SpanQuery, base 
 		return match.n, true, nil
 	}
 	return rangeSpans - other.n, true, nil
-}
-
-// numberIndex returns the bucketed sort index of a numeric column, derived
-// from sortIndexes.
-func numberIndex(column string) (sortIndex, bool) {
-	for key, idx := range sortIndexes {
-		if col, numeric := key.Column(); col == column && numeric && idx.bucket != "" {
-			return idx, true
-		}
-	}
-	return sortIndex{}, false
 }

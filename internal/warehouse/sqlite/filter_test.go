@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // TestAttributePrefilter: text equality and in-lists on attributes and
@@ -68,7 +69,7 @@ func TestAttributePrefilter(t *testing.T) {
 			var total int64
 			if field == "k" {
 				// The spans read and checked one by one (not the postings).
-				st.forceAccess = func(p spanPlan) spanPlan { p.access, p.post = accessTimeIndex, nil; return p }
+				st.forceAccess = func(p spanPlan) spanPlan { p.Access, p.Post = index.TimeIndex, -1; return p }
 				page, err := st.QuerySpans(ctx, warehouse.SpanQuery{Environments: []string{"e"}, Filters: []warehouse.Filter{f}, Limit: 10})
 				st.forceAccess = nil
 				if err != nil {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 	"time"
 )
 
@@ -50,7 +51,7 @@ func startMerger(s *Store) *worker {
 // the writer's time.
 func (s *Store) mergeRuns(ctx context.Context) (int, error) {
 	merges := 0
-	for _, t := range []postingTables{spanPostingTables, pointPostingTables} {
+	for _, t := range []index.PostingTables{spanPostingTables, pointPostingTables} {
 		for level := 0; level < maxRunLevel; {
 			// A look outside a transaction first: most passes find
 			// nothing to merge, and need not take the writer's lock for it.
@@ -65,7 +66,7 @@ func (s *Store) mergeRuns(ctx context.Context) (int, error) {
 			start := time.Now()
 			merged, err := s.mergeOnce(ctx, t, level)
 			if err != nil {
-				return merges, fmt.Errorf("merge %s: %w", t.runs, err)
+				return merges, fmt.Errorf("merge %s: %w", t.Runs, err)
 			}
 			if !merged {
 				level++
@@ -85,10 +86,10 @@ func (s *Store) mergeRuns(ctx context.Context) (int, error) {
 }
 
 // oldestRuns returns the oldest runFanout runs of level in t.
-func (s *Store) oldestRuns(ctx context.Context, q querier, t postingTables, level int) ([]any, error) {
-	runs, err := queryColumn[int64](ctx, q, `SELECT run FROM `+t.runs+` WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
+func (s *Store) oldestRuns(ctx context.Context, q querier, t index.PostingTables, level int) ([]any, error) {
+	runs, err := queryColumn[int64](ctx, q, `SELECT run FROM `+t.Runs+` WHERE level = ? ORDER BY run LIMIT ?`, level, s.runFanout)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.runs, err)
+		return nil, fmt.Errorf("%s: %w", t.Runs, err)
 	}
 	return asArgs(runs), nil
 }
@@ -97,7 +98,7 @@ func (s *Store) oldestRuns(ctx context.Context, q querier, t postingTables, leve
 // run of level + 1, in one transaction that also picks them (so that two
 // merges never take the same runs); merged is false when the level has
 // fewer.
-func (s *Store) mergeOnce(ctx context.Context, t postingTables, level int) (merged bool, err error) {
+func (s *Store) mergeOnce(ctx context.Context, t index.PostingTables, level int) (merged bool, err error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("begin: %w", mapErr(err))
@@ -108,7 +109,7 @@ func (s *Store) mergeOnce(ctx context.Context, t postingTables, level int) (merg
 		return false, err
 	}
 	var next int64
-	if err := tx.QueryRowContext(ctx, t.nextRunSQL()).Scan(&next); err != nil {
+	if err := tx.QueryRowContext(ctx, t.NextRunSQL()).Scan(&next); err != nil {
 		return false, fmt.Errorf("next run: %w", mapErr(err))
 	}
 	in := "run IN (" + placeholders(len(runs)) + ")"
@@ -116,14 +117,14 @@ func (s *Store) mergeOnce(ctx context.Context, t postingTables, level int) (merg
 		sql  string
 		args []any
 	}{
-		{`INSERT INTO ` + t.runs + ` (run, level, first_seq, last_seq, min_ts, max_ts)
-			SELECT ?, ?, min(first_seq), max(last_seq), min(min_ts), max(max_ts) FROM ` + t.runs + ` WHERE ` + in,
+		{`INSERT INTO ` + t.Runs + ` (run, level, first_seq, last_seq, min_ts, max_ts)
+			SELECT ?, ?, min(first_seq), max(last_seq), min(min_ts), max(max_ts) FROM ` + t.Runs + ` WHERE ` + in,
 			append([]any{next, level + 1}, runs...)},
-		{`INSERT OR FAIL INTO ` + t.lists + ` (run, environment, hash, base, n, min_ts, max_ts, offsets)
-			SELECT ?, environment, hash, base, n, min_ts, max_ts, offsets FROM ` + t.lists + ` WHERE ` + in +
+		{`INSERT OR FAIL INTO ` + t.Lists + ` (run, environment, hash, base, n, min_ts, max_ts, offsets)
+			SELECT ?, environment, hash, base, n, min_ts, max_ts, offsets FROM ` + t.Lists + ` WHERE ` + in +
 			` ORDER BY environment, hash, base`, append([]any{next}, runs...)},
-		{`DELETE FROM ` + t.lists + ` WHERE ` + in, runs},
-		{`DELETE FROM ` + t.runs + ` WHERE ` + in, runs},
+		{`DELETE FROM ` + t.Lists + ` WHERE ` + in, runs},
+		{`DELETE FROM ` + t.Runs + ` WHERE ` + in, runs},
 	} {
 		if _, err := tx.ExecContext(ctx, step.sql, step.args...); err != nil {
 			return false, mapErr(err)

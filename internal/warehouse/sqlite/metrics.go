@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // insertPointSQL starts the insert of metric points; rowInserter adds
@@ -60,7 +61,7 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 	if err := tx.QueryRowContext(ctx, pointsHighWater).Scan(&seq); err != nil {
 		return fmt.Errorf("write metric points: next sequence: %w", mapErr(err))
 	}
-	index := newPostings(pointPostingTables, seq+1)
+	lists := newPostings(pointPostingTables, seq+1)
 	// The label postings and the counts leave out the same keys.
 	uncounted := &uncountedKeySets{q: tx}
 	labels := labelLists{uncounted: uncounted}
@@ -90,12 +91,12 @@ func (s *Store) WriteMetricPoints(ctx context.Context, pts []warehouse.MetricPoi
 		if err != nil {
 			return fmt.Errorf("write metric points: %w", err)
 		}
-		index.add(seq, p.Environment, p.EventTime, hashes)
+		lists.add(seq, p.Environment, p.EventTime, hashes)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return fmt.Errorf("write metric points: %w", mapErr(err))
 	}
-	if err := index.write(ctx, tx, s.stmts); err != nil {
+	if err := lists.write(ctx, tx, s.stmts); err != nil {
 		return fmt.Errorf("write metric points: label postings: %w", mapErr(err))
 	}
 	if err := countPointChanges(ctx, tx, s.stmts, s.countedValues, pts, 1, fresh, uncounted); err != nil {
@@ -147,44 +148,37 @@ func (s *Store) ReadMetricPoints(ctx context.Context, r warehouse.MetricRead) (w
 	}
 	w := dialect.MetricSelection(q)
 	w.Add("seq <= ?", snapshot)
-	// found: an access path of pointplan.go found the page's points.
-	found := false
+	// The plan (pointplan.go); plain reads take SQLite's order.
+	plan := pointRead{PointPlan: index.PointPlan{Label: -1}}
+	if !s.plainPointReads {
+		if plan, err = planPoints(ctx, tx, q, r.Offset+int64(r.Limit), snapshot); err != nil {
+			return out, err
+		}
+	}
 	// candidates: q's selection narrowed to the points a label filter's
 	// postings name (pointpostings.go), when they are few.
 	var candidates *sqlfilter.Where
-	if !s.plainPointReads {
-		cond, args, ok, err := labelCandidates(ctx, tx, q, r.Offset+int64(r.Limit), snapshot)
-		if err != nil {
-			return out, err
+	var seqs []int64
+	switch plan.Access {
+	case index.PointCandidates:
+		candidates = &sqlfilter.Where{Conds: append(slices.Clone(w.Conds), plan.candidates),
+			Args: append(slices.Clone(w.Args), plan.candArgs...)}
+		out.Points, out.Cut, err = readPointPage(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
+			append(slices.Clone(candidates.Args), r.Limit, r.Offset), r.MaxBytes)
+	case index.PointValueMerge:
+		if seqs, err = mergeByValue(ctx, tx, q, w, plan.hours, r.Offset, r.Limit); err == nil {
+			out.Points, out.Cut, err = readPointsBySeq(ctx, tx, seqs, r.MaxBytes)
 		}
-		if ok {
-			candidates = &sqlfilter.Where{Conds: append(slices.Clone(w.Conds), cond), Args: append(slices.Clone(w.Args), args...)}
-			if out.Points, out.Cut, err = readPointPage(ctx, tx, pointPageSQLFrom(q, candidatesTable, candidates.SQL()),
-				append(slices.Clone(candidates.Args), r.Limit, r.Offset), r.MaxBytes); err != nil {
-				return out, err
-			}
-			found = true
+	case index.PointNameIndex:
+		if seqs, err = pageByName(ctx, tx, q, w, r.Offset, r.Limit); err == nil {
+			out.Points, out.Cut, err = readPointsBySeq(ctx, tx, seqs, r.MaxBytes)
 		}
+	default:
+		out.Points, out.Cut, err = readPointPage(ctx, tx, pointPageSQL(q, w.SQL()),
+			append(slices.Clone(w.Args), r.Limit, r.Offset), r.MaxBytes)
 	}
-	if !s.plainPointReads && !found {
-		var seqs []int64
-		if seqs, found, err = mergeByValue(ctx, tx, q, w, r.Offset, r.Limit); err == nil && !found {
-			seqs, found, err = pageByName(ctx, tx, q, w, r.Offset, r.Limit)
-		}
-		if err != nil {
-			return out, err
-		}
-		if found {
-			if out.Points, out.Cut, err = readPointsBySeq(ctx, tx, seqs, r.MaxBytes); err != nil {
-				return out, err
-			}
-		}
-	}
-	if !found {
-		if out.Points, out.Cut, err = readPointPage(ctx, tx, pointPageSQL(q, w.SQL()),
-			append(slices.Clone(w.Args), r.Limit, r.Offset), r.MaxBytes); err != nil {
-			return out, err
-		}
+	if err != nil {
+		return out, err
 	}
 	if r.NeedsCount(len(out.Points), out.Cut) {
 		if s.plainPointReads {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // TestSortIndexesMatchTheirBuckets: the bucket expressions the reads use
@@ -12,12 +14,12 @@ import (
 func TestSortIndexesMatchTheirBuckets(t *testing.T) {
 	st := openTemp(t)
 	defer st.Close()
-	for key, idx := range sortIndexes {
-		if idx.bucket == "" {
+	for key, idx := range index.SortIndexes() {
+		if idx.Bucket == "" {
 			continue
 		}
 		rows, err := st.reader.QueryContext(context.Background(), "EXPLAIN QUERY PLAN SELECT seq FROM spans INDEXED BY "+
-			idx.name+" WHERE environment = ? AND "+idx.bucket+" = ? AND "+bucketHour+" >= ? / 3600000 AND "+bucketHour+
+			idx.Name+" WHERE environment = ? AND "+idx.Bucket+" = ? AND "+index.BucketHour+" >= ? / 3600000 AND "+index.BucketHour+
 			" <= ? / 3600000", "e", 3, 0, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -33,7 +35,7 @@ func TestSortIndexesMatchTheirBuckets(t *testing.T) {
 		}
 		rows.Close()
 		if got := strings.Join(plan, "; "); !strings.Contains(got, "(environment=? AND <expr>=? AND <expr>>? AND <expr><?)") {
-			t.Errorf("%s: plan %q, want a search of %s on (environment, bucket, hour)", key, got, idx.name)
+			t.Errorf("%s: plan %q, want a search of %s on (environment, bucket, hour)", key, got, idx.Name)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // maxCountedValues bounds the values point_counts counts of one label
@@ -53,17 +54,17 @@ func (c *pointCounts) add(p *warehouse.MetricPoint, n int64) {
 	if c.m == nil {
 		c.m = map[pointCountKey]int64{}
 	}
-	hour := hourOf(p.EventTime)
+	hour := index.HourOf(p.EventTime)
 	c.m[pointCountKey{env: p.Environment, hour: hour, name: p.MetricName, source: p.Source}] += n
 	skip := c.uncounted[p.Environment]
 	for key, value := range p.Labels {
-		if key == "" || reservedLabelKey(key) {
+		if key == "" || index.ReservedLabelKey(key) {
 			continue
 		}
-		if key = jsonKey(key); skip[key] {
+		if key = index.JSONKey(key); skip[key] {
 			continue
 		}
-		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: jsonKey(value), source: p.Source}] += n
+		c.m[pointCountKey{env: p.Environment, hour: hour, key: key, value: index.JSONKey(value), source: p.Source}] += n
 	}
 	if pa := &c.attrs; pa.n != 0 && pa.env == p.Environment && pa.source == p.Source && pa.hour == hour && sameMap(pa.attrs, p.Attributes) {
 		pa.n += n
@@ -85,22 +86,12 @@ func (c *pointCounts) flushAttributes() {
 		if key == "" {
 			continue
 		}
-		if key = attributeCountKey(jsonKey(key)); skip[key] {
+		if key = index.AttributeCountKey(index.JSONKey(key)); skip[key] {
 			continue
 		}
-		c.m[pointCountKey{env: pa.env, hour: pa.hour, key: key, value: jsonKey(value), source: pa.source}] += pa.n
+		c.m[pointCountKey{env: pa.env, hour: pa.hour, key: key, value: index.JSONKey(value), source: pa.source}] += pa.n
 	}
 }
-
-// reservedLabelKey reports whether a label key starts like the
-// point_counts key of an attribute (or with a byte 0): such labels are not
-// counted.
-func reservedLabelKey(key string) bool { return key != "" && key[0] <= 1 }
-
-// attributeCountKey is the point_counts key of a point attribute's rows
-// a byte 1 before the key, which no counted label key
-// starts with.
-func attributeCountKey(key string) string { return "\x01" + key }
 
 // countPointChanges counts (n = 1) or uncounts (n = -1) within tx the points
 // of pts that fresh marks (every point when fresh is nil), leaving out

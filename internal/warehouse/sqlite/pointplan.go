@@ -5,11 +5,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // The access paths of metric queries (point_counts, point_postings and
@@ -33,72 +33,66 @@ import (
 //     points for its page and, when point_counts cannot give it, its
 //     total; it comes first, unless reading in order costs less.
 //
-// Every other query reads the points in time order, as before.
-
-// maxMergedRank bounds offset + limit of a page merged from hours; deeper
-// pages are sorted by SQLite.
-const maxMergedRank = 5000
+// Every other query reads the points in time order, as before. The choice
+// is index.PlanPoints', on the statistics planPoints reads.
 
 // hoursPerCount is how many hours one point_counts query sums.
 const hoursPerCount = 500
 
-// countPlan is how total_results of a metric query is counted from
-// point_counts: key "" counts every point; values nil with a key is an
-// exists test; negate takes the result from the total.
-type countPlan struct {
-	key    string
-	values []string
-	negate bool
+// pointRead is a metric read's plan (index.PlanPoints) and what executing
+// it needs: the label candidates' condition, or the hours of the range
+// merged by value.
+type pointRead struct {
+	index.PointPlan
+	// candidates is "seq IN (...)", the points the chosen label's
+	// postings name (a superset of q's matches: the page and the count
+	// still check every filter), with candArgs.
+	candidates string
+	candArgs   []any
+	// hours are the ranges of hours a value merge reads.
+	hours []hourRange
 }
 
-// pointCountPlan returns the countPlan of q; ok is false when point_counts
-// cannot answer it.
-func pointCountPlan(q warehouse.MetricQuery) (countPlan, bool) {
-	switch {
-	case len(q.Filters) == 0:
-		return countPlan{}, true
-	case len(q.Filters) > 1 || q.MetricName != "":
-		// Labels are counted over every name, by source (00030).
-		return countPlan{}, false
+// planPoints gathers the statistics of a metric read of q whose page
+// ends at rank (offset + limit) within snapshot, and plans it
+// (index.PlanPoints).
+func planPoints(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, rank, snapshot int64) (pointRead, error) {
+	var st index.PointStats
+	filters, r, err := labelStats(ctx, tx, q, &st)
+	if err != nil {
+		return pointRead{}, err
 	}
-	f := q.Filters[0]
-	ref := warehouse.ResolveMetricField(f.Field)
-	if ref.Key == "" || (f.ValueType != "" && f.ValueType != warehouse.TypeString) {
-		return countPlan{}, false
-	}
-	var p countPlan
-	switch {
-	case ref.Kind == warehouse.KindLabel && !reservedLabelKey(ref.Key):
-		p.key = ref.Key
-	case ref.Kind == warehouse.KindPointAttribute:
-		p.key = attributeCountKey(ref.Key)
-	default:
-		return countPlan{}, false
-	}
-	switch f.Operator {
-	case warehouse.OpEquals, warehouse.OpNotEquals:
-		p.values = []string{f.Value}
-	case warehouse.OpIn, warehouse.OpNotIn:
-		p.values = slices.Compact(slices.Sorted(slices.Values(f.Values)))
-		if len(p.values) == 0 {
-			return countPlan{}, false
+	if index.NeedsRangePoints(q, st) {
+		all := q
+		all.Filters, all.Or = nil, false
+		w := dialect.MetricSelection(all)
+		w.Add("seq <= ?", snapshot)
+		if st.RangePoints, err = countPoints(ctx, tx, all, w, nil, snapshot); err != nil {
+			return pointRead{}, fmt.Errorf("label postings: %w", err)
 		}
-	case warehouse.OpExists, warehouse.OpNotExists:
-	default:
-		return countPlan{}, false
 	}
-	p.negate = f.Operator == warehouse.OpNotEquals || f.Operator == warehouse.OpNotIn || f.Operator == warehouse.OpNotExists
-	return p, true
+	var p pointRead
+	if index.NeedsValueHours(q, rank, st) {
+		if p.hours, st.ValueHours, err = valueHours(ctx, tx, q); err != nil {
+			return pointRead{}, err
+		}
+	}
+	p.PointPlan = index.PlanPoints(q, rank, st)
+	if p.Access == index.PointCandidates {
+		sub, args := r.CandidatesSQL(filters[p.Label])
+		p.candidates, p.candArgs = "seq IN ("+sub+")", args
+	}
+	return p, nil
 }
 
 // countPoints returns total_results of q within snapshot: from
 // point_counts when it can answer q, else by counting the matches. where
 // is q's selection with the snapshot condition; candidates, when not nil,
-// is where narrowed to a label's candidates (labelCandidates), counted
+// is where narrowed to a label's candidates (planPoints), counted
 // instead of every point where selects.
 func countPoints(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, candidates *sqlfilter.Where,
 	snapshot int64) (int64, error) {
-	if plan, ok := pointCountPlan(q); ok {
+	if plan, ok := index.PlanCount(q); ok {
 		n, ok, err := countPointsByHour(ctx, tx, q, plan, snapshot)
 		if err != nil || ok {
 			return n, err
@@ -127,19 +121,19 @@ func countPointsWhere(ctx context.Context, tx *sql.Tx, from, where string, args 
 // hours of the range it covers whole from point_counts, the ends from
 // the points. ok is false when point_counts leaves plan's key out in one
 // of q's environments, or the range covers no hour whole.
-func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, plan countPlan, snapshot int64) (int64, bool, error) {
-	if plan.key != "" {
+func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, plan index.CountPlan, snapshot int64) (int64, bool, error) {
+	if plan.Key != "" {
 		for _, env := range q.Environments {
 			keys, err := uncountedKeys(ctx, tx, env)
 			if err != nil {
 				return 0, false, err
 			}
-			if keys[plan.key] {
+			if keys[plan.Key] {
 				return 0, false, nil
 			}
 		}
 	}
-	firstFull, lastFull, ok := wholeHours(q)
+	firstFull, lastFull, ok := index.WholeHours(q)
 	if !ok {
 		return 0, false, nil
 	}
@@ -160,9 +154,9 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 	// in point_counts already.
 	later := dialect.MetricSelection(q)
 	later.Add("seq > ?", snapshot)
-	later.Add("event_time >= ?", firstFull*hourMs)
+	later.Add("event_time >= ?", firstFull*index.HourMs)
 	if q.ToMs != 0 {
-		later.Add("event_time < ?", (lastFull+1)*hourMs)
+		later.Add("event_time < ?", (lastFull+1)*index.HourMs)
 	}
 	// NOT INDEXED: the rowid range of the points after the snapshot, not
 	// the range's time index.
@@ -173,28 +167,13 @@ func countPointsByHour(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery,
 	return total - after, true, nil
 }
 
-// wholeHours returns the first and last hour that q's range covers
-// whole (the last is unbounded for an open range); ok is false when it
-// covers none.
-func wholeHours(q warehouse.MetricQuery) (first, last int64, ok bool) {
-	first = hourOf(q.FromMs)
-	if first*hourMs < q.FromMs {
-		first++
-	}
-	last = int64(math.MaxInt64 / hourMs)
-	if q.ToMs != 0 {
-		last = hourOf(q.ToMs+1) - 1 // the last hour that ends by ToMs
-	}
-	return first, last, first <= last
-}
-
 // countEnds counts q's matches within snapshot in the part hours of its
 // range outside [first, last] (whole hours), each end on its own: the
 // time index's range of that end, not the whole range's.
 func countEnds(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, first, last, snapshot int64) (int64, error) {
 	low, high := q, q
-	low.ToMs = first*hourMs - 1
-	high.FromMs = (last + 1) * hourMs
+	low.ToMs = first*index.HourMs - 1
+	high.FromMs = (last + 1) * index.HourMs
 	var ends []warehouse.MetricQuery
 	if low.ToMs >= low.FromMs {
 		ends = append(ends, low)
@@ -236,7 +215,7 @@ func countByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, snap
 	if ref.Kind != warehouse.KindColumn || ref.Column != "numeric_value" || !isComparison || !isNumber {
 		return 0, false, nil
 	}
-	first, last, ok := wholeHours(q)
+	first, last, ok := index.WholeHours(q)
 	if !ok {
 		return 0, false, nil
 	}
@@ -244,14 +223,14 @@ func countByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, snap
 	for _, env := range q.Environments {
 		// Only the hours that hold points (FromMs >= 0: the index's
 		// truncated hour is the floor).
-		earliest, latest, ok, err := pointTimes(ctx, tx, env, first*hourMs)
+		earliest, latest, ok, err := pointTimes(ctx, tx, env, first*index.HourMs)
 		if err != nil {
 			return 0, false, err
 		}
 		if !ok {
 			continue
 		}
-		for h := max(first, earliest/hourMs); h <= min(last, latest/hourMs); h++ {
+		for h := max(first, earliest/index.HourMs); h <= min(last, latest/index.HourMs); h++ {
 			var n int64
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM metric_points INDEXED BY metric_points_env_hour_value
 				WHERE environment = ? AND event_time / 3600000 = ? AND numeric_value `+op+` ? AND seq <= ?`,
@@ -287,7 +266,7 @@ func pointTimes(ctx context.Context, tx *sql.Tx, env string, from int64) (earlie
 
 // sumPointCounts sums the point_counts rows of env for hours [first, last]
 // that plan selects, with q's metric name and source.
-func sumPointCounts(ctx context.Context, tx *sql.Tx, env string, first, last int64, q warehouse.MetricQuery, plan countPlan) (int64, error) {
+func sumPointCounts(ctx context.Context, tx *sql.Tx, env string, first, last int64, q warehouse.MetricQuery, plan index.CountPlan) (int64, error) {
 	// Only the hours that hold rows: the range is clamped to them, then
 	// walked hour by hour, one seek each.
 	var lo, hi sql.NullInt64
@@ -327,7 +306,7 @@ func sumPointCounts(ctx context.Context, tx *sql.Tx, env string, first, last int
 					args = append(args, v)
 				}
 			}
-			if q.MetricName != "" { // then key is "" (pointCountPlan)
+			if q.MetricName != "" { // then key is "" (index.PlanCount)
 				query += ` AND metric_name = ?`
 				args = append(args, q.MetricName)
 			}
@@ -343,11 +322,11 @@ func sumPointCounts(ctx context.Context, tx *sql.Tx, env string, first, last int
 		}
 		return total, nil
 	}
-	if plan.key == "" {
+	if plan.Key == "" {
 		return sum("", nil)
 	}
-	n, err := sum(plan.key, plan.values)
-	if err != nil || !plan.negate {
+	n, err := sum(plan.Key, plan.Values)
+	if err != nil || !plan.Negate {
 		return n, err
 	}
 	all, err := sum("", nil)
@@ -382,31 +361,22 @@ func compareNullFloat(a, b sql.NullFloat64) int {
 	return cmp.Compare(a.Float64, b.Float64)
 }
 
-// mergeByValue returns the sequence numbers of the points at ranks
-// [offset, offset+limit) of a page sorted by numeric value, read hour by
-// hour: each hour of each environment in value order, only as far as its
-// points can still enter the first offset+limit. where is the query's
-// selection with the snapshot condition. ok is false when q sorts by
-// another key, the page is too deep for it, the range holds fewer than
-// three hours, or q names a metric and filters (the name's own index then
-// reads fewer points than every hour of the range would).
-func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, offset int64, limit int) ([]int64, bool, error) {
-	rank := offset + int64(limit)
-	col, dir := q.SortOrder()
-	if col != warehouse.MetricSortNumericValue || rank > maxMergedRank || (q.MetricName != "" && len(q.Filters) > 0) {
-		return nil, false, nil
-	}
-	k := int(rank)
-	type hourRange struct {
-		env      string
-		from, to int64 // hours, as the index computes them (event_time / 3600000, truncated)
-	}
+// hourRange is a range of one environment's hours a value merge reads.
+type hourRange struct {
+	env      string
+	from, to int64 // hours, as the index computes them (event_time / 3600000, truncated)
+}
+
+// valueHours returns the ranges of hours of q's environments from their
+// earliest point in q's range to its end (or their latest point), and
+// how many hours they hold.
+func valueHours(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery) ([]hourRange, int64, error) {
 	var ranges []hourRange
 	hours := int64(0)
 	for _, env := range q.Environments {
 		earliest, latest, ok, err := pointTimes(ctx, tx, env, q.FromMs)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, err
 		}
 		to := q.ToMs
 		if to == 0 {
@@ -415,13 +385,22 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 		if !ok || earliest > to {
 			continue
 		}
-		r := hourRange{env, earliest / hourMs, to / hourMs}
+		r := hourRange{env, earliest / index.HourMs, to / index.HourMs}
 		hours += r.to - r.from + 1
 		ranges = append(ranges, r)
 	}
-	if hours < 3 {
-		return nil, false, nil
-	}
+	return ranges, hours, nil
+}
+
+// mergeByValue returns the sequence numbers of the points at ranks
+// [offset, offset+limit) of a page sorted by numeric value, read hour by
+// hour (index.PointValueMerge): each hour of ranges in value order, only
+// as far as its points can still enter the first offset+limit. where is
+// the query's selection with the snapshot condition.
+func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, ranges []hourRange,
+	offset int64, limit int) ([]int64, error) {
+	k := int(offset + int64(limit))
+	_, dir := q.SortOrder()
 	desc := dir == "DESC"
 	best := make([]rankedPoint, 0, k+1) // sorted, the first k so far
 	pageOrder := func(a, b rankedPoint) int { return compareRanked(a, b, desc) }
@@ -492,10 +471,10 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 				first, second = nulls, numbers
 			}
 			if err := first(r.env, h); err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			if err := second(r.env, h); err != nil {
-				return nil, false, err
+				return nil, err
 			}
 		}
 	}
@@ -503,7 +482,7 @@ func mergeByValue(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, wher
 	for i := offset; i < int64(len(best)); i++ {
 		seqs = append(seqs, best[i].seq)
 	}
-	return seqs, true, nil
+	return seqs, nil
 }
 
 // readPointsBySeq reads the points of seqs, in that order: with maxBytes
@@ -586,7 +565,7 @@ func pointPageSQL(q warehouse.MetricQuery, where string) string {
 }
 
 // candidatesTable reads metric_points by sequence number only: a
-// selection narrowed to a label's candidates (labelCandidates) looks each
+// selection narrowed to a label's candidates (planPoints) looks each
 // up, where an index of the range or the name would read more points.
 const candidatesTable = "metric_points NOT INDEXED"
 
@@ -606,20 +585,17 @@ func pointPageSQLFrom(q warehouse.MetricQuery, from, where string) string {
 // sequence number; the names wholly before the page's offset skipped by
 // their count on the same index. SQLite's sort of every point of the
 // range by (name, seq) read each point's row: 0.7 s a week at 1 000 000
-// points. ok is false when q is not such a query.
-func pageByName(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, offset int64, limit int) ([]int64, bool, error) {
-	col, dir := q.SortOrder()
-	if col != warehouse.MetricSortMetricName || len(q.Filters) > 0 || q.MetricSource != "" {
-		return nil, false, nil
-	}
+// points (index.PointNameIndex).
+func pageByName(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where sqlfilter.Where, offset int64, limit int) ([]int64, error) {
+	_, dir := q.SortOrder()
 	names, err := rangeNames(ctx, tx, q)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if dir == "DESC" {
 		slices.Reverse(names)
 	}
-	const index = "SELECT %s FROM metric_points INDEXED BY metric_points_env_name_time WHERE "
+	const byName = "SELECT %s FROM metric_points INDEXED BY metric_points_env_name_time WHERE "
 	var seqs []int64
 	for _, name := range names {
 		if len(seqs) == limit {
@@ -629,23 +605,23 @@ func pageByName(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, where 
 		w.Add("metric_name = ?", name)
 		if offset > 0 {
 			var n int64
-			if err := tx.QueryRowContext(ctx, fmt.Sprintf(index, "count(*)")+w.SQL(), w.Args...).Scan(&n); err != nil {
-				return nil, false, fmt.Errorf("points by name: %w", mapErr(err))
+			if err := tx.QueryRowContext(ctx, fmt.Sprintf(byName, "count(*)")+w.SQL(), w.Args...).Scan(&n); err != nil {
+				return nil, fmt.Errorf("points by name: %w", mapErr(err))
 			}
 			if n <= offset {
 				offset -= n
 				continue
 			}
 		}
-		more, err := queryColumn[int64](ctx, tx, fmt.Sprintf(index, "seq")+w.SQL()+" ORDER BY seq "+dir+" LIMIT ? OFFSET ?",
+		more, err := queryColumn[int64](ctx, tx, fmt.Sprintf(byName, "seq")+w.SQL()+" ORDER BY seq "+dir+" LIMIT ? OFFSET ?",
 			append(w.Args, limit-len(seqs), offset)...)
 		if err != nil {
-			return nil, false, fmt.Errorf("points by name: %w", err)
+			return nil, fmt.Errorf("points by name: %w", err)
 		}
 		seqs = append(seqs, more...)
 		offset = 0
 	}
-	return seqs, true, nil
+	return seqs, nil
 }
 
 // rangeNames returns, in byte order (SQLite's), the metric names of q's
@@ -657,9 +633,9 @@ func rangeNames(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery) ([]str
 	}
 	var w sqlfilter.Where
 	w.In("environment", q.Environments)
-	w.Add("hour >= ?", hourOf(q.FromMs))
+	w.Add("hour >= ?", index.HourOf(q.FromMs))
 	if q.ToMs != 0 {
-		w.Add("hour <= ?", hourOf(q.ToMs))
+		w.Add("hour <= ?", index.HourOf(q.ToMs))
 	}
 	w.Add("key = ''")
 	names, err := queryColumn[string](ctx, tx, "SELECT DISTINCT metric_name FROM point_counts WHERE "+w.SQL()+" ORDER BY metric_name", w.Args...)

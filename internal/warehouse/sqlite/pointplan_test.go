@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // testPoints makes n metric points of env over [from, to): two metric
@@ -43,9 +44,9 @@ func testPoints(rng *rand.Rand, env string, n int, from, to int64) []warehouse.M
 		if i%3 != 0 && i > 0 { // one map shared by the points of an evaluated span (of either hour)
 			p.Attributes = pts[i-1].Attributes
 		}
-		labels["hour_tag"] = "h" + strconv.FormatInt(hourOf(p.EventTime)%100, 10) // a value of one hour
-		if i%7 == 0 {                                                             // names of some hours only
-			p.MetricName = "hour" + strconv.FormatInt(hourOf(p.EventTime)%3, 10) + ".score"
+		labels["hour_tag"] = "h" + strconv.FormatInt(index.HourOf(p.EventTime)%100, 10) // a value of one hour
+		if i%7 == 0 {                                                                   // names of some hours only
+			p.MetricName = "hour" + strconv.FormatInt(index.HourOf(p.EventTime)%3, 10) + ".score"
 		}
 		switch rng.IntN(4) {
 		case 0: // no value: NULL numeric_value
@@ -72,17 +73,17 @@ func randomMetricQuery(rng *rand.Rand, start, end int64) warehouse.MetricQuery {
 		SortBy: []string{warehouse.MetricSortEventTime, warehouse.MetricSortMetricName, warehouse.MetricSortNumericValue}[rng.IntN(3)]}
 	q.FromMs = start + rng.Int64N(end-start)
 	if rng.IntN(3) == 0 {
-		q.FromMs -= q.FromMs % hourMs
+		q.FromMs -= q.FromMs % index.HourMs
 	}
 	if rng.IntN(4) > 0 {
-		q.ToMs = q.FromMs + rng.Int64N(7*hourMs)
+		q.ToMs = q.FromMs + rng.Int64N(7*index.HourMs)
 		if rng.IntN(3) == 0 {
-			q.ToMs -= q.ToMs%hourMs + 1
+			q.ToMs -= q.ToMs%index.HourMs + 1
 		}
 		q.ToMs = max(q.ToMs, q.FromMs)
 	}
 	if rng.IntN(3) == 0 {
-		q.FromMs = start - hourMs
+		q.FromMs = start - index.HourMs
 	}
 	if rng.IntN(3) == 0 {
 		q.MetricName = []string{"tox.score", "pii.pass"}[rng.IntN(2)]
@@ -187,7 +188,7 @@ func TestPointAccessesAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, env := range []string{"a", "b"} {
 		for k := range 6 {
-			pts := testPoints(rng, env, 50, start+int64(k)*hourMs, start+int64(k+1)*hourMs)
+			pts := testPoints(rng, env, 50, start+int64(k)*index.HourMs, start+int64(k+1)*index.HourMs)
 			if err := st.WriteMetricPoints(ctx, pts); err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +198,7 @@ func TestPointAccessesAgree(t *testing.T) {
 	if _, err := st.mergeRuns(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 50, start+2*hourMs, start+3*hourMs)); err != nil {
+	if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 50, start+2*index.HourMs, start+3*index.HourMs)); err != nil {
 		t.Fatal(err)
 	}
 	var levels int
@@ -217,7 +218,7 @@ func TestPointAccessesAgree(t *testing.T) {
 	}
 	checked, viaPostings, resolved := 0, 0, 0
 	for i := range queries {
-		q := randomMetricQuery(rng, start, start+6*hourMs)
+		q := randomMetricQuery(rng, start, start+6*index.HourMs)
 		if usesLabelPostings(t, st, q) {
 			viaPostings++
 		}
@@ -242,7 +243,7 @@ func TestPointAccessesAgree(t *testing.T) {
 	}
 	// Pages sorted by name without filters or source: the name index.
 	for i := range queries / 3 {
-		q := randomMetricQuery(rng, start, start+6*hourMs)
+		q := randomMetricQuery(rng, start, start+6*index.HourMs)
 		q.SortBy, q.Filters, q.MetricSource = warehouse.MetricSortMetricName, nil, ""
 		want := metricPages(t, st, q, true)
 		if got := metricPages(t, st, q, false); !reflect.DeepEqual(got, want) {
@@ -259,10 +260,10 @@ func TestPointCountsWithinSnapshot(t *testing.T) {
 	ctx := context.Background()
 	st := openRetention(t, warehouse.Retention{MetricPoints: 24 * time.Hour, Interval: time.Hour, Grace: -1})
 	now := time.Now().UnixMilli()
-	start := now - now%hourMs - 30*hourMs
+	start := now - now%index.HourMs - 30*index.HourMs
 	rng := rand.New(rand.NewPCG(7, 8))
 	for k := range 30 {
-		if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 20, start+int64(k)*hourMs, start+int64(k+1)*hourMs)); err != nil {
+		if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 20, start+int64(k)*index.HourMs, start+int64(k+1)*index.HourMs)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -276,7 +277,7 @@ func TestPointCountsWithinSnapshot(t *testing.T) {
 		t.Fatalf("first page: total %d, cursor %q", first.TotalResults, first.NextCursor)
 	}
 	// More points in the range's whole hours: not part of the pagination.
-	if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 100, start+2*hourMs, start+20*hourMs)); err != nil {
+	if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 100, start+2*index.HourMs, start+20*index.HourMs)); err != nil {
 		t.Fatal(err)
 	}
 	q.Cursor, _ = strconv.ParseInt(first.NextCursor, 10, 64)
@@ -305,7 +306,7 @@ func TestPointCountsWithinSnapshot(t *testing.T) {
 		}
 		var rows int64
 		if err := st.reader.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM point_counts WHERE key = '' AND hour < ?`,
-			hourOf(now-24*hourMs)).Scan(&rows); err != nil {
+			index.HourOf(now-24*index.HourMs)).Scan(&rows); err != nil {
 			t.Fatal(err)
 		}
 		if rows != 0 {

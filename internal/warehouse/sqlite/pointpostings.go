@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // Label postings of metric points (00023_point_postings.sql): each write
@@ -17,113 +18,67 @@ import (
 // instead of every point of the range or of a metric name: a label with
 // a metric name, sorted by value, read the name's points one by one.
 
-// maxLabelCandidates bounds the points a label filter's postings may name
-// for its query to read them (each a row read and checked, ~2–3 µs);
-// more leave the query to the other paths.
-const maxLabelCandidates = 20_000
-
 // labelPostingFilters returns the filters of q the label postings answer:
-// a text equality or in-list (at most maxResolvedValues values, each
+// a text equality or in-list (at most index.MaxResolvedValues values, each
 // indexable) on a label whose key is not reserved, which every match must
 // pass (not one of several filters of which any one may hold).
-func labelPostingFilters(q warehouse.MetricQuery) []postingFilter {
+func labelPostingFilters(q warehouse.MetricQuery) []index.PostingFilter {
 	if q.Or && len(q.Filters) > 1 {
 		return nil
 	}
-	var out []postingFilter
+	var out []index.PostingFilter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveMetricField(f.Field)
-		if ref.Kind != warehouse.KindLabel || ref.Key == "" || reservedKey(ref.Key) {
+		if ref.Kind != warehouse.KindLabel || ref.Key == "" || index.ReservedKey(ref.Key) {
 			continue
 		}
-		if values, ok := textEqualityValues(f, maxResolvedValues); ok {
-			out = append(out, postingFilter{index: i, key: jsonKey(ref.Key), values: values})
+		if values, ok := index.TextEqualityValues(f, index.MaxResolvedValues); ok {
+			out = append(out, index.PostingFilter{Index: i, Key: index.JSONKey(ref.Key), Values: values})
 		}
 	}
 	return out
 }
 
-// labelCandidates returns the condition that narrows q to the points the
-// postings of its most selective label filter name ("seq IN (...)", a
-// superset of q's matches: the page and the count still check every
-// filter), with its arguments, for a page that ends at rank (offset +
-// limit) within snapshot; ok is false when q has no such filter, its
-// postings name more than maxLabelCandidates points, q's range reaches
-// the event times of points stored before the postings, or the other
-// paths cost less (see cheaperInOrder).
-func labelCandidates(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, rank, snapshot int64) (cond string, args []any, ok bool, err error) {
+// labelStats returns the filters of q whose label postings a read may
+// take its candidates from (labelPostingFilters, less the keys
+// point_counts leaves out in one of q's environments), the postings of
+// q's range, and their estimates, in st (index.PointStats.Labels): they
+// stop at the first filter of no point.
+func labelStats(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, st *index.PointStats) ([]index.PostingFilter, index.PostingRange, error) {
 	filters := labelPostingFilters(q)
 	for _, env := range q.Environments {
 		uncounted, err := uncountedKeys(ctx, tx, env)
 		if err != nil {
-			return "", nil, false, fmt.Errorf("label postings: %w", err)
+			return nil, index.PostingRange{}, fmt.Errorf("label postings: %w", err)
 		}
 		// Since its key went uncounted, a label's values are not listed.
-		filters = slices.DeleteFunc(filters, func(f postingFilter) bool { return uncounted[f.key] })
+		filters = slices.DeleteFunc(filters, func(f index.PostingFilter) bool { return uncounted[f.Key] })
 	}
 	if len(filters) == 0 {
-		return "", nil, false, nil
+		return nil, index.PostingRange{}, nil
 	}
 	r, err := readPostingRange(ctx, tx, pointPostingTables, q.Environments, q.FromMs, q.ToMs)
 	if err != nil {
-		return "", nil, false, fmt.Errorf("label postings: %w", err)
+		return nil, r, fmt.Errorf("label postings: %w", err)
 	}
-	best, fewest := -1, int64(maxLabelCandidates)
-	if len(r.runs) == 0 { // no list reaches the range: no candidate
-		best, fewest = 0, 0
-	}
-	for i, f := range filters {
-		if fewest == 0 {
+	st.LabelRuns = len(r.Runs) > 0
+	for _, f := range filters {
+		sums, err := estimatePostings(ctx, tx, r, f)
+		if err != nil {
+			return nil, r, fmt.Errorf("label postings: %w", err)
+		}
+		st.Labels = append(st.Labels, index.PostingStat{Name: f.String(), Listed: sums.reach})
+		if sums.reach == 0 {
 			break
 		}
-		sums, err := r.estimate(ctx, tx, f)
-		if err != nil {
-			return "", nil, false, fmt.Errorf("label postings: %w", err)
-		}
-		if sums.reach <= fewest {
-			best, fewest = i, sums.reach
-		}
 	}
-	if best < 0 {
-		return "", nil, false, nil
-	}
-	if cheaper, err := cheaperInOrder(ctx, tx, q, fewest, rank, snapshot); err != nil || cheaper {
-		return "", nil, false, err
-	}
-	sub, args := r.candidatesSQL(filters[best])
-	return "seq IN (" + sub + ")", args, true, nil
-}
-
-// cheaperInOrder reports whether q's page and total cost less without
-// its label's candidates (about n points to read, sort and count): when
-// point_counts gives the total (one label filter, no name), a
-// page read in time or value order stops after about rank / s points,
-// s = n / the range's points, the label's share, each an index entry and
-// a row, about twice a candidate's cost (measured: 1 000 000 points, a
-// 10 % label over a day, first page 33 ms in value order against 60 ms
-// from its 14 300 candidates; at offset 1 000, 104 against 67). So the
-// candidates win when n² < 2 · rank · points. Otherwise the total is
-// counted point by point on every path, and n is at most what any other
-// path reads for it.
-func cheaperInOrder(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, n, rank, snapshot int64) (bool, error) {
-	if _, counted := pointCountPlan(q); !counted {
-		return false, nil
-	}
-	all := q
-	all.Filters, all.Or = nil, false
-	w := dialect.MetricSelection(all)
-	w.Add("seq <= ?", snapshot)
-	points, err := countPoints(ctx, tx, all, w, nil, snapshot)
-	if err != nil {
-		return false, fmt.Errorf("label postings: %w", err)
-	}
-	return float64(n)*float64(n) >= 2*float64(rank)*float64(points), nil
+	return filters, r, nil
 }
 
 // labelLists picks the label postings a write of points lists: not those
 // of a key point_counts leaves out in the point's environment (an id,
 // with a value for every point or two, would add a list each; filters on
-// such a key read the points, see labelCandidates).
+// such a key read the points, see labelStats).
 type labelLists struct {
 	// uncounted reads the keys point_counts leaves out in the write's
 	// transaction.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // inReadTx runs f in a read transaction of st.
@@ -28,12 +29,12 @@ func inReadTx[T any](t *testing.T, st *Store, f func(tx *sql.Tx) (T, error)) T {
 }
 
 // usesLabelPostings reports whether q's pages read the points a label's
-// postings name (labelCandidates).
+// postings name (planPoints: index.PointCandidates).
 func usesLabelPostings(t *testing.T, st *Store, q warehouse.MetricQuery) bool {
 	t.Helper()
 	return inReadTx(t, st, func(tx *sql.Tx) (bool, error) {
-		_, _, ok, err := labelCandidates(context.Background(), tx, q, int64(q.Limit), math.MaxInt64)
-		return ok, err
+		plan, err := planPoints(context.Background(), tx, q, int64(q.Limit), math.MaxInt64)
+		return plan.Access == index.PointCandidates, err
 	})
 }
 
@@ -60,7 +61,7 @@ func TestLabelFiltersResolved(t *testing.T) {
 	start := int64(1_790_000_000_000)
 	rng := rand.New(rand.NewPCG(9, 10))
 	for k := range 6 {
-		if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 60, start+int64(k)*hourMs, start+int64(k+1)*hourMs)); err != nil {
+		if err := st.WriteMetricPoints(ctx, testPoints(rng, "a", 60, start+int64(k)*index.HourMs, start+int64(k+1)*index.HourMs)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,8 +87,8 @@ func TestLabelFiltersResolved(t *testing.T) {
 		{attr("request.id", warehouse.OpContains, "a1"), false}, // uncounted: an id
 	} {
 		for _, r := range []struct{ from, to int64 }{
-			{0, 0}, {start + hourMs/2, start + 3*hourMs + hourMs/6}, {start + 2*hourMs, 0}, {start + 5*hourMs + 1, start + 6*hourMs - 1},
-			{start + 10*hourMs, 0}, // no point: nothing passes
+			{0, 0}, {start + index.HourMs/2, start + 3*index.HourMs + index.HourMs/6}, {start + 2*index.HourMs, 0}, {start + 5*index.HourMs + 1, start + 6*index.HourMs - 1},
+			{start + 10*index.HourMs, 0}, // no point: nothing passes
 		} {
 			q := warehouse.MetricQuery{Environments: []string{"a"}, FromMs: r.from, ToMs: r.to, Limit: 9, Desc: true,
 				SortBy: warehouse.MetricSortNumericValue, Filters: []warehouse.Filter{c.f}}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // Filters on a label or a point attribute other than text equality
@@ -26,24 +27,24 @@ var pointValuesDialect = dialectOf(func(string) (value, exists sqlfilter.Expr) {
 })
 
 // resolvePointFilters returns q with each filter on a label or a point
-// attribute that only an in-list can stand for (resolvableOperator)
+// attribute that only an in-list can stand for (index.ResolvableOperator)
 // replaced by the in-list of its key's values, in the hours of q's range,
 // that pass it; a filter whose key point_counts leaves out in one of q's
-// environments, or that more than maxResolvedValues values pass, stays as
+// environments, or that more than index.MaxResolvedValues values pass, stays as
 // it is.
 func resolvePointFilters(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery) (warehouse.MetricQuery, error) {
 	var filters []warehouse.Filter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveMetricField(f.Field)
-		if ref.Key == "" || !resolvableOperator(f) {
+		if ref.Key == "" || !index.ResolvableOperator(f) {
 			continue
 		}
 		var key string // as point_counts names it
 		switch {
-		case ref.Kind == warehouse.KindLabel && !reservedLabelKey(ref.Key):
-			key = jsonKey(ref.Key)
+		case ref.Kind == warehouse.KindLabel && !index.ReservedLabelKey(ref.Key):
+			key = index.JSONKey(ref.Key)
 		case ref.Kind == warehouse.KindPointAttribute:
-			key = attributeCountKey(jsonKey(ref.Key))
+			key = index.AttributeCountKey(index.JSONKey(ref.Key))
 		default:
 			continue
 		}
@@ -68,7 +69,7 @@ func resolvePointFilters(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuer
 // resolvePointValues returns the values point_counts records under key
 // (ref's) that pass f in the hours of q's range holding points of q's
 // environments (ok false: the key is uncounted in one of them, the range
-// spans more than maxResolvedHours, or more than maxResolvedValues values
+// spans more than index.MaxResolvedHours, or more than index.MaxResolvedValues values
 // pass).
 func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery, f warehouse.Filter,
 	ref warehouse.FieldRef, key string) (values []string, ok bool, err error) {
@@ -93,13 +94,13 @@ func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery
 		if !ok || earliest > to {
 			continue
 		}
-		first, last = min(first, hourOf(earliest)), max(last, hourOf(to))
+		first, last = min(first, index.HourOf(earliest)), max(last, index.HourOf(to))
 		envs = append(envs, env)
 	}
 	if len(envs) == 0 {
 		return []string{}, true, nil // no point in the range: nothing passes
 	}
-	if last-first >= maxResolvedHours {
+	if last-first >= index.MaxResolvedHours {
 		return nil, false, nil
 	}
 	cond := pointValuesDialect.Cond(f, ref)
@@ -111,12 +112,12 @@ func resolvePointValues(ctx context.Context, tx *sql.Tx, q warehouse.MetricQuery
 		args = append(args, q.MetricSource)
 	}
 	query += ` WHERE ` + cond.SQL + ` LIMIT ?`
-	args = append(append(args, cond.Args...), maxResolvedValues+1)
+	args = append(append(args, cond.Args...), index.MaxResolvedValues+1)
 	values, err = queryColumn[string](ctx, tx, query, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("label values: %w", err)
 	}
-	if len(values) > maxResolvedValues {
+	if len(values) > index.MaxResolvedValues {
 		return nil, false, nil
 	}
 	return values, true, nil

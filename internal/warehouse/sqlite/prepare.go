@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // prepared is the encoding of one span that WriteSpans stores: everything
@@ -64,22 +65,22 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 	resourceHashes := resource.resourceHashes()
 	p.hashes = make([]int64, 0, 1+len(cols)+2*len(sp.SpanAttributes)+len(resourceHashes))
 	p.hashes = append(p.hashes, resourceHashes...)
-	p.hashes = append(p.hashes, postingHash(traceIDKey, sp.TraceID))
+	p.hashes = append(p.hashes, index.PostingHash(index.TraceIDKey, sp.TraceID))
 	for i, v := range cols {
-		if indexable(v) {
-			p.hashes = append(p.hashes, postingHash(columnKeys[i], v))
+		if index.Indexable(v) {
+			p.hashes = append(p.hashes, index.PostingHash(columnKeys[i], v))
 		}
 	}
 	p.values = make([]attrValue, 0, len(sp.SpanAttributes))
 	for key, v := range sp.SpanAttributes {
-		if reservedKey(key) {
+		if index.ReservedKey(key) {
 			continue
 		}
-		stored := jsonKey(key)
-		p.hashes = append(p.hashes, keyPostingHash(stored))
+		stored := index.JSONKey(key)
+		p.hashes = append(p.hashes, index.KeyPostingHash(stored))
 		var h int64
-		if indexable(v) {
-			h = postingHash(key, v)
+		if index.Indexable(v) {
+			h = index.PostingHash(key, v)
 			p.hashes = append(p.hashes, h)
 		}
 		p.values = append(p.values, dictionaryEntry(key, stored, v, h))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // Retention on SQLite (README.md, "Retention"): a background job deletes
@@ -379,7 +380,7 @@ func (s *Store) pruneValues(ctx context.Context, bound int64) error {
 	for _, t := range []struct{ table, key string }{{"span_values", "hour, key_hash, seq"},
 		{"span_value_gaps", "hour, key_hash"}} {
 		if err := s.deleteInBatches(ctx, `DELETE FROM `+t.table+` WHERE (`+t.key+`) IN
-			(SELECT `+t.key+` FROM `+t.table+` WHERE hour < ? LIMIT ?)`, hourOf(bound)); err != nil {
+			(SELECT `+t.key+` FROM `+t.table+` WHERE hour < ? LIMIT ?)`, index.HourOf(bound)); err != nil {
 			return fmt.Errorf("attribute values: %w", err)
 		}
 	}
@@ -389,15 +390,15 @@ func (s *Store) pruneValues(ctx context.Context, bound int64) error {
 // pruneRuns deletes the runs of t that list only rows older than bound
 // (the deletion bound just applied to their table). Every row they list
 // is deleted, or hidden from every pagination and deleted by the next run.
-func (s *Store) pruneRuns(ctx context.Context, t postingTables, bound int64) error {
+func (s *Store) pruneRuns(ctx context.Context, t index.PostingTables, bound int64) error {
 	for {
 		var run int64
-		err := s.writer.QueryRowContext(ctx, `SELECT run FROM `+t.runs+` WHERE max_ts < ? ORDER BY run LIMIT 1`, bound).Scan(&run)
+		err := s.writer.QueryRowContext(ctx, `SELECT run FROM `+t.Runs+` WHERE max_ts < ? ORDER BY run LIMIT 1`, bound).Scan(&run)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", t.runs, mapErr(err))
+			return fmt.Errorf("%s: %w", t.Runs, mapErr(err))
 		}
 		if err := s.deleteRun(ctx, t, run); err != nil {
 			return err
@@ -407,13 +408,13 @@ func (s *Store) pruneRuns(ctx context.Context, t postingTables, bound int64) err
 
 // deleteRun deletes a run of t, its rows in batches (the last batch with
 // the run's own row).
-func (s *Store) deleteRun(ctx context.Context, t postingTables, run int64) error {
-	if err := s.deleteInBatches(ctx, `DELETE FROM `+t.lists+` WHERE (run, environment, hash, base) IN
-		(SELECT run, environment, hash, base FROM `+t.lists+` WHERE run = ? LIMIT ?)`, run); err != nil {
-		return fmt.Errorf("%s run %d: %w", t.runs, run, err)
+func (s *Store) deleteRun(ctx context.Context, t index.PostingTables, run int64) error {
+	if err := s.deleteInBatches(ctx, `DELETE FROM `+t.Lists+` WHERE (run, environment, hash, base) IN
+		(SELECT run, environment, hash, base FROM `+t.Lists+` WHERE run = ? LIMIT ?)`, run); err != nil {
+		return fmt.Errorf("%s run %d: %w", t.Runs, run, err)
 	}
-	if _, err := s.writer.ExecContext(ctx, `DELETE FROM `+t.runs+` WHERE run = ?`, run); err != nil {
-		return fmt.Errorf("%s run %d: %w", t.runs, run, mapErr(err))
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM `+t.Runs+` WHERE run = ?`, run); err != nil {
+		return fmt.Errorf("%s run %d: %w", t.Runs, run, mapErr(err))
 	}
 	return nil
 }

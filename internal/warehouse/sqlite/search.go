@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // Full-text search (SpanQuery.Text) reads span_text, the unicode61 (word)
@@ -21,7 +22,7 @@ import (
 //   - few matches (at most maxIndexCandidates, and fewer than a
 //     time-sorted page would read on the time index): the matches are the
 //     candidates, read and sorted like an equality filter's postings
-//     (accessText);
+//     (index.Text, index.PlanText);
 //   - many: the planner's access for the other conditions, each span
 //     checked against the matches on the way; the bucket walk checks the
 //     entries it reads in memory (sel.keepText) before it reads spans.
@@ -91,35 +92,16 @@ func (s *Store) planText(ctx context.Context, tx querier, q warehouse.SpanQuery,
 	if err != nil {
 		return err
 	}
-	n := int64(len(seqs))
-	plan.textSpans = n
+	var few bool
+	plan.SpanPlan, few = index.PlanText(plan.SpanPlan, q, int64(len(seqs)), s.maxIndexCandidates)
 	sel.textSeqs = seqs
-	plan.selectivity = min(float64(max(n, 1))/float64(max(plan.rangeSpans, 1)), plan.selectivity)
-	// Few matches are read as candidates (a row each), unless the page is
-	// time-sorted and the time index reaches a page of them sooner (its
-	// entries of limit / share of the range).
-	few := n <= int64(s.maxIndexCandidates)
-	if few && q.SortBy == warehouse.SortTimestamp && plan.access == accessTimeIndex {
-		walk := float64(q.Limit+1) * float64(max(plan.rangeSpans, 1)) / float64(max(n, 1)) * costEntry
-		few = float64(n)*costSpan < walk
-	}
 	if few {
 		// The matches themselves: evaluating the search again may cost
 		// more (a phrase of common words: ~50 ms).
-		plan.access = accessText
 		sel.text.Add("seq IN (SELECT value FROM json_each(?))", seqsJSON(seqs))
 		return nil
 	}
 	sel.text.Add("seq IN ("+textCandidates+")", plan.textMatch, snapshot)
-	switch plan.access {
-	case accessHourWalk: // one statement a window
-		plan.access = accessTimeIndex
-		if plan.post != nil && plan.postSpans <= int64(s.maxIndexCandidates) {
-			plan.access = accessCandidates
-		}
-	case accessNameMerge: // reads no filter
-		plan.access = accessTimeIndex
-	}
 	return nil
 }
 
@@ -141,12 +123,12 @@ func (sel spanSelect) keepText(entries []warehouse.SpanKey) []warehouse.SpanKey 
 // countText is total_results of a search: the matches of the candidates,
 // or of the range read on the time index.
 func (p spanPlan) countText(ctx context.Context, tx querier, sel spanSelect) (int64, error) {
-	if p.textSpans == 0 {
+	if p.TextSpans == 0 {
 		return 0, nil
 	}
 	where, args := sel.match()
 	query := "SELECT count(*) FROM spans INDEXED BY spans_env_time WHERE " + where
-	if p.access == accessText || p.textSpans*costSpan < p.rangeSpans*costEntry {
+	if p.CountTextByMatches() {
 		query = "SELECT count(*) FROM spans NOT INDEXED WHERE " + where
 	}
 	var n int64

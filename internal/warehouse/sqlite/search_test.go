@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
@@ -59,7 +60,7 @@ func TestSearchPathsAgree(t *testing.T) {
 			slices.Sort(want)
 			collect := func(maxCandidates int) (ids []string, total int64) {
 				st.maxIndexCandidates = maxCandidates
-				defer func() { st.maxIndexCandidates = defaultMaxIndexCandidates }()
+				defer func() { st.maxIndexCandidates = index.DefaultMaxCandidates }()
 				q := q
 				for {
 					page, err := st.QuerySpans(ctx, q)
@@ -76,7 +77,7 @@ func TestSearchPathsAgree(t *testing.T) {
 					q.Cursor = page.NextCursor
 				}
 			}
-			few, fewTotal := collect(defaultMaxIndexCandidates)
+			few, fewTotal := collect(index.DefaultMaxCandidates)
 			many, manyTotal := collect(0)
 			if len(few) == 0 || !slices.Equal(few, many) || fewTotal != manyTotal || fewTotal != int64(len(few)) {
 				t.Fatalf("candidates: %d spans (total %d); probe: %d spans (total %d); want the same, non-empty",

@@ -10,255 +10,88 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
-// spanAccess is how ReadSpans finds the spans of a page. Each reads what
-// the page needs, not what the query matches, where the data allows; the
-// planner (planSpans) picks the cheapest by the counts the store keeps.
-type spanAccess int
-
-const (
-	// accessTimeIndex walks the time index in (timestamp, seq) order: a
-	// time-sorted page reads its spans and those the filters reject on
-	// the way. For other sort keys it reads every span of the range and
-	// sorts them (small ranges).
-	accessTimeIndex spanAccess = iota
-	// accessHourWalk reads one equality filter's postings hour by hour in
-	// time order and stops once the page is full (time-sorted pages of a
-	// selective filter).
-	accessHourWalk
-	// accessCandidates reads every span one equality filter's postings
-	// list in the range and sorts them (other sort keys, selective
-	// filter).
-	accessCandidates
-	// accessSortIndex walks the sort key's index (sortIndexes) from the
-	// cursor on, range and filters checked on the way, and stops once the
-	// page is full (other sort keys, large ranges).
-	accessSortIndex
-	// accessNameMerge reads each hour of the range in (span_name, seq)
-	// order, each only as far as it can still enter the page, and merges
-	// them (pages sorted by span name without filters, ranges of hours).
-	accessNameMerge
-	// accessText reads the spans of a full-text search's matches (few:
-	// see search.go) and sorts them.
-	accessText
-)
-
-// sortIndex is the index of a sort key other than time.
-// An exact index is in (column, seq) order; a bucketed one in (bucket,
-// seq) order, bucket an SQL expression of the column, so a read sorts
-// each bucket it needs by the column.
-type sortIndex struct {
-	name   string
-	bucket string // "" for an exact index
-}
-
-var sortIndexes = map[warehouse.SortKey]sortIndex{
-	warehouse.SortDuration:      {"spans_env_duration", numberBucket("duration")},
-	warehouse.SortTotalTokens:   {"spans_env_tokens", numberBucket("total_tokens")},
-	warehouse.SortTraceID:       {"spans_env_trace", traceBucket},
-	warehouse.SortWorkflowName:  {"spans_env_workflow", ""},
-	warehouse.SortEntityName:    {"spans_env_entity", ""},
-	warehouse.SortResponseModel: {"spans_env_model", ""},
-}
-
-// numberBucket is the bucket expression of a numeric column in its sort
-// index (00001_v0_1_0.sql holds the same text): 16 linear buckets per
-// factor of 16 from 0 on (width 16 below 256, 256 below 4 096, 4 096
-// below 65 536, ...), -1 for negative values. Monotone in the value. (8
-// per factor were too few: a week's top bucket of durations spread up to
-// 30 s held 18 % of the week, a page sorted by duration read all of it.)
-func numberBucket(col string) string {
-	var b strings.Builder
-	b.WriteString("(CASE WHEN " + col + " < 0 THEN -1")
-	base, limit, width := 0, 256, 16
-	for range 6 {
-		fmt.Fprintf(&b, " WHEN %s < %d THEN %d + %s / %d", col, limit, base, col, width)
-		base, limit, width = base+16, limit*16, width*16
-	}
-	fmt.Fprintf(&b, " ELSE %d + %s / %d END)", base, col, width)
-	return b.String()
-}
-
-// traceBucket is the bucket of a trace id in its sort index
-// (00001_v0_1_0.sql holds the same text): its first hex digit, 0 to 15, by
-// comparisons (monotone in string order; an id of other characters falls
-// in the bucket of its place among them).
-var traceBucket = hexDigitBucket("trace_id")
-
-// hexDigitBucket is the CASE expression of col's first hex digit (0–15).
-func hexDigitBucket(col string) string {
-	const digits = "0123456789abcdef"
-	var b strings.Builder
-	b.WriteString("(CASE")
-	for i := range len(digits) - 1 {
-		fmt.Fprintf(&b, " WHEN %s < '%c' THEN %d", col, digits[i+1], i)
-	}
-	fmt.Fprintf(&b, " ELSE %d END)", len(digits)-1)
-	return b.String()
-}
-
-// bucketHour is the hour of a span's start in the bucketed sort indexes
-// (their third column): integer division, as in 00001_v0_1_0.sql.
-const bucketHour = "timestamp / 3600000"
-
-// defaultMaxIndexCandidates bounds the spans a page of a sort other than
-// time takes from the postings; a filter listing more spans than that in
-// the range is read another way.
-const defaultMaxIndexCandidates = 20000
-
-// Relative costs of the planner, in units of one index entry read
-// (measured on a 1 000 000-span store: an index entry ~0.1 µs, a span
-// read in order ~1 µs, a span read at random with a JSON attribute check
-// ~3 µs).
-const (
-	costEntry = 1.0
-	costRow   = 10.0
-	costSpan  = 30.0
-	// unknownSelectivity is assumed of filters the postings cannot
-	// estimate.
-	unknownSelectivity = 0.2
-	// bucketShare: a bucket of a bucketed index holds about one in
-	// bucketShare of an environment's entries (the top ones of spread
-	// values more).
-	bucketShare = 8
-)
-
-// spanPlan is the planner's choice for one read.
+// spanPlan is the planner's choice for one read (index.PlanSpans) and
+// what executing it needs: the range's postings and the filters they
+// answer, whose estimates the planner chose by.
 type spanPlan struct {
-	access spanAccess
-	// rangeSpans counts the spans of the range (exactly, from
-	// span_counts).
-	rangeSpans int64
-	// post is the most selective equality filter the postings answer
-	// (nil: none), listing about postSpans spans in the range.
-	post      *postingFilter
-	postSpans int64
-	postSums  postingSums // post's, from estimate
-	pr        postingRange
-	// selectivity estimates the share of the range's spans that match.
-	selectivity float64
-	// textMatch is the FTS5 query of a full-text search ("" none);
-	// textSpans counts its matches in the index, up to one more than
-	// maxIndexCandidates.
+	index.SpanPlan
+	pr index.PostingRange
+	// posts are the filters the postings answer in the range, sums their
+	// lists' lengths (index.SpanStats.Postings); SpanPlan.Post picks one.
+	posts []index.PostingFilter
+	sums  []postingSums
+	// textMatch is the FTS5 query of a full-text search ("" none).
 	textMatch string
-	textSpans int64
 }
 
-// planSpans chooses the access of a read of q (range already raised to
-// the retention cutoff) within the read transaction tx.
+// post returns the filter whose postings the plan reads or estimates by
+// (nil: none).
+func (p spanPlan) post() *index.PostingFilter {
+	if !p.HasPost() {
+		return nil
+	}
+	return &p.posts[p.Post]
+}
+
+// postSums returns the lengths of post's lists (zero without one).
+func (p spanPlan) postSums() postingSums {
+	if !p.HasPost() {
+		return postingSums{}
+	}
+	return p.sums[p.Post]
+}
+
+// planSpans gathers the statistics of a read of q (range already raised
+// to the retention cutoff) within the read transaction tx, and plans it
+// (index.PlanSpans).
 func (s *Store) planSpans(ctx context.Context, tx querier, q warehouse.SpanQuery, snapshot int64) (spanPlan, error) {
 	var p spanPlan
+	st := index.SpanStats{MaxCandidates: s.maxIndexCandidates}
 	var err error
-	if p.rangeSpans, err = countRange(ctx, tx, q.Environments, q.FromMs, q.ToMs, snapshot); err != nil {
+	if st.RangeSpans, err = countRange(ctx, tx, q.Environments, q.FromMs, q.ToMs, snapshot); err != nil {
 		return p, err
 	}
 	if p.pr, err = s.postingRange(ctx, tx, q); err != nil {
 		return p, err
 	}
-	if s.maxIndexCandidates > 0 && len(p.pr.runs) > 0 {
+	if s.maxIndexCandidates > 0 && len(p.pr.Runs) > 0 {
 		resolved, err := resolveFilters(ctx, tx, q, p.pr)
 		if err != nil {
 			return p, err
 		}
 		for _, f := range append(postingFilters(q), resolved...) {
-			if !p.pr.holds(f) {
+			if !p.pr.Holds(f) {
 				continue
 			}
-			sums, err := p.pr.estimate(ctx, tx, f)
+			sums, err := estimatePostings(ctx, tx, p.pr, f)
 			if err != nil {
 				return p, err
 			}
-			if p.post == nil || sums.reach < p.postSpans {
-				p.post, p.postSpans, p.postSums = &f, sums.reach, sums
-			}
+			p.posts, p.sums = append(p.posts, f), append(p.sums, sums)
+			st.Postings = append(st.Postings, index.PostingStat{Name: f.String(), Listed: sums.reach})
 		}
 	}
-	limit := float64(q.Limit + 1)
-	inRange := float64(max(p.rangeSpans, 1))
-	// The selectivity of the filters, as far as known.
-	sel := 1.0
-	switch {
-	case p.post != nil:
-		sel = max(float64(p.postSpans), 1) / inRange
-	case len(q.Filters) > 0:
-		sel = unknownSelectivity
-	}
-	p.selectivity = min(sel, 1)
-	if q.SortBy == warehouse.SortTimestamp {
-		if p.post == nil {
-			return p, nil
-		}
-		// The time index reads about limit / selectivity spans; the walk
-		// reads the candidates of the hours it needs, at least one.
-		lo, hi := p.pr.bounds()
-		hours := float64(max((hi-lo)/hourMs+1, 1))
-		if max(limit, float64(p.postSpans)/hours) < limit/sel {
-			p.access = accessHourWalk
-		}
-		return p, nil
-	}
-	if q.SortBy == warehouse.SortSpanName && len(q.Filters) == 0 {
-		// The time index's entries of the range, sorted, or the top of
-		// each hour's entries by name, merged (a seek per hour).
-		lo, hi, ok, err := spanTimes(ctx, tx, q)
-		if err != nil {
+	st.PostingFrom, st.PostingTo = p.pr.Bounds()
+	if index.NeedsSpanTimes(q) {
+		if st.Earliest, st.Latest, st.HasSpans, err = spanTimes(ctx, tx, q); err != nil {
 			return p, err
 		}
-		hours := 0.0
-		if ok {
-			hours = float64(hi/hourMs - lo/hourMs + 1)
+	}
+	if index.NeedsAllSpans(q) {
+		if st.AllSpans, err = totalSpans(ctx, tx, q.Environments); err != nil {
+			return p, err
 		}
-		if ok && hours*(limit+costRow) < inRange*costEntry {
-			p.access = accessNameMerge
-		}
-		return p, nil
 	}
-	if _, ok := sortIndexes[q.SortBy]; !ok {
-		// No index of its own: the range on the time index.
-		if p.post != nil && p.postSpans <= int64(s.maxIndexCandidates) && float64(p.postSpans)*costSpan < inRange*costRow {
-			p.access = accessCandidates
-		}
-		return p, nil
-	}
-	all, err := totalSpans(ctx, tx, q.Environments)
-	if err != nil {
-		return p, err
-	}
-	perRow := costRow
-	if len(q.Filters) > 0 {
-		perRow = costSpan
-	}
-	best := inRange * perRow // every span of the range, sorted
-	// The sort index reads limit / (share of the range × selectivity)
-	// entries, and the spans of those in range to check the filters.
-	share := inRange / float64(max(all, 1))
-	walk := limit / (share * sel) * costEntry
-	if sortIndexes[q.SortBy].bucket != "" {
-		// A bucketed index is read a bucket at a time, the range's hours
-		// of it: a share of the range's entries at least.
-		walk = max(walk, inRange/bucketShare*costEntry)
-	} else {
-		// An exact index holds each value's entries in time order: a
-		// range within the time the first value spans is reached after
-		// the entries before it, up to a value's share of all.
-		walk = max(walk, float64(all)/bucketShare*(1-share)*costEntry)
-	}
-	if len(q.Filters) > 0 {
-		walk += limit / sel * costSpan
-	}
-	if walk < best {
-		p.access, best = accessSortIndex, walk
-	}
-	if p.post != nil && p.postSpans <= int64(s.maxIndexCandidates) && float64(p.postSpans)*costSpan < best {
-		p.access = accessCandidates
-	}
+	p.SpanPlan = index.PlanSpans(q, st)
 	return p, nil
 }
 
-// postingRange returns the postings of q's range: the runs that list
+// index.PostingRange returns the postings of q's range: the runs that list
 // spans of it.
-func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (postingRange, error) {
+func (s *Store) postingRange(ctx context.Context, tx querier, q warehouse.SpanQuery) (index.PostingRange, error) {
 	return readPostingRange(ctx, tx, spanPostingTables, q.Environments, q.FromMs, q.ToMs)
 }
 
@@ -356,12 +189,13 @@ func (s *Store) ReadSpans(ctx context.Context, r warehouse.SpanRead) (warehouse.
 	out.Seqs = make([]int64, 0, min(r.Limit, 64))
 	budget := warehouse.NewPageBudget(r.MaxBytes)
 	switch {
-	case plan.access == accessHourWalk:
+	case plan.Access == index.HourWalk:
 		err = s.walkHours(ctx, tx, plan, sel, r, &out, &budget)
-	case plan.access == accessNameMerge:
+	case plan.Access == index.NameMerge:
 		err = mergeNames(ctx, tx, sel, q, r, &out, &budget)
-	case plan.access == accessSortIndex && sortIndexes[q.SortBy].bucket != "":
-		err = walkBuckets(ctx, tx, sortIndexes[q.SortBy], sel, plan.selectivity, q, r, &out, &budget)
+	case plan.Access == index.SortWalk && sortBucketed(q.SortBy):
+		idx, _ := index.SortIndexOf(q.SortBy)
+		err = walkBuckets(ctx, tx, idx, sel, plan.Selectivity, q, r, &out, &budget)
 	default:
 		query, args, bySeq := plan.pageSQL(sel, q, r.Limit)
 		if bySeq {
@@ -408,15 +242,16 @@ func (s *Store) readTx(ctx context.Context, op string) (*sql.Tx, error) {
 // Otherwise the rows come in an index's order, read as they stream.
 func (p spanPlan) pageSQL(sel spanSelect, q warehouse.SpanQuery, limit int) (query string, args []any, bySeq bool) {
 	where, args := sel.where()
-	switch p.access {
-	case accessText:
+	switch p.Access {
+	case index.Text:
 		return "SELECT seq FROM spans NOT INDEXED WHERE " + where + sel.order() + " LIMIT ?", append(args, limit), true
-	case accessCandidates:
-		cand, candArgs := p.pr.candidatesSQL(*p.post)
+	case index.Candidates:
+		cand, candArgs := p.pr.CandidatesSQL(*p.post())
 		return "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND " + where +
 			sel.order() + " LIMIT ?", append(append(candArgs, args...), limit), true
-	case accessSortIndex:
-		return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY " + sortIndexes[q.SortBy].name + " WHERE " +
+	case index.SortWalk:
+		idx, _ := index.SortIndexOf(q.SortBy)
+		return "SELECT " + selectSpanColumns + " FROM spans INDEXED BY " + idx.Name + " WHERE " +
 			where + sel.order() + " LIMIT ?", append(args, limit), false
 	}
 	if q.SortBy == warehouse.SortSpanName {
@@ -462,7 +297,7 @@ func readSpansOfSeqs(ctx context.Context, tx querier, query string, args []any, 
 // page is full (by count or budget) or the postings end.
 func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanSelect, r warehouse.SpanRead,
 	out *warehouse.SpanRows, budget *warehouse.PageBudget) error {
-	lo, hi := p.pr.bounds()
+	lo, hi := p.pr.Bounds()
 	desc := sel.dir == "DESC"
 	if !r.First {
 		if desc {
@@ -472,9 +307,9 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 		}
 	}
 	where, args := sel.where()
-	width := int64(hourMs)
-	if perHour := float64(p.postSpans) / float64(max((hi-lo)/hourMs, 1)); perHour > 0 {
-		if w := float64(r.Limit) / perHour * hourMs; w < float64(hi-lo) {
+	width := int64(index.HourMs)
+	if perHour := float64(p.PostSpans) / float64(max((hi-lo)/index.HourMs, 1)); perHour > 0 {
+		if w := float64(r.Limit) / perHour * index.HourMs; w < float64(hi-lo) {
 			width = max(width, int64(w))
 		} else {
 			width = max(width, hi-lo+1)
@@ -487,7 +322,7 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 		} else if !desc && hi-lo >= width {
 			b = lo + width - 1
 		}
-		cand, candArgs := p.pr.cut(a, b).candidatesSQL(*p.post)
+		cand, candArgs := p.pr.Cut(a, b).CandidatesSQL(*p.post())
 		// The window's page sorted by sequence number alone (SQLite's
 		// sorter then holds no whole rows), its spans read after.
 		query := "SELECT seq FROM spans NOT INDEXED WHERE seq IN (" + cand + ") AND timestamp >= ? AND timestamp <= ? AND " +
@@ -515,11 +350,11 @@ func (s *Store) walkHours(ctx context.Context, tx querier, p spanPlan, sel spanS
 // (countByBucket), else by counting the matches on the cheapest path.
 func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, sel spanSelect, snapshot int64) (int64, error) {
 	if len(q.Filters) == 0 {
-		return p.rangeSpans, nil
+		return p.RangeSpans, nil
 	}
-	if len(q.Filters) == 1 && p.post != nil {
+	if len(q.Filters) == 1 && p.HasPost() {
 		cond := spanFilters(q.Filters)[0]
-		return p.pr.count(ctx, tx, *p.post, p.postSums, cond.SQL, cond.Args, snapshot)
+		return countPostings(ctx, tx, p.pr, *p.post(), p.postSums(), cond.SQL, cond.Args, snapshot)
 	}
 	if len(q.Filters) == 1 {
 		// not_equals / not_in match every span of the range but those
@@ -535,21 +370,21 @@ func (p spanPlan) count(ctx context.Context, tx querier, q warehouse.SpanQuery, 
 					return 0, err
 				}
 			}
-			if len(pf) == 1 && p.pr.holds(pf[0]) {
+			if len(pf) == 1 && p.pr.Holds(pf[0]) {
 				cond := spanFilters(fq.Filters)[0]
-				n, err := p.pr.count(ctx, tx, pf[0], postingSums{}, cond.SQL, cond.Args, snapshot)
-				return p.rangeSpans - n, err
+				n, err := countPostings(ctx, tx, p.pr, pf[0], postingSums{}, cond.SQL, cond.Args, snapshot)
+				return p.RangeSpans - n, err
 			}
 		}
 	}
-	if n, ok, err := countByBucket(ctx, tx, q, sel.base, p.rangeSpans); err != nil || ok {
+	if n, ok, err := countByBucket(ctx, tx, q, sel.base, p.RangeSpans); err != nil || ok {
 		return n, err
 	}
 	where, args := sel.match()
 	var query string
 	switch {
-	case p.post != nil && float64(p.postSpans)*costSpan < float64(p.rangeSpans)*costRow:
-		cand, candArgs := p.pr.candidatesSQL(*p.post)
+	case p.CountByCandidates():
+		cand, candArgs := p.pr.CandidatesSQL(*p.post())
 		query, args = "SELECT count(*) FROM spans NOT INDEXED WHERE seq IN ("+cand+") AND "+where, append(candArgs, args...)
 	default:
 		query = "SELECT count(*) FROM spans INDEXED BY spans_env_time WHERE " + where
@@ -622,7 +457,7 @@ func totalSpans(ctx context.Context, q querier, envs []string) (int64, error) {
 // a chunk at a time (SQLite keeps the top of a bucket, reading the index
 // alone), and their spans are checked against the filters in that order
 // until the page is full.
-func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect, selectivity float64, q warehouse.SpanQuery,
+func walkBuckets(ctx context.Context, tx querier, idx index.SortIndex, sel spanSelect, selectivity float64, q warehouse.SpanQuery,
 	r warehouse.SpanRead, out *warehouse.SpanRows, budget *warehouse.PageBudget) error {
 	col, numeric := q.SortBy.Column()
 	_, _, cmpOp := q.SortOrder()
@@ -640,7 +475,7 @@ func walkBuckets(ctx context.Context, tx querier, idx sortIndex, sel spanSelect,
 		}
 		where, args := joinWhere(sel.base, hours, after)
 		var entries []warehouse.SpanKey
-		entries, err = readBucket(ctx, tx, "SELECT seq, "+col+" FROM spans INDEXED BY "+idx.name+" WHERE "+idx.bucket+
+		entries, err = readBucket(ctx, tx, "SELECT seq, "+col+" FROM spans INDEXED BY "+idx.Name+" WHERE "+idx.Bucket+
 			" = ? AND "+where+sel.order()+" LIMIT ?", append(append([]any{b}, args...), chunk), numeric, nil)
 		if err != nil {
 			break
@@ -782,7 +617,7 @@ func readBucket(ctx context.Context, tx querier, query string, args []any, numer
 // firstBucket returns the bucket (an int64) a read starts in: the
 // cursor's, else the first in the sort direction; ok is false when envs
 // have no spans.
-func firstBucket(ctx context.Context, tx querier, idx sortIndex, col string, q warehouse.SpanQuery,
+func firstBucket(ctx context.Context, tx querier, idx index.SortIndex, col string, q warehouse.SpanQuery,
 	r warehouse.SpanRead) (b int64, ok bool, err error) {
 	if r.First {
 		return nextBucket(ctx, tx, idx, q.Environments, 0, false, q.Desc)
@@ -793,9 +628,9 @@ func firstBucket(ctx context.Context, tx querier, idx sortIndex, col string, q w
 
 // bucketOf returns the bucket of idx that value of column col falls in,
 // by the index's own expression.
-func bucketOf(ctx context.Context, tx querier, idx sortIndex, col string, value any) (int64, error) {
+func bucketOf(ctx context.Context, tx querier, idx index.SortIndex, col string, value any) (int64, error) {
 	var b int64
-	if err := tx.QueryRowContext(ctx, "SELECT "+idx.bucket+" FROM (SELECT ? AS "+col+")", value).Scan(&b); err != nil {
+	if err := tx.QueryRowContext(ctx, "SELECT "+idx.Bucket+" FROM (SELECT ? AS "+col+")", value).Scan(&b); err != nil {
 		return 0, fmt.Errorf("sort bucket: %w", mapErr(err))
 	}
 	return b, nil
@@ -805,31 +640,31 @@ func bucketOf(ctx context.Context, tx querier, idx sortIndex, col string, value 
 // column of the bucketed sort indexes.
 func rangeHours(q warehouse.SpanQuery) sqlfilter.Where {
 	var hours sqlfilter.Where
-	hours.Add(bucketHour+" >= ? / 3600000", q.FromMs)
+	hours.Add(index.BucketHour+" >= ? / 3600000", q.FromMs)
 	if q.ToMs != 0 {
-		hours.Add(bucketHour+" <= ? / 3600000", q.ToMs)
+		hours.Add(index.BucketHour+" <= ? / 3600000", q.ToMs)
 	}
 	return hours
 }
 
 // nextBucket returns the bucket after b in the sort direction (the first
 // one without b); ok is false after the last.
-func nextBucket(ctx context.Context, tx querier, idx sortIndex, envs []string, b int64, hasB, desc bool) (int64, bool, error) {
+func nextBucket(ctx context.Context, tx querier, idx index.SortIndex, envs []string, b int64, hasB, desc bool) (int64, bool, error) {
 	agg, cond, args := "min", "", []any(nil)
 	if desc {
 		agg = "max"
 	}
 	if hasB {
-		cond, args = " AND "+idx.bucket+" > ?", []any{b}
+		cond, args = " AND "+idx.Bucket+" > ?", []any{b}
 		if desc {
-			cond = " AND " + idx.bucket + " < ?"
+			cond = " AND " + idx.Bucket + " < ?"
 		}
 	}
 	var next int64
 	found := false
 	for _, env := range envs {
 		var v sql.NullInt64
-		if err := tx.QueryRowContext(ctx, "SELECT "+agg+"("+idx.bucket+") FROM spans INDEXED BY "+idx.name+
+		if err := tx.QueryRowContext(ctx, "SELECT "+agg+"("+idx.Bucket+") FROM spans INDEXED BY "+idx.Name+
 			" WHERE environment = ?"+cond, append([]any{env}, args...)...).Scan(&v); err != nil {
 			return 0, false, fmt.Errorf("sort bucket: %w", mapErr(err))
 		}
@@ -905,9 +740,9 @@ func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.Spa
 	best := make([]warehouse.SpanKey, 0, k+1) // in page order
 	where, args := joinWhere(sel.base, sel.after)
 	for _, env := range q.Environments {
-		for h := hi / hourMs; h >= lo/hourMs; h-- {
+		for h := hi / index.HourMs; h >= lo/index.HourMs; h-- {
 			query := "SELECT seq, span_name FROM spans INDEXED BY spans_env_hour_name WHERE environment = ? AND " +
-				bucketHour + " = ? AND " + where
+				index.BucketHour + " = ? AND " + where
 			hargs := append([]any{env, h}, args...)
 			if len(best) == k {
 				// Only entries before the worst kept can enter the page.
@@ -932,4 +767,10 @@ func mergeNames(ctx context.Context, tx querier, sel spanSelect, q warehouse.Spa
 		seqs[i] = e.Seq
 	}
 	return readSpansBySeq(ctx, tx, seqs, sel, out, budget)
+}
+
+// sortBucketed reports whether key's sort index is bucketed.
+func sortBucketed(key warehouse.SortKey) bool {
+	idx, ok := index.SortIndexOf(key)
+	return ok && idx.Bucket != ""
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
 
@@ -159,29 +160,29 @@ func TestAccessesAgree(t *testing.T) {
 			name string
 			f    func(spanPlan) spanPlan
 		}{
-			{"time index", func(p spanPlan) spanPlan { p.access = accessTimeIndex; return p }},
-			{"time index, no postings", func(p spanPlan) spanPlan { p.access, p.post = accessTimeIndex, nil; return p }},
+			{"time index", func(p spanPlan) spanPlan { p.Access = index.TimeIndex; return p }},
+			{"time index, no postings", func(p spanPlan) spanPlan { p.Access, p.Post = index.TimeIndex, -1; return p }},
 			{"hour walk", func(p spanPlan) spanPlan {
-				if p.post != nil && q.SortBy == warehouse.SortTimestamp {
-					p.access = accessHourWalk
+				if p.HasPost() && q.SortBy == warehouse.SortTimestamp {
+					p.Access = index.HourWalk
 				}
 				return p
 			}},
 			{"candidates", func(p spanPlan) spanPlan {
-				if p.post != nil && q.SortBy != warehouse.SortTimestamp {
-					p.access = accessCandidates
+				if p.HasPost() && q.SortBy != warehouse.SortTimestamp {
+					p.Access = index.Candidates
 				}
 				return p
 			}},
 			{"name merge", func(p spanPlan) spanPlan {
 				if q.SortBy == warehouse.SortSpanName && len(q.Filters) == 0 {
-					p.access = accessNameMerge
+					p.Access = index.NameMerge
 				}
 				return p
 			}},
 			{"sort index", func(p spanPlan) spanPlan {
-				if _, ok := sortIndexes[q.SortBy]; ok {
-					p.access = accessSortIndex
+				if _, ok := index.SortIndexOf(q.SortBy); ok {
+					p.Access = index.SortWalk
 				}
 				return p
 			}},
@@ -225,14 +226,14 @@ func collectPages(t *testing.T, st *Store, q warehouse.SpanQuery, force func(spa
 	}
 }
 
-// TestKeyPostingKeys: a key's list hash is postingHash of its posting key,
+// TestKeyPostingKeys: a key's list hash is index.PostingHash of its posting key,
 // and keys are listed as the stored JSON spells them (invalid UTF-8 as
 // U+FFFD), so that exists finds and counts a span by the key its filter
 // names; keys that start like a posting key are left to the scan.
 func TestKeyPostingKeys(t *testing.T) {
 	for _, k := range []string{"http.method", "", "ü.ß", "a\xffb", "\x00x"} {
-		if got, want := keyPostingHash(k), postingHash(keyPostingPrefix+k, ""); got != want {
-			t.Errorf("keyPostingHash(%q) = %d, want %d", k, got, want)
+		if got, want := index.KeyPostingHash(k), index.PostingHash(index.KeyPostingPrefix+k, ""); got != want {
+			t.Errorf("index.KeyPostingHash(%q) = %d, want %d", k, got, want)
 		}
 	}
 	ctx := context.Background()
@@ -258,8 +259,8 @@ func TestKeyPostingKeys(t *testing.T) {
 	if err := json.Unmarshal([]byte(stored), &decoded); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := decoded[jsonKey("bad\xff\xfekey")]; !ok || jsonKey("bad\xff\xfekey") != "bad\uFFFD\uFFFDkey" {
-		t.Fatalf("stored keys %q, jsonKey %q", stored, jsonKey("bad\xff\xfekey"))
+	if _, ok := decoded[index.JSONKey("bad\xff\xfekey")]; !ok || index.JSONKey("bad\xff\xfekey") != "bad\uFFFD\uFFFDkey" {
+		t.Fatalf("stored keys %q, jsonKey %q", stored, index.JSONKey("bad\xff\xfekey"))
 	}
 	// Pages of one span: total_results is counted, not read off the page.
 	for _, tc := range []struct {

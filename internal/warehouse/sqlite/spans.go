@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // insertSpanSQL starts the insert of spans; rowInserter adds the VALUES
@@ -122,7 +123,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	defer rows.close()
 	texts := newRowInserter(tx, s.stmts, insertSpanTextSQL, 2, rowsPerInsert)
 	defer texts.close()
-	index := newPostings(spanPostingTables, seq+1)
+	lists := newPostings(spanPostingTables, seq+1)
 	var counts minuteCounts
 	var evalCounts warehouse.EvaluationCountChanges
 	var stats warehouse.SpanStatChanges
@@ -152,8 +153,8 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 				return rep, fmt.Errorf("write spans: search index: %w", mapErr(err))
 			}
 		}
-		index.add(seq, sp.Environment, sp.Timestamp, p.hashes)
-		vals.add(sp.Environment, hourOf(sp.Timestamp), seq, p.values)
+		lists.add(seq, sp.Environment, sp.Timestamp, p.hashes)
+		vals.add(sp.Environment, index.HourOf(sp.Timestamp), seq, p.values)
 		counts.add(sp.Environment, sp.Timestamp, 1)
 		evalCounts.AddSpan(sp, sp.Evaluations, 1)
 		stats.AddSpan(sp, 1)
@@ -165,7 +166,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	if err := texts.flush(ctx); err != nil {
 		return rep, fmt.Errorf("write spans: search index: %w", mapErr(err))
 	}
-	if err := index.write(ctx, tx, s.stmts); err != nil {
+	if err := lists.write(ctx, tx, s.stmts); err != nil {
 		return rep, fmt.Errorf("write spans: attribute index: %w", mapErr(err))
 	}
 	if err := vals.write(ctx, tx, s.stmts); err != nil {

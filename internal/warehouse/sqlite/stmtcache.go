@@ -62,8 +62,8 @@ func writerStatements() []string {
 	for _, ins := range []struct {
 		prefix     string
 		columns, n int
-	}{{insertSpanSQL, spanColumns, rowsPerInsert}, {insertPointSQL, pointColumns, rowsPerInsert}, {spanPostingTables.insertListsSQL(), postingColumns, indexRowsPerInsert},
-		{pointPostingTables.insertListsSQL(), postingColumns, indexRowsPerInsert}} {
+	}{{insertSpanSQL, spanColumns, rowsPerInsert}, {insertPointSQL, pointColumns, rowsPerInsert}, {spanPostingTables.InsertListsSQL(), postingColumns, indexRowsPerInsert},
+		{pointPostingTables.InsertListsSQL(), postingColumns, indexRowsPerInsert}} {
 		out = append(out, insertStatement(ins.prefix, ins.columns, ins.n))
 		for n := 1; n < ins.n; n *= 2 {
 			out = append(out, insertStatement(ins.prefix, ins.columns, n))

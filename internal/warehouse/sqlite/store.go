@@ -19,6 +19,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/pricing"
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // Options tune the store; the zero value gives the defaults.
@@ -93,7 +94,7 @@ type Store struct {
 	resources resourceCache
 	// values caches the attribute values the dictionary holds.
 	values valueCache
-	// maxIndexCandidates is defaultMaxIndexCandidates (tests lower it;
+	// maxIndexCandidates is index.DefaultMaxCandidates (tests lower it;
 	// 0 keeps reads off the postings).
 	maxIndexCandidates int
 	// traceWalk is Options.traceWalk.
@@ -231,7 +232,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 	}
 	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts,
-		maxIndexCandidates: defaultMaxIndexCandidates, retention: opts.Retention.WithDefaults(), prices: opts.Prices,
+		maxIndexCandidates: index.DefaultMaxCandidates, retention: opts.Retention.WithDefaults(), prices: opts.Prices,
 		runFanout: cmp.Or(opts.runFanout, defaultRunFanout), countedValues: cmp.Or(opts.countedValues, maxCountedValues),
 		traceWalk: cmp.Or(opts.traceWalk, defaultTraceWalk)}
 	s.QueryPath = warehouse.NewQueryPath(s)

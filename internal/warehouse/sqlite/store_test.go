@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 	"github.com/evalcol/evalcol/internal/warehouse/storetest"
 	"github.com/evalcol/evalcol/internal/warehouse/synthspans"
 )
@@ -148,7 +149,7 @@ func TestIndexAndScanAgree(t *testing.T) {
 			q.Environments, q.Limit = []string{"env"}, 50
 			collect := func(maxCandidates int) (ids []string, total int64) {
 				st.maxIndexCandidates = maxCandidates
-				defer func() { st.maxIndexCandidates = defaultMaxIndexCandidates }()
+				defer func() { st.maxIndexCandidates = index.DefaultMaxCandidates }()
 				q := q
 				for {
 					page, err := st.QuerySpans(ctx, q)
@@ -165,7 +166,7 @@ func TestIndexAndScanAgree(t *testing.T) {
 					q.Cursor = page.NextCursor
 				}
 			}
-			indexed, indexedTotal := collect(defaultMaxIndexCandidates)
+			indexed, indexedTotal := collect(index.DefaultMaxCandidates)
 			scanned, scannedTotal := collect(0)
 			if len(indexed) == 0 || !slices.Equal(indexed, scanned) || indexedTotal != scannedTotal || indexedTotal != int64(len(indexed)) {
 				t.Errorf("index path: %d spans (total %d); scan path: %d spans (total %d); want the same, non-empty",

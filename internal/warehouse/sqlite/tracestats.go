@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // Trace stats (warehouse.TraceStatReader), migration 00002: trace_stats
@@ -79,7 +80,7 @@ func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *wareh
 		for _, k := range rest[:part] {
 			v := c.Rows[k]
 			args = append(args, k.Environment, k.TraceID, v.StartMs, v.EndMs, v.LatencyMs(), v.Spans, v.Errors, v.Tokens,
-				v.CostUSD, hourOf(v.StartMs))
+				v.CostUSD, index.HourOf(v.StartMs))
 		}
 		rest = rest[part:]
 		upsert, err := stmts.in(ctx, tx, upsertTraceStatSQL(part))
@@ -284,13 +285,13 @@ func (s *Store) ReadTraceStats(ctx context.Context, r warehouse.TraceStatRead) (
 // environment) walks: the environment's traces over the range's, times
 // the page, from trace_counts (the range rounded out to whole hours).
 func expectedTraceWalk(ctx context.Context, q querier, r warehouse.TraceStatRead) (int64, error) {
-	to := hourOf(r.ToMs)
+	to := index.HourOf(r.ToMs)
 	if r.ToMs == 0 {
 		to = math.MaxInt64
 	}
 	var inRange, all sql.NullInt64
 	if err := q.QueryRowContext(ctx, `SELECT sum(n) FILTER (WHERE hour BETWEEN ? AND ?), sum(n) FROM trace_counts WHERE environment = ?`,
-		hourOf(r.FromMs), to, r.Environments[0]).Scan(&inRange, &all); err != nil {
+		index.HourOf(r.FromMs), to, r.Environments[0]).Scan(&inRange, &all); err != nil {
 		return 0, fmt.Errorf("read trace stats: %w", mapErr(err))
 	}
 	if inRange.Int64 <= 0 {
@@ -315,7 +316,7 @@ func (s *Store) CountTraces(ctx context.Context, envs []string, from, to int64) 
 	defer tx.Rollback() //nolint:errcheck // read-only
 	var total int64
 	for _, env := range envs {
-		n, err := countSplit(from, to, hourMs, func(first, last int64) (int64, error) {
+		n, err := countSplit(from, to, index.HourMs, func(first, last int64) (int64, error) {
 			var sum sql.NullInt64
 			if err := tx.QueryRowContext(ctx, `SELECT sum(n) FROM trace_counts WHERE environment = ? AND hour BETWEEN ? AND ?`,
 				env, first, last).Scan(&sum); err != nil {

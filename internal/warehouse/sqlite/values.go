@@ -11,6 +11,7 @@ import (
 
 	"github.com/evalcol/evalcol/internal/warehouse"
 	"github.com/evalcol/evalcol/internal/warehouse/sqlfilter"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // The value dictionary: the distinct values of each span
@@ -23,9 +24,9 @@ import (
 // of reading every span of the range.
 
 // attrValue is one span attribute as the dictionary records it: a value
-// the postings list under hash (postingHash(key, value)), or, when gap is
+// the postings list under hash (index.PostingHash(key, value)), or, when gap is
 // set, a value they cannot list, recorded as its key's gap (hash: the
-// complement of keyPostingHash(key), negative where value hashes are not).
+// complement of index.KeyPostingHash(key), negative where value hashes are not).
 type attrValue struct {
 	key, value string
 	hash       int64
@@ -33,17 +34,17 @@ type attrValue struct {
 }
 
 // dictionaryEntry returns how the dictionary records attribute key = value
-// (key not reserved; stored: jsonKey(key)) with hash postingHash(key,
+// (key not reserved; stored: index.JSONKey(key)) with hash index.PostingHash(key,
 // value). Values too long for the postings or not valid UTF-8 (whose
 // stored JSON spells them otherwise) are gaps; so are all values of a key
 // that is not valid UTF-8, under the key as the stored JSON spells it,
 // which is how a filter names it.
 func dictionaryEntry(key, stored, value string, hash int64) attrValue {
 	if stored != key {
-		return attrValue{key: stored, hash: ^keyPostingHash(stored), gap: true}
+		return attrValue{key: stored, hash: ^index.KeyPostingHash(stored), gap: true}
 	}
-	if !indexable(value) || !utf8.ValidString(value) {
-		return attrValue{key: key, hash: ^keyPostingHash(key), gap: true}
+	if !index.Indexable(value) || !utf8.ValidString(value) {
+		return attrValue{key: key, hash: ^index.KeyPostingHash(key), gap: true}
 	}
 	return attrValue{key: key, value: value, hash: hash}
 }
@@ -70,8 +71,8 @@ func (c *valueCache) reset() {
 }
 
 // valueKeyHash is the key of the dictionary's rows of attribute key in
-// env: 63 bits of FNV-1a over both, as postingHash hashes a key and value.
-func valueKeyHash(env, key string) int64 { return postingHash(env, key) }
+// env: 63 bits of FNV-1a over both, as index.PostingHash hashes a key and value.
+func valueKeyHash(env, key string) int64 { return index.PostingHash(env, key) }
 
 // valueRow is one row of span_values or span_value_gaps.
 type valueRow struct {
@@ -178,71 +179,37 @@ func (t *valueTx) commit() {
 	}
 }
 
-// maxResolvedValues bounds the values a filter resolves to: a filter that
-// matches more reads the spans (their postings would cost as much).
-const maxResolvedValues = 4096
-
-// maxResolvedHours bounds the hours a resolution looks up one by one.
-const maxResolvedHours = 24 * 400
-
 // valuesDialect renders a filter on the dictionary's value (as v.value)
 // instead of a span's attribute: the same SQL, so the same semantics.
 var valuesDialect = dialectOf(func(string) (value, exists sqlfilter.Expr) {
 	return sqlfilter.Expr{SQL: "v.value"}, sqlfilter.Expr{SQL: "1"}
 })
 
-// resolvable reports whether the dictionary can resolve f: a filter on a
-// span attribute that only a span holding the attribute can match, and
-// that the postings do not answer by themselves (text equality and
-// in-lists).
-func resolvable(f warehouse.Filter, ref warehouse.FieldRef) bool {
-	return ref.Kind == warehouse.KindSpanAttribute && !reservedKey(ref.Key) && resolvableOperator(f)
-}
-
-// resolvableOperator reports whether only an in-list of values can stand
-// for f's test of a value: starts_with, contains, a comparison, a typed
-// equality or in-list (text equality and in-lists are in-lists already),
-// none of which a row without the value passes.
-func resolvableOperator(f warehouse.Filter) bool {
-	switch f.Operator {
-	case warehouse.OpEquals, warehouse.OpIn:
-		return f.ValueType == warehouse.TypeNumber || f.ValueType == warehouse.TypeBoolean
-	case warehouse.OpGreaterThan, warehouse.OpGreaterThanOrEqual, warehouse.OpLessThan, warehouse.OpLessThanOrEqual,
-		warehouse.OpContains, warehouse.OpStartsWith:
-		return true
-	}
-	return false
-}
-
-// dictionaryHolds reports whether the dictionary resolves filters in r:
-// some run lists spans of it.
-func (r postingRange) dictionaryHolds() bool { return len(r.runs) > 0 }
-
 // resolveFilters returns posting filters for the filters of q the
 // dictionary resolves within r: each the in-list of the values of its key,
 // in the range's hours, that match it. A filter whose key has a gap in
-// those hours, or that matches more than maxResolvedValues values, is left
+// those hours, or that matches more than index.MaxResolvedValues values, is left
 // out (its spans are read).
-func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r postingRange) ([]postingFilter, error) {
-	var out []postingFilter
+func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r index.PostingRange) ([]index.PostingFilter, error) {
+	var out []index.PostingFilter
 	for i, f := range q.Filters {
 		ref := warehouse.ResolveSpanField(f.Field)
-		if !resolvable(f, ref) {
+		if !index.Resolvable(f, ref) {
 			continue
 		}
-		if !r.dictionaryHolds() {
+		if !r.DictionaryHolds() {
 			return nil, nil
 		}
-		lo, hi := r.bounds()
-		if hi < lo || hourOf(hi)-hourOf(lo) >= maxResolvedHours {
+		lo, hi := r.Bounds()
+		if hi < lo || index.HourOf(hi)-index.HourOf(lo) >= index.MaxResolvedHours {
 			return nil, nil
 		}
-		values, hours, ok, err := resolveValues(ctx, tx, f, ref, r.envs, hourOf(lo), hourOf(hi))
+		values, hours, ok, err := resolveValues(ctx, tx, f, ref, r.Envs, index.HourOf(lo), index.HourOf(hi))
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			out = append(out, postingFilter{index: i, key: ref.Key, values: values, hours: hours, resolved: true})
+			out = append(out, index.PostingFilter{Index: i, Key: ref.Key, Values: values, Hours: hours, Resolved: true})
 		}
 	}
 	return out, nil
@@ -251,9 +218,9 @@ func resolveFilters(ctx context.Context, tx querier, q warehouse.SpanQuery, r po
 // resolveValues returns the values of ref's key in envs and the hours
 // [from, to] that f matches, with the first and last of those hours each
 // value was recorded in (ok false: the key has a gap there, or f matches
-// more than maxResolvedValues values).
+// more than index.MaxResolvedValues values).
 func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref warehouse.FieldRef, envs []string,
-	from, to int64) (values []string, hours []hourSpan, ok bool, err error) {
+	from, to int64) (values []string, hours []index.HourSpan, ok bool, err error) {
 	keys := make([]any, len(envs))
 	for i, env := range envs {
 		keys[i] = valueKeyHash(env, ref.Key)
@@ -271,7 +238,7 @@ func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref ware
 	cond := valuesDialect.Cond(f, ref)
 	query := hoursCTE + `SELECT v.value, min(v.hour), max(v.hour) FROM hours CROSS JOIN span_values AS v
 		ON v.hour = hours.h AND v.key_hash IN (` + keyIn + `) WHERE ` + cond.SQL + ` GROUP BY v.value LIMIT ?`
-	args := append(append(append([]any{from, to}, keys...), cond.Args...), maxResolvedValues+1)
+	args := append(append(append([]any{from, to}, keys...), cond.Args...), index.MaxResolvedValues+1)
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
@@ -279,8 +246,8 @@ func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref ware
 	defer rows.Close()
 	for rows.Next() {
 		var v string
-		var h hourSpan
-		if err := rows.Scan(&v, &h.first, &h.last); err != nil {
+		var h index.HourSpan
+		if err := rows.Scan(&v, &h.First, &h.Last); err != nil {
 			return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
 		}
 		values, hours = append(values, v), append(hours, h)
@@ -288,17 +255,8 @@ func resolveValues(ctx context.Context, tx querier, f warehouse.Filter, ref ware
 	if err := rows.Err(); err != nil {
 		return nil, nil, false, fmt.Errorf("attribute values: %w", mapErr(err))
 	}
-	if len(values) > maxResolvedValues {
+	if len(values) > index.MaxResolvedValues {
 		return nil, nil, false, nil
 	}
 	return values, hours, true, nil
-}
-
-// hourSpan is the first and last hour a value was recorded in.
-type hourSpan struct{ first, last int64 }
-
-// overlaps reports whether a run listing start times [minTS, maxTS] can
-// hold a span of the hours of h.
-func (h hourSpan) overlaps(run postingRun) bool {
-	return run.minTS < (h.last+1)*hourMs && run.maxTS >= h.first*hourMs
 }

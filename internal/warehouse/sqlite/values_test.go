@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite/internal/index"
 )
 
 // TestValueDictionary: filters the dictionary resolves (comparisons,
@@ -101,7 +102,7 @@ func TestValueDictionary(t *testing.T) {
 				q := warehouse.SpanQuery{Environments: envs, FromMs: start + c.from*hour, ToMs: start + c.to*hour + hour - 1,
 					Filters: []warehouse.Filter{c.f}, Limit: 20}
 				name := fmt.Sprintf("%s: %q %s %q %s, hours %d-%d, %v", stage, c.f.Field, c.f.Operator, c.f.Value, c.f.ValueType, c.from, c.to, envs)
-				want, wantTotal := collectPages(t, st, q, func(p spanPlan) spanPlan { p.access, p.post = accessTimeIndex, nil; return p })
+				want, wantTotal := collectPages(t, st, q, func(p spanPlan) spanPlan { p.Access, p.Post = index.TimeIndex, -1; return p })
 				if wantTotal != int64(len(want)) {
 					t.Fatalf("%s: scan: total %d, %d spans", name, wantTotal, len(want))
 				}
@@ -110,11 +111,11 @@ func TestValueDictionary(t *testing.T) {
 				if !slices.Equal(got, want) || total != wantTotal {
 					t.Errorf("%s: %d spans (total %d), scan %d (total %d)", name, len(got), total, len(want), wantTotal)
 				}
-				if resolved := plan.post != nil && plan.post.resolved; resolved != c.resolved {
+				if resolved := plan.HasPost() && plan.post().Resolved; resolved != c.resolved {
 					t.Errorf("%s: resolved %v, want %v", name, resolved, c.resolved)
 				}
-				if c.resolved && plan.postSpans != wantTotal {
-					t.Errorf("%s: the postings list %d spans, want %d", name, plan.postSpans, wantTotal)
+				if c.resolved && plan.PostSpans != wantTotal {
+					t.Errorf("%s: the postings list %d spans, want %d", name, plan.PostSpans, wantTotal)
 				}
 			}
 		}
