@@ -1,4 +1,4 @@
-package evalapiextension
+package evalrunner
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func TestExperimentRunsAPrebuiltEvaluatorThroughAJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := runEvaluator(nil, jc)
+	run := New(nil, jc)
 	ctx := context.Background()
 	tn := tenant.Tenant{Environment: "prod", OrganizationID: "o", ProjectID: "p"}
 	input := map[string]any{"text": "This is outrageous, I want my money back!"}
