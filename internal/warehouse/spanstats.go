@@ -81,6 +81,11 @@ func (a SpanStatValues) Zero() bool { return a == SpanStatValues{} }
 // SpanStatOf returns the stats key and values of one span.
 func SpanStatOf(sp *Span) (SpanStatKey, SpanStatValues) {
 	in, out := sp.Usage()
+	return spanStatOf(sp, in, out)
+}
+
+// spanStatOf is SpanStatOf with the span's usage read already.
+func spanStatOf(sp *Span, in, out int64) (SpanStatKey, SpanStatValues) {
 	v := SpanStatValues{N: 1, InputTokens: in, OutputTokens: out}
 	if sp.StatusCode == "STATUS_CODE_ERROR" {
 		v.Errors = 1
@@ -125,7 +130,12 @@ func SpanStatWidth(fromMs, bucketMs int64) int64 {
 // AddSpan adds (sign 1) or takes off (sign -1) span sp to the minute,
 // hour and six-hour rows of its start.
 func (c *SpanStatChanges) AddSpan(sp *Span, sign int64) {
-	k, v := SpanStatOf(sp)
+	in, out := sp.Usage()
+	c.addSpan(sp, in, out, sign)
+}
+
+func (c *SpanStatChanges) addSpan(sp *Span, in, out, sign int64) {
+	k, v := spanStatOf(sp, in, out)
 	if c.Rows == nil {
 		c.Rows = map[SpanStatRow]SpanStatValues{}
 	}

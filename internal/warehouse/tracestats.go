@@ -64,10 +64,24 @@ type TraceStatChanges struct {
 	// Prices prices the spans' tokens (nil: no cost).
 	Prices *pricing.Table
 	Rows   map[TraceStatKey]TraceStatValues
+	// priced caches Prices' lookups of the write's models (a dated name
+	// is looked up with a regular expression).
+	priced map[string]pricedModel
+}
+
+// pricedModel is a model's price, ok false when the table has none.
+type pricedModel struct {
+	price pricing.Price
+	ok    bool
 }
 
 // AddSpan adds (sign 1) or takes off (sign -1) span sp.
 func (c *TraceStatChanges) AddSpan(sp *Span, sign int64) {
+	in, out := sp.Usage()
+	c.addSpan(sp, in, out, sign)
+}
+
+func (c *TraceStatChanges) addSpan(sp *Span, in, out, sign int64) {
 	if c.Rows == nil {
 		c.Rows = map[TraceStatKey]TraceStatValues{}
 	}
@@ -83,12 +97,39 @@ func (c *TraceStatChanges) AddSpan(sp *Span, sign int64) {
 		v.Errors += sign
 	}
 	v.Tokens += sign * sp.TotalTokens
-	if in, out := sp.Usage(); in > 0 || out > 0 {
-		if cost, ok := c.Prices.Cost(sp.PricedModel(), in, out); ok {
-			v.CostUSD += float64(sign) * cost
+	if in > 0 || out > 0 {
+		if p := c.price(sp.PricedModel()); p.ok {
+			v.CostUSD += float64(sign) * p.price.Cost(in, out)
 		}
 	}
 	c.Rows[k] = v
+}
+
+// price looks model up in Prices once per write.
+func (c *TraceStatChanges) price(model string) pricedModel {
+	p, seen := c.priced[model]
+	if !seen {
+		p.price, p.ok = c.Prices.Lookup(model)
+		if c.priced == nil {
+			c.priced = map[string]pricedModel{}
+		}
+		c.priced[model] = p
+	}
+	return p
+}
+
+// SpanChanges are the span stats and trace stats changes of one write or
+// retention delete, each span's usage read once for both.
+type SpanChanges struct {
+	Stats  SpanStatChanges
+	Traces TraceStatChanges
+}
+
+// AddSpan adds (sign 1) or takes off (sign -1) span sp to both.
+func (c *SpanChanges) AddSpan(sp *Span, sign int64) {
+	in, out := sp.Usage()
+	c.Stats.addSpan(sp, in, out, sign)
+	c.Traces.addSpan(sp, in, out, sign)
 }
 
 // TraceStat is one trace's stats row.

@@ -127,16 +127,14 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	if err := s.countSpans(ctx, fresh); err != nil {
 		return rep, err
 	}
-	var stats warehouse.SpanStatChanges
-	traces := warehouse.TraceStatChanges{Prices: s.opts.Prices}
+	changes := warehouse.SpanChanges{Traces: warehouse.TraceStatChanges{Prices: s.opts.Prices}}
 	for i := range fresh {
-		stats.AddSpan(&fresh[i], 1)
-		traces.AddSpan(&fresh[i], 1)
+		changes.AddSpan(&fresh[i], 1)
 	}
-	if err := s.writeSpanStats(ctx, &stats); err != nil {
+	if err := s.writeSpanStats(ctx, &changes.Stats); err != nil {
 		return rep, fmt.Errorf("write spans: %w", err)
 	}
-	if err := s.writeTraceStats(ctx, &traces); err != nil {
+	if err := s.writeTraceStats(ctx, &changes.Traces); err != nil {
 		return rep, fmt.Errorf("write spans: %w", err)
 	}
 	return rep, nil

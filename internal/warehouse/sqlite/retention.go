@@ -277,10 +277,7 @@ func (s *Store) deleteRows(ctx context.Context, tx *sql.Tx, t retentionTable, en
 		if err := takeOffEvaluationCounts(ctx, tx, env, seqs); err != nil {
 			return 0, err
 		}
-		if err := takeOffSpanStats(ctx, tx, seqs); err != nil {
-			return 0, err
-		}
-		if err := s.takeOffTraceStats(ctx, tx, seqs); err != nil {
+		if err := s.takeOffSpans(ctx, tx, seqs); err != nil {
 			return 0, err
 		}
 	}

@@ -58,25 +58,7 @@ func TestSearchPathsAgree(t *testing.T) {
 				}
 			}
 			slices.Sort(want)
-			collect := func(maxCandidates int) (ids []string, total int64) {
-				st.maxIndexCandidates = maxCandidates
-				defer func() { st.maxIndexCandidates = index.DefaultMaxCandidates }()
-				q := q
-				for {
-					page, err := st.QuerySpans(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					total = page.TotalResults
-					for _, sp := range page.Spans {
-						ids = append(ids, sp.SpanID)
-					}
-					if page.NextCursor == "" {
-						return ids, total
-					}
-					q.Cursor = page.NextCursor
-				}
-			}
+			collect := func(maxCandidates int) ([]string, int64) { return spanIDsWith(t, st, q, maxCandidates) }
 			few, fewTotal := collect(index.DefaultMaxCandidates)
 			many, manyTotal := collect(0)
 			if len(few) == 0 || !slices.Equal(few, many) || fewTotal != manyTotal || fewTotal != int64(len(few)) {

@@ -126,8 +126,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	lists := newPostings(spanPostingTables, seq+1)
 	var counts minuteCounts
 	var evalCounts warehouse.EvaluationCountChanges
-	var stats warehouse.SpanStatChanges
-	traces := warehouse.TraceStatChanges{Prices: s.prices}
+	changes := warehouse.SpanChanges{Traces: warehouse.TraceStatChanges{Prices: s.prices}}
 	res := s.resources.begin()
 	vals := s.values.begin()
 	for i := range spans {
@@ -157,8 +156,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 		vals.add(sp.Environment, index.HourOf(sp.Timestamp), seq, p.values)
 		counts.add(sp.Environment, sp.Timestamp, 1)
 		evalCounts.AddSpan(sp, sp.Evaluations, 1)
-		stats.AddSpan(sp, 1)
-		traces.AddSpan(sp, 1)
+		changes.AddSpan(sp, 1)
 	}
 	if err := rows.flush(ctx); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
@@ -178,10 +176,10 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	if err := writeEvaluationCounts(ctx, tx, s.stmts, &evalCounts); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
-	if err := writeSpanStats(ctx, tx, s.stmts, &stats); err != nil {
+	if err := writeSpanStats(ctx, tx, s.stmts, &changes.Stats); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
-	if err := writeTraceStats(ctx, tx, s.stmts, &traces); err != nil {
+	if err := writeTraceStats(ctx, tx, s.stmts, &changes.Traces); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
 	}
 	if err := tx.Commit(); err != nil {

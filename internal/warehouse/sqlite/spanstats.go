@@ -26,11 +26,12 @@ const (
 		output_tokens = output_tokens + excluded.output_tokens`
 	dropEmptySpanStatSQL = `DELETE FROM span_stats WHERE environment = ? AND width = ? AND bucket = ?
 		AND workflow = ? AND model = ? AND bin = ? AND n <= 0`
-	// spanStatColumns are what warehouse.SpanStatOf reads of a stored
+	// spanStatColumns are what the span and trace stats read of a stored
 	// span; only the token attributes of span_attributes (the keys
 	// genai.UsageStrings may read all hold "token"), so that a pass over
 	// many spans does not decode their texts.
-	spanStatColumns = `environment, timestamp, duration, status_code, workflow_name, request_model, response_model,
+	spanStatColumns = `environment, trace_id, timestamp, duration, status_code, total_tokens, workflow_name,
+		request_model, response_model,
 		(SELECT json_group_object(key, value) FROM json_each(spans.span_attributes) WHERE key LIKE '%token%')`
 )
 
@@ -75,42 +76,35 @@ func writeSpanStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *wareho
 	return nil
 }
 
-// addStoredSpans adds the spans of rows (spanStatColumns) to c with sign,
-// and closes rows.
-func addStoredSpans(rows *sql.Rows, c *warehouse.SpanStatChanges, sign int64) error {
-	defer rows.Close()
-	for rows.Next() {
-		var sp warehouse.Span
-		var attrs sql.NullString
-		if err := rows.Scan(&sp.Environment, &sp.Timestamp, &sp.Duration, &sp.StatusCode, &sp.WorkflowName,
-			&sp.RequestModel, &sp.ResponseModel, &attrs); err != nil {
-			return fmt.Errorf("span stats: %w", mapErr(err))
-		}
-		m, err := decodeMap(attrs.String)
-		if err != nil {
-			return fmt.Errorf("span stats: stored attributes: %w", err)
-		}
-		sp.SpanAttributes = m
-		c.AddSpan(&sp, sign)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("span stats: %w", mapErr(err))
-	}
-	return nil
-}
-
-// takeOffSpanStats takes the spans seqs (about to be deleted by
-// retention) off the stats, within tx.
-func takeOffSpanStats(ctx context.Context, tx *sql.Tx, seqs []int64) error {
+// takeOffSpans takes the spans seqs (about to be deleted by retention)
+// off the span stats and the trace stats, within tx: one read of their
+// stats columns (spanStatColumns) for both.
+func (s *Store) takeOffSpans(ctx context.Context, tx *sql.Tx, seqs []int64) error {
 	rows, err := tx.QueryContext(ctx, `SELECT `+spanStatColumns+` FROM spans WHERE seq IN (`+placeholders(len(seqs))+`)`, asArgs(seqs)...)
 	if err != nil {
 		return fmt.Errorf("span stats: %w", mapErr(err))
 	}
-	var c warehouse.SpanStatChanges
-	if err := addStoredSpans(rows, &c, -1); err != nil {
+	defer rows.Close()
+	c := warehouse.SpanChanges{Traces: warehouse.TraceStatChanges{Prices: s.prices}}
+	for rows.Next() {
+		var sp warehouse.Span
+		var attrs sql.NullString
+		if err := rows.Scan(&sp.Environment, &sp.TraceID, &sp.Timestamp, &sp.Duration, &sp.StatusCode, &sp.TotalTokens,
+			&sp.WorkflowName, &sp.RequestModel, &sp.ResponseModel, &attrs); err != nil {
+			return fmt.Errorf("span stats: %w", mapErr(err))
+		}
+		if sp.SpanAttributes, err = decodeMap(attrs.String); err != nil {
+			return fmt.Errorf("span stats: stored attributes: %w", err)
+		}
+		c.AddSpan(&sp, -1)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("span stats: %w", mapErr(err))
+	}
+	if err := writeSpanStats(ctx, tx, nil, &c.Stats); err != nil {
 		return err
 	}
-	return writeSpanStats(ctx, tx, nil, &c)
+	return writeTraceStats(ctx, tx, nil, &c.Traces)
 }
 
 var _ warehouse.SpanStatter = (*Store)(nil)

@@ -77,8 +77,6 @@ func writerStatements() []string {
 			out = append(out, insertKeysStatement(t.table, n, t.withContent))
 		}
 	}
-	for n := 1; n <= traceStatsPerUpsert; n *= 2 {
-		out = append(out, upsertTraceStatSQL(n))
-	}
+	out = append(out, upsertTraceStatSQL...)
 	return append(out, upsertCountSQL, dropEmptyCountSQL, upsertSpanStatSQL, upsertTraceCountSQL)
 }

@@ -147,25 +147,7 @@ func TestIndexAndScanAgree(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			q := tc.q
 			q.Environments, q.Limit = []string{"env"}, 50
-			collect := func(maxCandidates int) (ids []string, total int64) {
-				st.maxIndexCandidates = maxCandidates
-				defer func() { st.maxIndexCandidates = index.DefaultMaxCandidates }()
-				q := q
-				for {
-					page, err := st.QuerySpans(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					total = page.TotalResults
-					for _, sp := range page.Spans {
-						ids = append(ids, sp.SpanID)
-					}
-					if page.NextCursor == "" {
-						return ids, total
-					}
-					q.Cursor = page.NextCursor
-				}
-			}
+			collect := func(maxCandidates int) ([]string, int64) { return spanIDsWith(t, st, q, maxCandidates) }
 			indexed, indexedTotal := collect(index.DefaultMaxCandidates)
 			scanned, scannedTotal := collect(0)
 			if len(indexed) == 0 || !slices.Equal(indexed, scanned) || indexedTotal != scannedTotal || indexedTotal != int64(len(indexed)) {
@@ -277,4 +259,27 @@ func TestTraceStatsShortWalk(t *testing.T) {
 		}
 		return st
 	})
+}
+
+// spanIDsWith pages through q on st with the index candidates bounded by
+// maxCandidates (0: the index never answers, a scan does) and returns the
+// spans' ids in page order and the total the pages gave.
+func spanIDsWith(t *testing.T, st *Store, q warehouse.SpanQuery, maxCandidates int) (ids []string, total int64) {
+	t.Helper()
+	st.maxIndexCandidates = maxCandidates
+	defer func() { st.maxIndexCandidates = index.DefaultMaxCandidates }()
+	for {
+		page, err := st.QuerySpans(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total = page.TotalResults
+		for _, sp := range page.Spans {
+			ids = append(ids, sp.SpanID)
+		}
+		if page.NextCursor == "" {
+			return ids, total
+		}
+		q.Cursor = page.NextCursor
+	}
 }

@@ -45,10 +45,16 @@ const (
 	dropEmptyTraceCountSQL = `DELETE FROM trace_counts WHERE environment = ? AND hour = ? AND n <= 0`
 )
 
-// upsertTraceStatSQL is the upsert of n rows.
-func upsertTraceStatSQL(n int) string {
-	return insertStatement(upsertTraceStatPrefix, traceStatColumnsWritten, n) + upsertTraceStatSuffix
-}
+// upsertTraceStatSQL are the upserts of 1, 2, 4, ... traceStatsPerUpsert
+// rows (index: log2 of the rows), built once: a write picks its parts'
+// statements without building their text.
+var upsertTraceStatSQL = func() []string {
+	var out []string
+	for n := 1; n <= traceStatsPerUpsert; n *= 2 {
+		out = append(out, insertStatement(upsertTraceStatPrefix, traceStatColumnsWritten, n)+upsertTraceStatSuffix)
+	}
+	return out
+}()
 
 // traceCountKey is a trace_counts row.
 type traceCountKey struct {
@@ -83,7 +89,7 @@ func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *wareh
 				v.CostUSD, index.HourOf(v.StartMs))
 		}
 		rest = rest[part:]
-		upsert, err := stmts.in(ctx, tx, upsertTraceStatSQL(part))
+		upsert, err := stmts.in(ctx, tx, upsertTraceStatSQL[bits.Len(uint(part))-1])
 		if err != nil {
 			return fmt.Errorf("trace stats: %w", err)
 		}
@@ -170,36 +176,6 @@ func writeTraceCounts(ctx context.Context, tx *sql.Tx, stmts *stmtCache, counts 
 		}
 	}
 	return nil
-}
-
-// takeOffTraceStats takes the spans seqs (about to be deleted by
-// retention) off the trace stats, within tx.
-func (s *Store) takeOffTraceStats(ctx context.Context, tx *sql.Tx, seqs []int64) error {
-	rows, err := tx.QueryContext(ctx, `SELECT environment, trace_id, timestamp, duration, status_code, total_tokens,
-		request_model, response_model,
-		(SELECT json_group_object(key, value) FROM json_each(spans.span_attributes) WHERE key LIKE '%token%')
-		FROM spans WHERE seq IN (`+placeholders(len(seqs))+`)`, asArgs(seqs)...)
-	if err != nil {
-		return fmt.Errorf("trace stats: %w", mapErr(err))
-	}
-	defer rows.Close()
-	c := warehouse.TraceStatChanges{Prices: s.prices}
-	for rows.Next() {
-		var sp warehouse.Span
-		var attrs sql.NullString
-		if err := rows.Scan(&sp.Environment, &sp.TraceID, &sp.Timestamp, &sp.Duration, &sp.StatusCode, &sp.TotalTokens,
-			&sp.RequestModel, &sp.ResponseModel, &attrs); err != nil {
-			return fmt.Errorf("trace stats: %w", mapErr(err))
-		}
-		if sp.SpanAttributes, err = decodeMap(attrs.String); err != nil {
-			return fmt.Errorf("trace stats: stored attributes: %w", err)
-		}
-		c.AddSpan(&sp, -1)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("trace stats: %w", mapErr(err))
-	}
-	return writeTraceStats(ctx, tx, nil, &c)
 }
 
 // traceSorts are each sort key's value in SQL and the index ordered by

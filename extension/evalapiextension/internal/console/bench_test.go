@@ -205,7 +205,7 @@ var nextLink = regexp.MustCompile(`href="([^"]+)" class="button" id="next-page"`
 // the benchmark warehouse (go test -run '^$' -bench BenchmarkTracesList).
 func BenchmarkTracesList(b *testing.B) {
 	c, ck := benchConsole(b)
-	cases := []struct{ name, path string }{
+	cases := []pageCase{
 		{"traces 1h", "/ui/traces"},
 		{"traces 24h", "/ui/traces?range=24h"},
 		{"traces 7d", "/ui/traces?range=7d"},
@@ -222,14 +222,25 @@ func BenchmarkTracesList(b *testing.B) {
 		{"spans 24h sort tokens", "/ui/traces?view=spans&range=24h&sort=total_tokens"},
 		{"spans 7d sort tokens", "/ui/traces?view=spans&range=7d&sort=total_tokens"},
 	}
+	benchPages(b, c, ck, cases, "/ui/traces?range=7d")
+}
+
+// pageCase is a console page a benchmark serves; an empty path is the
+// second page of the benchmark's paged list.
+type pageCase struct{ name, path string }
+
+// benchPages serves each case's page b.N times and reports its server
+// time quantiles, CPU and size; a case without a path serves the page
+// that the next-page link of paged leads to.
+func benchPages(b *testing.B, c *Console, ck *http.Cookie, cases []pageCase, paged string) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			path := tc.path
 			if path == "" {
-				_, rec := serve(b, c, ck, "/ui/traces?range=7d")
+				_, rec := serve(b, c, ck, paged)
 				m := nextLink.FindStringSubmatch(rec.Body.String())
 				if m == nil {
-					b.Fatal("the 7d list has no next page")
+					b.Fatalf("%s has no next page", paged)
 				}
 				path = strings.ReplaceAll(m[1], "&amp;", "&")
 			}

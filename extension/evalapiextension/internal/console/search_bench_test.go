@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -75,7 +74,7 @@ func searchBenchConsole(b *testing.B) (*Console, *http.Cookie) {
 //	EVALCOL_CONSOLE_SEARCH_DB=/tmp/search-lt/warehouse.db go test -run '^$' -bench SearchList -benchtime 30x ./extension/evalapiextension/internal/console/
 func BenchmarkSearchList(b *testing.B) {
 	c, ck := searchBenchConsole(b)
-	cases := []struct{ name, path string }{
+	cases := []pageCase{
 		{"baseline traces 7d", "/ui/traces?range=7d"},
 		{"traces 7d q word", "/ui/traces?range=7d&q=invoice"},
 		{"traces 7d q two words", "/ui/traces?range=7d&q=invoice+weather"},
@@ -87,26 +86,5 @@ func BenchmarkSearchList(b *testing.B) {
 		{"spans 7d q word sort tokens", "/ui/traces?view=spans&range=7d&sort=total_tokens&q=invoice"},
 		{"spans 24h q two words", "/ui/traces?view=spans&range=24h&q=invoice+weather"},
 	}
-	for _, tc := range cases {
-		b.Run(tc.name, func(b *testing.B) {
-			path := tc.path
-			if path == "" {
-				_, rec := serve(b, c, ck, "/ui/traces?range=7d&q=invoice")
-				m := nextLink.FindStringSubmatch(rec.Body.String())
-				if m == nil {
-					b.Fatal("the search has no next page")
-				}
-				path = strings.ReplaceAll(m[1], "&amp;", "&")
-			}
-			var durations []time.Duration
-			bytes := 0
-			cpu0 := synthspans.CPUTime()
-			for b.Loop() {
-				d, rec := serve(b, c, ck, path)
-				durations = append(durations, d)
-				bytes = rec.Body.Len()
-			}
-			report(b, durations, bytes, cpu0)
-		})
-	}
+	benchPages(b, c, ck, cases, "/ui/traces?range=7d&q=invoice")
 }
