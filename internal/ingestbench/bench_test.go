@@ -173,6 +173,10 @@ func (p *path) export(td ptrace.Traces) int {
 //   - decode: the OTLP decoding alone;
 //   - export: the conversion and encoding of evaluated requests (the
 //     exporter's work before its commit);
+//   - store: the storage-only pipeline (no evaluator): decoding, tenant
+//     stamp, conversion, encoding and the warehouse's commit of the spans
+//     (each request under new trace and span ids, each span its own trace as
+//     in the load test, 50 ms after the one before);
 //   - write: export and the warehouse's commit of the spans and of the
 //     evaluations' metric points (each request under new span ids, so
 //     nothing is a duplicate, and 50 ms later than the one before, as
@@ -201,6 +205,26 @@ func BenchmarkRequest(b *testing.B) {
 		p := newPath(b)
 		tds := p.evaluated(b, 20)
 		loop(b, func(i int) { p.export(tds[i%len(tds)]) })
+	})
+	b.Run("store", func(b *testing.B) {
+		p := newPath(b)
+		reqs := requests(b, 20)
+		loop(b, func(i int) {
+			td := p.decode(b, reqs[i%len(reqs)])
+			tenant.StampTraces(p.ctx, td)
+			batch := p.convert(td)
+			suffix := fmt.Sprintf("-%d", i)
+			later := int64(i) * 50
+			for j := range batch.Spans {
+				batch.Spans[j].TraceID = fmt.Sprintf("%s%016x", batch.Spans[j].TraceID[:16], i*spansPerRequest+j)
+				batch.Spans[j].SpanID += suffix
+				batch.Spans[j].Timestamp += later
+			}
+			p.store.PrepareSpans(batch.Spans)
+			if err := p.store.WriteSpans(p.ctx, batch.Spans); err != nil {
+				b.Fatal(err)
+			}
+		})
 	})
 	b.Run("write", func(b *testing.B) {
 		p := newPath(b)

@@ -108,7 +108,8 @@ func execOn(t *testing.T, path string, stmts ...string) {
 // (testdata/v0.1.0.sql: its file as sqlite3 .dump printed it; three
 // spans, a metric point and a document) with this build: every later
 // migration runs on it, everything reads back as written, the trace
-// stats (00002) are filled from its spans, and writes carry on.
+// stats (00002) are filled from its spans, the full-text index merges
+// 16 segments at a time (00003), and writes carry on.
 func TestUpgradeFromV010(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warehouse.db")
@@ -170,6 +171,12 @@ func TestUpgradeFromV010(t *testing.T) {
 	traces, err := st.QueryTraces(ctx, warehouse.TraceQuery{Environments: []string{"prod"}, SortBy: warehouse.TraceSortLatency, Desc: true})
 	if err != nil || traces.Total != 1 || len(traces.Traces) != 1 || traces.Traces[0].TraceID != "t1" || traces.Traces[0].SpanCount != 2 {
 		t.Fatalf("prod's traces by latency: %+v, %v; want t1 of 2 spans, counted", traces, err)
+	}
+
+	// 00003: the full-text index merges 16 segments at a time.
+	var automerge int
+	if err := st.writer.QueryRowContext(ctx, "SELECT v FROM span_text_config WHERE k = 'automerge'").Scan(&automerge); err != nil || automerge != 16 {
+		t.Errorf("span_text automerge %d, %v; want 16", automerge, err)
 	}
 
 	// Writes carry on: a resent span is a duplicate, the same one with
