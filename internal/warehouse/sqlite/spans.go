@@ -107,7 +107,11 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	var seq int64
-	if err := tx.QueryRowContext(ctx, spansHighWater).Scan(&seq); err != nil {
+	highWater, err := s.stmts.in(ctx, tx, spansHighWater)
+	if err != nil {
+		return rep, fmt.Errorf("write spans: next sequence: %w", mapErr(err))
+	}
+	if err := highWater.QueryRowContext(ctx).Scan(&seq); err != nil {
 		return rep, fmt.Errorf("write spans: next sequence: %w", mapErr(err))
 	}
 	fresh, err := insertKeys(ctx, tx, s.stmts, spanKeysTable, keys, content)

@@ -63,7 +63,8 @@ func writerStatements() []string {
 		prefix     string
 		columns, n int
 	}{{insertSpanSQL, spanColumns, rowsPerInsert}, {insertPointSQL, pointColumns, rowsPerInsert}, {spanPostingTables.InsertListsSQL(), postingColumns, indexRowsPerInsert},
-		{pointPostingTables.InsertListsSQL(), postingColumns, indexRowsPerInsert}} {
+		{pointPostingTables.InsertListsSQL(), postingColumns, indexRowsPerInsert}, {insertSpanTextSQL, 2, rowsPerInsert},
+		{insertTraceStatSQL, traceStatColumnsWritten, rowsPerInsert}, {insertValueSQL, 4, valuesPerInsert}, {insertGapSQL, 2, valuesPerInsert}} {
 		out = append(out, insertStatement(ins.prefix, ins.columns, ins.n))
 		for n := 1; n < ins.n; n *= 2 {
 			out = append(out, insertStatement(ins.prefix, ins.columns, n))
@@ -77,6 +78,6 @@ func writerStatements() []string {
 			out = append(out, insertKeysStatement(t.table, n, t.withContent))
 		}
 	}
-	out = append(out, upsertTraceStatSQL...)
-	return append(out, upsertCountSQL, dropEmptyCountSQL, upsertSpanStatSQL, upsertTraceCountSQL)
+	return append(out, spansHighWater, upsertCountSQL, dropEmptyCountSQL, upsertSpanStatSQL, dropEmptySpanStatSQL,
+		selectTraceStatsSQL, updateTraceStatSQL, deleteTraceStatSQL, upsertTraceCountSQL, dropEmptyTraceCountSQL)
 }
