@@ -29,6 +29,8 @@
 # so that an older build runs the shape it shipped with. EVALCOL_BIN runs a
 # prebuilt binary instead of building cmd/evalcol (old build vs new build:
 # run the script twice into the same OUT with APPEND=1 and LABEL).
+# SEARCH_INDEX=false runs the warehouse modes with SQLite's full-text
+# index off (warehouse.search_index; a build before it has no such field).
 #
 # plus telemetrygen (small non-LLM spans) against the passthrough config.
 # For each run it records spans/s sent, acknowledged and refused, the
@@ -58,6 +60,7 @@ RATES=${RATES:-"1000 2000 3000 4000 6000 max"}
 DURATION=${DURATION:-15s}
 MODES=${MODES:-"passthrough full nomatch"}
 PIPELINE=${PIPELINE:-durable}
+SEARCH_INDEX=${SEARCH_INDEX:-}
 DEFAULT_CONFIG=${DEFAULT_CONFIG:-examples/config.yaml}
 BURST_ARGS=${BURST_ARGS:-"-rate 25000 -concurrency 128 -duration 30s -min-bytes 1024 -max-bytes 1024"}
 KEY=load-test-key
@@ -107,7 +110,7 @@ config() {
 extensions:
   evalapi:
     endpoint: $API
-    warehouse: {backend: sqlite, path: $db/evalcol.db}
+    warehouse: {backend: sqlite, path: $db/evalcol.db${SEARCH_INDEX:+, search_index: $SEARCH_INDEX}}
     api_keys: [{key: $KEY, environment: production}]
 receivers:
   otlp:

@@ -91,6 +91,12 @@ type WarehouseConfig struct {
 	// IntegrityCheck runs PRAGMA quick_check on the SQLite file at start
 	// and refuses a corrupt one (backend sqlite; default true).
 	IntegrityCheck bool `mapstructure:"integrity_check"`
+	// SearchIndex keeps SQLite's full-text index of prompts and
+	// completions (backend sqlite; default true). Off, the writer stores
+	// about 1.6x the spans per CPU-second and searches (q) are refused;
+	// the spans stored meanwhile are indexed in the background once it is
+	// on again.
+	SearchIndex bool `mapstructure:"search_index"`
 	// Retention deletes old spans and metric points (default: keep
 	// everything).
 	Retention RetentionConfig `mapstructure:"retention"`
@@ -268,6 +274,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, errors.New("warehouse.path: must not be empty for the sqlite backend"))
 		}
 	case "clickhouse":
+		if !c.Warehouse.SearchIndex {
+			errs = append(errs, errors.New("warehouse.search_index: applies to the sqlite backend only (ClickHouse searches without an index)"))
+		}
 		if c.Warehouse.Endpoint == "" {
 			errs = append(errs, errors.New("warehouse.endpoint: must be set for the clickhouse backend (host:port of the native protocol, e.g. 127.0.0.1:9000)"))
 		}

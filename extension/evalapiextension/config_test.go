@@ -42,7 +42,7 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("server timeouts = read_header %s, read %s, idle %s; want 10s, 30s, 1m",
 					c.ServerConfig.ReadHeaderTimeout, c.ServerConfig.ReadTimeout, idle)
 			}
-			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true}) {
+			if c.Warehouse != (WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true, SearchIndex: true}) {
 				t.Errorf("warehouse default = %+v", c.Warehouse)
 			}
 			if c.MaxSetupBytesPerEnvironment != 8<<20 {
@@ -81,8 +81,8 @@ func TestLoadConfig(t *testing.T) {
 			if c.EvaluatorLimits != want {
 				t.Errorf("evaluator_limits = %+v, want %+v", c.EvaluatorLimits, want)
 			}
-			if c.Warehouse.IntegrityCheck {
-				t.Error("warehouse.integrity_check: false was not read")
+			if c.Warehouse.IntegrityCheck || c.Warehouse.SearchIndex {
+				t.Errorf("warehouse.integrity_check and search_index: false were not read: %+v", c.Warehouse)
 			}
 		}},
 		{id: component.NewIDWithName(metadata.Type, "evaluator_limits_unknown_field"),
@@ -121,6 +121,7 @@ func TestLoadConfig(t *testing.T) {
 			}
 		}},
 		{id: component.NewIDWithName(metadata.Type, "clickhouse_no_endpoint"), wantErr: "warehouse.endpoint: must be set for the clickhouse backend"},
+		{id: component.NewIDWithName(metadata.Type, "clickhouse_search_index"), wantErr: "warehouse.search_index: applies to the sqlite backend only"},
 		{id: component.NewIDWithName(metadata.Type, "no_keys"), wantErr: "api_keys: at least one API key is required"},
 		{id: component.NewIDWithName(metadata.Type, "empty_key"), wantErr: "api_keys[0].key: must not be empty"},
 		{id: component.NewIDWithName(metadata.Type, "short_key"), wantErr: "api_keys[0].key: must be at least 8 characters"},

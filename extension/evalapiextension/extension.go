@@ -327,7 +327,7 @@ func (e *evalAPI) openStore(ctx context.Context) (warehouse.Store, error) {
 			}
 		}
 		s, err := sqlite.Open(ctx, e.cfg.Warehouse.Path, sqlite.Options{Retention: e.retention(), OnPruneError: e.logPruneError, Logger: e.settings.Logger,
-			SkipIntegrityCheck: !e.cfg.Warehouse.IntegrityCheck, Prices: prices})
+			SkipIntegrityCheck: !e.cfg.Warehouse.IntegrityCheck, NoSearchIndex: !e.cfg.Warehouse.SearchIndex, Prices: prices})
 		if err != nil {
 			if errors.Is(err, sqlite.ErrCorrupt) {
 				return nil, fmt.Errorf("evalapi: warehouse: %w", err) // names the file and what to do

@@ -51,7 +51,7 @@ func createDefaultConfig() component.Config {
 	srv.Keepalive = configoptional.Some(ka)
 	return &Config{
 		ServerConfig:                srv,
-		Warehouse:                   WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true},
+		Warehouse:                   WarehouseConfig{Backend: "sqlite", Path: "./data/evalcol.db", IntegrityCheck: true, SearchIndex: true},
 		SetupPollInterval:           defaultSetupPollInterval,
 		MaxSetupsPerEnvironment:     setups.DefaultMaxPerEnvironment,
 		MaxSetupBytesPerEnvironment: setups.DefaultMaxBytesPerEnvironment,

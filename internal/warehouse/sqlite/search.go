@@ -87,6 +87,9 @@ func (s *Store) planText(ctx context.Context, tx querier, q warehouse.SpanQuery,
 	if terms == nil {
 		return nil
 	}
+	if s.noSearchIndex {
+		return errSearchOff()
+	}
 	plan.textMatch = ftsMatch(terms)
 	seqs, err := textMatches(ctx, tx, plan.textMatch, snapshot)
 	if err != nil {

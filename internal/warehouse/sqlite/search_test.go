@@ -111,14 +111,12 @@ func BenchmarkWriteSpansSearchIndex(b *testing.B) {
 	for _, tc := range []string{"off", "unicode61", "trigram"} {
 		b.Run(tc, func(b *testing.B) {
 			ctx := context.Background()
-			st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+			st, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{NoSearchIndex: tc == "off"})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer st.Close()
 			switch tc {
-			case "off":
-				st.noSearchIndex = true
 			case "trigram":
 				if _, err := st.writer.ExecContext(ctx, `DROP TABLE span_text`); err != nil {
 					b.Fatal(err)

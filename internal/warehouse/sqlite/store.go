@@ -45,8 +45,14 @@ type Options struct {
 	// whole file: seconds per GB). Without it, Open refuses a corrupt file.
 	SkipIntegrityCheck bool
 	// Logger receives what Open does to the file besides migrating it
-	// (adopting a pre-release store); nil: no log.
+	// (adopting a pre-release store, indexing spans for search); nil: no
+	// log.
 	Logger *zap.Logger
+	// NoSearchIndex leaves the full-text index out of span writes (about
+	// 0.6x of the writer's CPU per span of 2 KB of text) and refuses
+	// searches; the spans stored meanwhile are indexed in the background
+	// once a later Open has it on (searchindex.go).
+	NoSearchIndex bool
 	// runFanout is how many posting runs a merge takes (0:
 	// defaultRunFanout); tests lower it.
 	runFanout int
@@ -101,9 +107,11 @@ type Store struct {
 	traceWalk int
 	// prices prices spans for the trace stats (Options.Prices).
 	prices *pricing.Table
-	// noSearchIndex, set by benchmarks, leaves span_text out of writes
-	// (the writer's cost without the full-text index).
+	// noSearchIndex is Options.NoSearchIndex.
 	noSearchIndex bool
+	// searchFill indexes the spans stored while the full-text index was
+	// off (nil when none are missing).
+	searchFill *worker
 	// forceAccess, set by tests, overrides the planner's choice.
 	forceAccess func(spanPlan) spanPlan
 	// plainPointReads, set by tests, reads metric pages and totals
@@ -231,7 +239,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		ckpt.Close()
 		return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 	}
-	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts,
+	missing, err := openSearchGaps(ctx, writer, !opts.NoSearchIndex)
+	if err != nil {
+		writer.Close()
+		reader.Close()
+		ckpt.Close()
+		return nil, fmt.Errorf("open sqlite warehouse %s: full-text index: %w", path, err)
+	}
+	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts, noSearchIndex: opts.NoSearchIndex,
 		maxIndexCandidates: index.DefaultMaxCandidates, retention: opts.Retention.WithDefaults(), prices: opts.Prices,
 		runFanout: cmp.Or(opts.runFanout, defaultRunFanout), countedValues: cmp.Or(opts.countedValues, maxCountedValues),
 		traceWalk: cmp.Or(opts.traceWalk, defaultTraceWalk)}
@@ -243,6 +258,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.pruning = warehouse.StartPruneJob(s, s.retention, opts.OnPruneError)
 	s.merges = startMerger(s)
 	s.merges.poke() // runs a crash left unmerged
+	if missing > 0 {
+		log := cmp.Or(opts.Logger, zap.NewNop())
+		log.Info("Indexing the spans stored while full-text search was off, in the background", zap.Int64("spans", missing))
+		s.searchFill = startSearchFiller(s, log)
+		s.searchFill.poke()
+	}
 	return s, nil
 }
 
@@ -284,6 +305,9 @@ func (s *Store) Close() error {
 	s.pruning.Stop()
 	if s.merges != nil {
 		s.merges.close()
+	}
+	if s.searchFill != nil {
+		s.searchFill.close()
 	}
 	return errors.Join(s.checkpoints.close(), s.stmts.close(), s.reader.Close(), s.writer.Close())
 }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/evalcol/evalcol/internal/warehouse"
+	"github.com/evalcol/evalcol/internal/warehouse/sqlite"
 )
 
 // TestSpanSearch covers GET /v2/warehouse/spans?q= (full-text search in
@@ -150,4 +152,32 @@ func testSpanSearch(t *testing.T, s *testServer) {
 			}
 		}
 	})
+}
+
+// TestSpanSearchIndexOff: with SQLite's full-text index off
+// (warehouse.search_index: false), GET /v2/warehouse/spans?q= is a 400
+// naming the setting, the same list without q still answers, and nothing
+// the search asked about changed.
+func TestSpanSearchIndexOff(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), sqlite.Options{NoSearchIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	s := newTestServerOn(t, store, nil)
+	now := time.Now().UnixMilli()
+	if err := store.WriteSpans(ctx, []warehouse.Span{{Environment: "env-a", TraceID: fmt.Sprintf("%032x", now), SpanID: "a000000000000001",
+		Timestamp: now, SpanName: "chat", Input: "I want a refund", Output: "On its way"}}); err != nil {
+		t.Fatal(err)
+	}
+	from := fmt.Sprint(now/1000 - 60)
+	status, body := s.do(t, http.MethodGet, "/v2/warehouse/spans?from_timestamp_sec="+from+"&q=refund", "Bearer "+keyA, nil)
+	if msg, _ := body["error"].(string); status != http.StatusBadRequest || !strings.Contains(msg, "q") || !strings.Contains(msg, "warehouse.search_index is false") {
+		t.Errorf("q with the index off: %d %v; want 400 naming q and the setting", status, body)
+	}
+	status, body = s.do(t, http.MethodGet, "/v2/warehouse/spans?from_timestamp_sec="+from, "Bearer "+keyA, nil)
+	if status != http.StatusOK || body["spans"].(map[string]any)["total_results"].(float64) != 1 {
+		t.Errorf("the list without q: %d %v; want the one span", status, body)
+	}
 }
