@@ -93,7 +93,7 @@ type WarehouseConfig struct {
 	IntegrityCheck bool `mapstructure:"integrity_check"`
 	// SearchIndex keeps SQLite's full-text index of prompts and
 	// completions (backend sqlite; default true). Off, the writer stores
-	// about 1.6x the spans per CPU-second and searches (q) are refused;
+	// about 1.5-1.7x the spans per CPU-second and searches (q) are refused;
 	// the spans stored meanwhile are indexed in the background once it is
 	// on again.
 	SearchIndex bool `mapstructure:"search_index"`

@@ -14,9 +14,10 @@ import (
 )
 
 // The full-text index (span_text, search.go) can be turned off
-// (Options.NoSearchIndex): the writer then leaves it out, about 0.6x of
-// its CPU per stored span of 2 KB of text (docs/benchmarks-log.md, "The
-// writer's CPU per stored span"), and a search is refused (a
+// (Options.NoSearchIndex): the writer then leaves it out (the collector
+// spends 0.6-0.65x the CPU per stored span of 2 KB of text;
+// docs/benchmarks-log.md, "The writer's CPU per stored span"), and a
+// search is refused (a
 // *warehouse.QueryError on q naming the setting). The spans stored while
 // it is off are remembered as ranges of sequence numbers (the setting
 // searchGapsKey); when the store opens with the index on again, a

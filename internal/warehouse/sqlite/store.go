@@ -48,10 +48,10 @@ type Options struct {
 	// (adopting a pre-release store, indexing spans for search); nil: no
 	// log.
 	Logger *zap.Logger
-	// NoSearchIndex leaves the full-text index out of span writes (about
-	// 0.6x of the writer's CPU per span of 2 KB of text) and refuses
-	// searches; the spans stored meanwhile are indexed in the background
-	// once a later Open has it on (searchindex.go).
+	// NoSearchIndex leaves the full-text index out of span writes (the
+	// collector then spends 0.6-0.65x the CPU per stored span of 2 KB of
+	// text) and refuses searches; the spans stored meanwhile are indexed
+	// in the background once a later Open has it on (searchindex.go).
 	NoSearchIndex bool
 	// runFanout is how many posting runs a merge takes (0:
 	// defaultRunFanout); tests lower it.
