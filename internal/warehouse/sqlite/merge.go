@@ -31,15 +31,8 @@ const (
 // next commit; queries read unmerged runs meanwhile).
 func startMerger(s *Store) *worker {
 	return startWorker(func(stop <-chan struct{}) {
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := stopContext(stop)
 		defer cancel()
-		go func() {
-			select {
-			case <-stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 		_, _ = s.mergeRuns(ctx)
 	})
 }

@@ -124,15 +124,8 @@ func openSearchGaps(ctx context.Context, db *sql.DB, indexOn bool) (missing int6
 // while the full-text index was off.
 func startSearchFiller(s *Store, log *zap.Logger) *worker {
 	return startWorker(func(stop <-chan struct{}) {
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := stopContext(stop)
 		defer cancel()
-		go func() {
-			select {
-			case <-stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 		indexed := 0
 		for {
 			start := time.Now()

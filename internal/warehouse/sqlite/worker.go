@@ -1,5 +1,7 @@
 package sqlite
 
+import "context"
+
 // worker runs a job in the background each time it is poked (pokes while
 // the job runs fold into one more run), until it is closed. The
 // checkpointer and the merger of posting runs are workers.
@@ -39,4 +41,18 @@ func (w *worker) poke() {
 func (w *worker) close() {
 	close(w.stop)
 	<-w.done
+}
+
+// stopContext returns a context canceled when stop closes (or when its
+// cancel is called), for a worker's job.
+func stopContext(stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
