@@ -156,8 +156,10 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 				return rep, fmt.Errorf("write spans: search index: %w", mapErr(err))
 			}
 		}
-		lists.add(seq, sp.Environment, sp.Timestamp, p.hashes)
-		vals.add(sp.Environment, index.HourOf(sp.Timestamp), seq, p.values)
+		if !s.noPostings {
+			lists.add(seq, sp.Environment, sp.Timestamp, p.hashes)
+			vals.add(sp.Environment, index.HourOf(sp.Timestamp), seq, p.values)
+		}
 		counts.add(sp.Environment, sp.Timestamp, 1)
 		evalCounts.AddSpan(sp, sp.Evaluations, 1)
 		changes.AddSpan(sp, 1)
@@ -173,6 +175,11 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	}
 	if err := vals.write(ctx, tx, s.stmts); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
+	}
+	if s.spanIndex != nil {
+		if err := s.spanIndex(ctx, tx, lists.first, spans, preps, fresh); err != nil {
+			return rep, fmt.Errorf("write spans: %w", mapErr(err))
+		}
 	}
 	if err := counts.write(ctx, tx, s.stmts); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
