@@ -156,10 +156,8 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 				return rep, fmt.Errorf("write spans: search index: %w", mapErr(err))
 			}
 		}
-		if !s.noPostings {
-			lists.add(seq, sp.Environment, sp.Timestamp, p.hashes)
-			vals.add(sp.Environment, index.HourOf(sp.Timestamp), seq, p.values)
-		}
+		lists.add(seq, sp.Environment, sp.Timestamp, p.hashes)
+		vals.add(sp.Environment, index.HourOf(sp.Timestamp), seq, p.values)
 		counts.add(sp.Environment, sp.Timestamp, 1)
 		evalCounts.AddSpan(sp, sp.Evaluations, 1)
 		changes.AddSpan(sp, 1)
@@ -175,11 +173,6 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	}
 	if err := vals.write(ctx, tx, s.stmts); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))
-	}
-	if s.spanIndex != nil {
-		if err := s.spanIndex(ctx, tx, lists.first, spans, preps, fresh); err != nil {
-			return rep, fmt.Errorf("write spans: %w", mapErr(err))
-		}
 	}
 	if err := counts.write(ctx, tx, s.stmts); err != nil {
 		return rep, fmt.Errorf("write spans: %w", mapErr(err))

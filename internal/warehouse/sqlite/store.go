@@ -112,12 +112,6 @@ type Store struct {
 	// searchFill indexes the spans stored while the full-text index was
 	// off (nil when none are missing).
 	searchFill *worker
-	// noPostings and spanIndex, set by fts5postings_bench_test.go, leave
-	// the postings and the value dictionary out of span writes, and index
-	// the written spans another way in the write's transaction (first is
-	// the sequence number of the first fresh span).
-	noPostings bool
-	spanIndex  func(ctx context.Context, tx *sql.Tx, first int64, spans []warehouse.Span, preps []*prepared, fresh []bool) error
 	// forceAccess, set by tests, overrides the planner's choice.
 	forceAccess func(spanPlan) spanPlan
 	// plainPointReads, set by tests, reads metric pages and totals
