@@ -83,7 +83,7 @@ func writeSearchGaps(ctx context.Context, x execer, gaps []seqRange) error {
 // openSearchGaps records at Open whether the index is kept from now on:
 // off, it opens a range from the next span on (unless one is open); on,
 // it closes an open range at the last stored span. It returns the spans
-// left to index.
+// left to index (none while the index is off: the fill waits for it).
 func openSearchGaps(ctx context.Context, db *sql.DB, indexOn bool) (missing int64, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -113,7 +113,7 @@ func openSearchGaps(ctx context.Context, db *sql.DB, indexOn bool) (missing int6
 		return 0, err
 	}
 	for _, g := range gaps {
-		if g.To != 0 {
+		if indexOn && g.To != 0 { // off, nothing is indexed, the missing spans neither
 			missing += g.To - g.From + 1
 		}
 	}

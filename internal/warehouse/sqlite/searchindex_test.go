@@ -84,11 +84,13 @@ func TestSearchIndexOff(t *testing.T) {
 	}
 	st.Close()
 
-	// Off again: the range stays open from its first span.
+	// Off again: the range stays open from its first span, and nothing
+	// is filled while the index is off.
 	st = open(true)
 	gaps, err := readSearchGaps(ctx, st.writer)
-	if err != nil || len(gaps) != 1 || gaps[0] != (seqRange{From: 11}) {
-		t.Fatalf("gaps after a second start with the index off: %+v, %v; want one open from 11", gaps, err)
+	if err != nil || len(gaps) != 1 || gaps[0] != (seqRange{From: 11}) || st.searchFill != nil {
+		t.Fatalf("gaps after a second start with the index off: %+v, %v, filler %v; want one open from 11, no filler",
+			gaps, err, st.searchFill != nil)
 	}
 	st.Close()
 
@@ -158,5 +160,29 @@ func TestSearchIndexOffWithoutWrites(t *testing.T) {
 	}
 	if n, err := searchCount(t, st, "prod", "delta"); err != nil || n != 3 {
 		t.Errorf("delta: %d, %v; want 3 (the second write was a resend)", n, err)
+	}
+}
+
+// TestOpenSearchGaps: a start with the index off leaves a range the fill
+// had not finished for a start with it on, and fills nothing meanwhile.
+func TestOpenSearchGaps(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"), Options{NoSearchIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := writeSearchGaps(ctx, st.writer, []seqRange{{From: 5, To: 10}, {From: 20}}); err != nil {
+		t.Fatal(err)
+	}
+	if missing, err := openSearchGaps(ctx, st.writer, false); err != nil || missing != 0 {
+		t.Errorf("off: %d missing, %v; want 0 (nothing filled while off)", missing, err)
+	}
+	// On: the open range is dropped (no span stored from 20 on), the
+	// closed one is left to fill.
+	missing, err := openSearchGaps(ctx, st.writer, true)
+	gaps, _ := readSearchGaps(ctx, st.writer)
+	if err != nil || missing != 6 || len(gaps) != 1 || gaps[0] != (seqRange{From: 5, To: 10}) {
+		t.Errorf("on: %d missing, gaps %+v, %v; want 6 missing in 5-10", missing, gaps, err)
 	}
 }
