@@ -85,20 +85,27 @@ func writeSearchGaps(ctx context.Context, x execer, gaps []seqRange) error {
 // it closes an open range at the last stored span. It returns the spans
 // left to index (none while the index is off: the fill waits for it).
 func openSearchGaps(ctx context.Context, db *sql.DB, indexOn bool) (missing int64, err error) {
+	gaps, err := readSearchGaps(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	open := len(gaps) > 0 && gaps[len(gaps)-1].To == 0
+	if indexOn != open { // on with no open range, or off with one: as it was
+		return missingSpans(gaps, indexOn), nil
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, mapErr(err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	gaps, err := readSearchGaps(ctx, tx)
-	if err != nil {
+	if gaps, err = readSearchGaps(ctx, tx); err != nil {
 		return 0, err
 	}
 	var last int64
 	if err := tx.QueryRowContext(ctx, spansHighWater).Scan(&last); err != nil {
 		return 0, mapErr(err)
 	}
-	open := len(gaps) > 0 && gaps[len(gaps)-1].To == 0
+	open = len(gaps) > 0 && gaps[len(gaps)-1].To == 0
 	switch {
 	case !indexOn && !open:
 		gaps = append(gaps, seqRange{From: last + 1})
@@ -112,12 +119,19 @@ func openSearchGaps(ctx context.Context, db *sql.DB, indexOn bool) (missing int6
 	if err := writeSearchGaps(ctx, tx, gaps); err != nil {
 		return 0, err
 	}
+	return missingSpans(gaps, indexOn), mapErr(tx.Commit())
+}
+
+// missingSpans is how many spans the fill has left in gaps: none while
+// the index is off (the fill waits for it to be on).
+func missingSpans(gaps []seqRange, indexOn bool) int64 {
+	var n int64
 	for _, g := range gaps {
-		if indexOn && g.To != 0 { // off, nothing is indexed, the missing spans neither
-			missing += g.To - g.From + 1
+		if indexOn && g.To != 0 {
+			n += g.To - g.From + 1
 		}
 	}
-	return missing, mapErr(tx.Commit())
+	return n
 }
 
 // startSearchFiller starts the worker that indexes the spans stored

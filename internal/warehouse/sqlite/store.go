@@ -203,7 +203,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite warehouse %s: %w", path, mapErr(err))
 		}
 	}
-	if err := adoptPreRelease(ctx, writer, path, cmp.Or(opts.Logger, zap.NewNop())); err != nil {
+	log := cmp.Or(opts.Logger, zap.NewNop())
+	if err := adoptPreRelease(ctx, writer, path, log); err != nil {
 		writer.Close()
 		if isCorrupt(err) {
 			return nil, corruptError(path, err)
@@ -241,10 +242,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	missing, err := openSearchGaps(ctx, writer, !opts.NoSearchIndex)
 	if err != nil {
-		writer.Close()
-		reader.Close()
-		ckpt.Close()
-		return nil, fmt.Errorf("open sqlite warehouse %s: full-text index: %w", path, err)
+		// A damaged file opened without the integrity check: the store
+		// still serves what it can (its writes fail and Ping says so).
+		log.Error("Cannot read or record which spans the full-text index misses; searches may miss spans stored while it was off",
+			zap.String("path", path), zap.Error(err))
 	}
 	s := &Store{writer: writer, reader: reader, checkpoints: startCheckpointer(ckpt), stmts: stmts, noSearchIndex: opts.NoSearchIndex,
 		maxIndexCandidates: index.DefaultMaxCandidates, retention: opts.Retention.WithDefaults(), prices: opts.Prices,
@@ -259,7 +260,6 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.merges = startMerger(s)
 	s.merges.poke() // runs a crash left unmerged
 	if missing > 0 {
-		log := cmp.Or(opts.Logger, zap.NewNop())
 		log.Info("Indexing the spans stored while full-text search was off, in the background", zap.Int64("spans", missing))
 		s.searchFill = startSearchFiller(s, log)
 		s.searchFill.poke()
