@@ -235,6 +235,7 @@ func (e *evalAPI) Start(ctx context.Context, host component.Host) error {
 			Alerts:            alerts,
 			Datasets:          datasets,
 			Judges:            custom,
+			SearchOff:         e.cfg.Warehouse.Backend == "sqlite" && !e.cfg.Warehouse.SearchIndex,
 		})
 		if err != nil {
 			_ = ln.Close()

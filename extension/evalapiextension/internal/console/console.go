@@ -111,6 +111,10 @@ type Options struct {
 	// Prices prices tokens per model for the costs the pages show; nil
 	// means the shipped table (pricing.Default).
 	Prices *pricing.Table
+	// SearchOff: the warehouse keeps no full-text index (the evalapi
+	// extension's warehouse.search_index: false), so the traces page's
+	// search box is disabled and says why.
+	SearchOff bool
 }
 
 // Console serves the /ui/ pages.

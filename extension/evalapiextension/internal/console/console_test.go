@@ -632,3 +632,34 @@ func TestAggregateChips(t *testing.T) {
 		t.Errorf("aggregateChips = %+v, want %+v", got, want)
 	}
 }
+
+// TestTracesSearchOff: with the warehouse's full-text index off, the
+// traces page disables its search box and says why; a search in the URL
+// is a 400 page with the store's message naming the setting.
+func TestTracesSearchOff(t *testing.T) {
+	off, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "off.db"), sqlite.Options{NoSearchIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = off.Close() })
+	s := newTestServer(t, false, func(o *Options) { o.Store, o.SearchOff = off, true })
+	c := s.client(t)
+	s.login(t, c, keyA)
+	a := do(t, c, "GET", s.URL+"/ui/traces", nil)
+	if a.status != 200 || !strings.Contains(a.body, `maxlength="200" disabled aria-describedby="q-off">`) ||
+		!strings.Contains(a.body, `id="q-off">off in this warehouse (warehouse.search_index: false)</span>`) {
+		t.Errorf("traces with the index off: %d, the search box not disabled or not explained", a.status)
+	}
+	a = do(t, c, "GET", s.URL+"/ui/traces?q=refund", nil)
+	if a.status != 400 || !strings.Contains(a.body, "warehouse.search_index is false") {
+		t.Errorf("q with the index off: %d, want 400 naming the setting", a.status)
+	}
+	// With the index on (the default), the box is enabled.
+	on := newTestServer(t, false, nil)
+	c = on.client(t)
+	on.login(t, c, keyA)
+	if a = do(t, c, "GET", on.URL+"/ui/traces", nil); a.status != 200 || strings.Contains(a.body, `id="q-off"`) ||
+		!strings.Contains(a.body, `maxlength="200">`) {
+		t.Errorf("traces with the index on: %d, the search box disabled", a.status)
+	}
+}

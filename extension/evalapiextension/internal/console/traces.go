@@ -128,6 +128,8 @@ type tracesData struct {
 	// Sorts are the sortable columns' headings, by column (start, name,
 	// duration, tokens, cost).
 	Sorts map[string]*sortLink
+	// SearchOff disables the search box (Options.SearchOff).
+	SearchOff bool
 	// MatchedNoun is what Matched counts ("matching span", "trace").
 	MatchedNoun string
 	// ScanCut: a sorted page with filters stopped after checking
@@ -145,7 +147,7 @@ func (c *Console) tracesPage(w http.ResponseWriter, r *http.Request) {
 	t, _ := tenant.FromContext(r.Context())
 	now := c.opts.Now()
 	p, errs := parseListParams(r.URL.Query(), now)
-	data := tracesData{P: p, Errors: errs, Evaluators: evaluators.Slugs(),
+	data := tracesData{P: p, Errors: errs, Evaluators: evaluators.Slugs(), SearchOff: c.opts.SearchOff,
 		FromInput: time.UnixMilli(p.FromMs).UTC().Format(customTimeLayout),
 		ToInput:   time.UnixMilli(p.ToMs).UTC().Format(customTimeLayout)}
 	for _, pr := range timePresets {
