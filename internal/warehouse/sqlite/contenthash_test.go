@@ -14,7 +14,7 @@ func BenchmarkSpanContentHash(b *testing.B) {
 	preps := make([]*prepared, len(spans))
 	bytes := 0
 	for i := range spans {
-		preps[i] = prepare(&spans[i], &res)
+		preps[i] = prepare(&spans[i], &res, true)
 		bytes += len(preps[i].attributes) + len(preps[i].resource)
 	}
 	b.ReportAllocs()

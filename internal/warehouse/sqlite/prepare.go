@@ -21,7 +21,7 @@ type prepared struct {
 	outputKey   string
 	evaluations string
 	verdicts    string      // warehouse.VerdictIndex(Evaluations)
-	search      string      // warehouse.SearchText: what span_text indexes
+	search      string      // warehouse.SearchText: what span_text indexes ("" with the index off)
 	key         int64       // dedupKey(environment, trace id, span id)
 	content     int64       // spanContentHash
 	hashes      []int64     // posting hashes: the trace id, the indexed columns, the indexable attributes
@@ -36,20 +36,22 @@ var _ warehouse.Preparer = (*Store)(nil)
 func (s *Store) PrepareSpans(spans []warehouse.Span) {
 	var res lastEncoding // spans of one resource share its map
 	for i := range spans {
-		spans[i].Prepared = prepare(&spans[i], &res)
+		spans[i].Prepared = prepare(&spans[i], &res, !s.noSearchIndex)
 	}
 }
 
 // preparedOf returns sp's encoding: the one PrepareSpans made, else a new
 // one.
-func preparedOf(sp *warehouse.Span, res *lastEncoding) *prepared {
+func (s *Store) preparedOf(sp *warehouse.Span, res *lastEncoding) *prepared {
 	if p, ok := sp.Prepared.(*prepared); ok {
 		return p
 	}
-	return prepare(sp, res)
+	return prepare(sp, res, !s.noSearchIndex)
 }
 
-func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
+// prepare encodes sp; its search text only when search (the store keeps
+// the full-text index).
+func prepare(sp *warehouse.Span, res *lastEncoding, search bool) *prepared {
 	resource := res.encode(sp.ResourceAttributes)
 	p := &prepared{
 		resource:    resource.json,
@@ -60,7 +62,9 @@ func prepare(sp *warehouse.Span, res *lastEncoding) *prepared {
 	}
 	p.prompts, p.completions, p.input, p.inputKey, p.output, p.outputKey = contentColumns(sp)
 	p.content = spanContentHash(sp, p)
-	p.search = warehouse.SearchText(sp)
+	if search {
+		p.search = warehouse.SearchText(sp)
+	}
 	cols := columnValues(sp)
 	resourceHashes := resource.resourceHashes()
 	p.hashes = make([]int64, 0, 1+len(cols)+2*len(sp.SpanAttributes)+len(resourceHashes))

@@ -97,7 +97,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 	keys := make([]timedKey, len(spans))
 	content := make([]int64, len(spans))
 	for i := range spans {
-		preps[i] = preparedOf(&spans[i], &resEnc)
+		preps[i] = s.preparedOf(&spans[i], &resEnc)
 		keys[i] = timedKey{spans[i].Timestamp, preps[i].key}
 		content[i] = preps[i].content
 	}
@@ -151,7 +151,7 @@ func (s *Store) WriteSpansReport(ctx context.Context, spans []warehouse.Span) (r
 			p.evaluations, p.verdicts); err != nil {
 			return rep, fmt.Errorf("write spans: spans up to %d: %w", i, mapErr(err))
 		}
-		if p.search != "" && !s.noSearchIndex {
+		if p.search != "" {
 			if err := texts.add(ctx, seq, p.search); err != nil {
 				return rep, fmt.Errorf("write spans: search index: %w", mapErr(err))
 			}

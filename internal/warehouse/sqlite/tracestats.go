@@ -73,6 +73,7 @@ func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *wareh
 	}
 	counts := map[traceCountKey]int64{}
 	inserts := newRowInserter(tx, stmts, insertTraceStatSQL, traceStatColumnsWritten, rowsPerInsert)
+	var update *sql.Stmt // for tx, at the first known trace
 	for _, k := range keys {
 		v := c.Rows[k]
 		old, ok := stored[k]
@@ -98,7 +99,12 @@ func writeTraceStats(ctx context.Context, tx *sql.Tx, stmts *stmtCache, c *wareh
 			continue
 		}
 		hour := min(old.hour, index.HourOf(v.StartMs))
-		if err := execIn(ctx, tx, stmts, updateTraceStatSQL, n.StartMs, n.EndMs, n.LatencyMs(), n.Spans, n.Errors, n.Tokens,
+		if update == nil {
+			if update, err = stmts.in(ctx, tx, updateTraceStatSQL); err != nil {
+				return fmt.Errorf("trace stats: %w", err)
+			}
+		}
+		if _, err := update.ExecContext(ctx, n.StartMs, n.EndMs, n.LatencyMs(), n.Spans, n.Errors, n.Tokens,
 			n.CostUSD, hour, k.Environment, k.TraceID); err != nil {
 			return fmt.Errorf("trace stats: %w", err)
 		}
